@@ -116,7 +116,9 @@ export function isDelta(prev: Frame | undefined, action: Action | undefined, fra
 }
 
 export function serializeAction(action: Action): string {
-  return actionToken(action.kind) + (takesLine(action.kind) ? String(action.line ?? 0) : "");
+  if (!takesLine(action.kind)) return actionToken(action.kind);
+  if (!Number.isInteger(action.line) || action.line! < 1) throw new TrajectoryError(`${action.kind} needs a line number`);
+  return actionToken(action.kind) + String(action.line);
 }
 
 /** The text of one frame, without a trailing newline; `prev` and `action` decide delta locals. */
@@ -287,7 +289,7 @@ export function parseSteps(body: string, prev?: Frame, base = 0): Step[] {
     const p = list[i];
     if (!p) fail(list[i - 1], "an action must be followed by a frame or an exit");
     let j = i + 1;
-    while (j < list.length && list[j].kind !== "action") j++;
+    while (j < list.length && list[j].kind !== "action" && list[j].kind !== "frame" && !list[j].kind.startsWith("exit:")) j++;
     if (p.kind === "frame") {
       if (p.text !== "") fail(p, "unexpected text after <|frame_sep|>");
       const frame = parseFramePieces(list.slice(i + 1, j), prev, action);
@@ -305,11 +307,10 @@ export function parseSteps(body: string, prev?: Frame, base = 0): Step[] {
 /** Parses a file of one or more trajectories. */
 export function parseMany(text: string): Trajectory[] {
   const out: Trajectory[] = [];
-  const headerRe = /^#ndbg (\d+)( \{.*\})?\n/gm;
-  const starts = [...text.matchAll(headerRe)].filter((m) => m.index === 0 || text[m.index! - 1] === "\n");
-  if (!starts.length || starts[0].index !== 0) throw new TrajectoryError(`a trajectory starts with "${HEADER}"`);
+  const headerRe = /^#ndbg (\d+)( \{[^\n]*\})?\n/gm;
   // A header-like line inside a source is escaped by no rule, so only headers directly before <|src_sep|> count.
-  const real = starts.filter((m) => text.startsWith(TOKENS.src + "\n", m.index! + m[0].length));
+  const real = [...text.matchAll(headerRe)].filter((m) => text.startsWith(TOKENS.src + "\n", m.index! + m[0].length));
+  if (!real.length || real[0].index !== 0) throw new TrajectoryError(`a trajectory starts with "${HEADER}" then "${TOKENS.src}"`);
   for (let k = 0; k < real.length; k++) {
     const m = real[k];
     const end = k + 1 < real.length ? real[k + 1].index! : text.length;

@@ -1,0 +1,107 @@
+// ndbg steps: records a real run (or reads a trace file) and applies debugger actions to it
+// through the engine, as the debug adapter does in record mode; prints the state after each.
+import { readFile } from "node:fs/promises";
+import { Engine } from "../engine.js";
+import { RecordedPredictor } from "../predictors/recorded.js";
+import { parse, TrajectoryError, type Frame, type Step } from "../trajectory.js";
+import type { Predicted } from "../predictor.js";
+import { InputError, RUN_FLAGS, flags, guarded, record, traceOptions } from "./trace.js";
+
+export const usage =
+  "steps FILE|TRACE.ndbg [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back,reverse_continue [--breakpoints L,L] [--json] [--python P] [--max-events N] [--timeout S]";
+
+type Move = { name: string; line?: number; apply: (e: Engine) => Promise<Predicted> };
+
+/** Debugger actions by name; step_back is inv_step_over, the inverse action the engine takes. */
+const MOVES: Record<string, (e: Engine, line?: number) => Promise<Predicted>> = {
+  step_into: (e) => e.step("step_into"),
+  step_over: (e) => e.step("step_over"),
+  step_return: (e) => e.step("step_return"),
+  continue: (e) => e.continue(),
+  breakpoint: (e, line) => e.runTo(line!),
+  step_back: (e) => e.stepBack(),
+  inv_step_over: (e) => e.stepBack(),
+  reverse_continue: (e) => e.reverseContinue(),
+};
+const TAKES_LINE = new Set(["breakpoint"]);
+
+export function parseActions(text: string): Move[] {
+  const names = text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (!names.length) throw new InputError("--actions is empty", 2);
+  return names.map((item) => {
+    const [name, arg, ...extra] = item.split(":");
+    const move = Object.hasOwn(MOVES, name) ? MOVES[name] : undefined;
+    if (!move) throw new InputError(`unknown action "${item}" (actions: ${Object.keys(MOVES).map((k) => (TAKES_LINE.has(k) ? k + ":LINE" : k)).join(", ")})`, 2);
+    if (TAKES_LINE.has(name)) {
+      if (arg === undefined || extra.length || !/^\d+$/.test(arg) || Number(arg) < 1) throw new InputError(`${name} needs a line: ${name}:LINE, not "${item}"`, 2);
+      const line = Number(arg);
+      return { name: item, line, apply: (e) => move(e, line) };
+    }
+    if (arg !== undefined) throw new InputError(`${name} takes no argument, not "${item}"`, 2);
+    return { name, apply: (e) => move(e) };
+  });
+}
+
+export function parseLines(text: string): number[] {
+  return text.split(",").map((s) => s.trim()).filter((s) => s !== "").map((s) => {
+    if (!/^\d+$/.test(s) || Number(s) < 1) throw new InputError(`--breakpoints needs line numbers such as 7,9, not "${s}"`, 2);
+    return Number(s);
+  });
+}
+
+async function recording(file: string, values: Parameters<typeof traceOptions>[0]): Promise<RecordedPredictor> {
+  if (!file.endsWith(".ndbg")) return new RecordedPredictor(await record(file, traceOptions(values)));
+  if (values.call !== undefined) throw new InputError("--call applies to a program, not to a trace file", 2);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new InputError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    return RecordedPredictor.fromTrajectory(parse(text));
+  } catch (e) {
+    if (e instanceof TrajectoryError) throw new InputError(`${file} is not a trace file: ${e.message}`);
+    throw new InputError(`${file}: ${(e as Error).message}`);
+  }
+}
+
+/** One readable line: the action, where the program stands, its locals (and output). */
+function describe(name: string, step: Step): string {
+  const head = (name + " ").padEnd(18);
+  if (step.exit) {
+    const e = step.exit;
+    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "");
+  }
+  const f = step.frame as Frame;
+  const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
+  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
+  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
+  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "");
+}
+
+const json = (name: string, step: Step): string =>
+  JSON.stringify(step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame });
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("steps", usage, async () => {
+    const { values, positionals } = flags(argv, { ...RUN_FLAGS, actions: { type: "string" }, breakpoints: { type: "string" } });
+    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
+    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
+    const moves = parseActions(values.actions);
+    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    const predictor = await recording(positionals[0], values);
+    const engine = new Engine(predictor);
+    engine.setBreakpoints(lines.map((line) => ({ line })));
+    const out: string[] = [];
+    const start = await engine.start();
+    if (!values.json) out.push(describe("start", start.step));
+    for (const m of moves) {
+      const p = await m.apply(engine);
+      out.push(values.json ? json(m.name, p.step) : describe(m.name, p.step));
+      for (const note of engine.takeNotes()) process.stderr.write(`ndbg steps: ${note}\n`);
+    }
+    process.stdout.write(out.join("\n") + "\n");
+    return 0;
+  });
+}

@@ -1,0 +1,121 @@
+// Record mode: states come from a real run recorded by the tracer, and every action is answered
+// by the debugger semantics over that recording. Time travel is free: a state's `ref` is its
+// index in the trace (frames.length for the exit).
+import type { Action, Exit, Frame, Step, Trajectory } from "../trajectory.js";
+import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
+import { transition } from "../semantics.js";
+import { evaluateExpression, ExprError } from "../expr.js";
+
+/** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
+export interface Recording {
+  source: string;
+  frames: readonly Frame[];
+  exit: Exit;
+}
+
+export class RecordedPredictor implements Predictor {
+  readonly source: string;
+  readonly frames: readonly Frame[];
+  readonly exit: Exit;
+  /** The trace index a session starts at. */
+  readonly first: number;
+
+  /** `first`: where a session starts (default 0, the first event); later states may precede it. */
+  constructor(run: Recording, opts: { first?: number } = {}) {
+    this.source = run.source;
+    this.frames = run.frames;
+    this.exit = run.exit;
+    this.first = opts.first ?? 0;
+    if (!Number.isInteger(this.first) || this.first < 0 || this.first > this.frames.length)
+      throw new RangeError(`first state ${this.first} is outside the trace (0..${this.frames.length})`);
+  }
+
+  /**
+   * A recording saved as a trajectory (`ndbg trace` writes every event, step_into between them):
+   * its steps in order are the run. A trajectory of other actions skips events, so the
+   * semantics could not be replayed over it: that is an error. No exit step means the run was cut.
+   */
+  static fromTrajectory(t: Trajectory): RecordedPredictor {
+    const frames: Frame[] = [];
+    let exit: Exit | undefined;
+    t.steps.forEach((s, i) => {
+      if (i > 0 && s.action?.kind !== "step_into")
+        throw new Error(`step ${i} is reached by ${s.action?.kind ?? "no action"}: a recording needs every event of the run, joined by step_into (as \`ndbg trace\` writes)`);
+      if (exit) throw new Error(`step ${i} follows the program's exit`);
+      if (s.frame) frames.push(s.frame);
+      else exit = s.exit;
+    });
+    return new RecordedPredictor({ source: t.source, frames, exit: exit ?? { status: "limit" } });
+  }
+
+  async start(opts?: PredictOptions): Promise<Predicted> {
+    opts?.signal?.throwIfAborted();
+    return this.at(this.first, undefined, this.first);
+  }
+
+  async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
+    opts?.signal?.throwIfAborted();
+    const from = this.indexOf(history);
+    const to = transition(this.frames, from, action, opts?.breakpoints);
+    return this.at(to, action, from);
+  }
+
+  async evaluate(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined> {
+    opts?.signal?.throwIfAborted();
+    const last = history.at(-1)?.step.frame;
+    if (!last) return undefined;
+    try {
+      return evaluateExpression(expression, last.locals);
+    } catch (e) {
+      if (e instanceof ExprError) return undefined;
+      throw e;
+    }
+  }
+
+  dispose(): void {}
+
+  /** Where the last history entry stands in the trace; an edited state has no place there. */
+  private indexOf(history: readonly Predicted[]): number {
+    const last = history.at(-1);
+    if (!last) throw new Error("predict needs the current state (history is empty)");
+    const ref = last.ref;
+    if (ref === undefined || !Number.isInteger(ref) || ref < 0 || ref > this.frames.length)
+      throw new Error("this state does not come from the recording (no trace index): record mode replays a real run");
+    const rec = this.frames[ref];
+    const same = rec ? last.step.frame !== undefined && samePlace(last.step.frame, rec) : last.step.exit !== undefined;
+    if (!same) throw new Error("the state was edited (setVariable): record mode replays a real run and cannot predict from an edited state");
+    return ref;
+  }
+
+  /**
+   * The state at trace index `to`, reached from `from` by `action` (none: the first state).
+   * Its output is what the program wrote on the way: everything after `from` up to it going
+   * forwards, nothing going backwards or staying.
+   */
+  private at(to: number, action: Action | undefined, from: number): Predicted {
+    const n = this.frames.length;
+    let out = "";
+    if (!action) out = (to < n ? this.frames[to].stdout : this.exit.stdout) ?? "";
+    else if (to > from) {
+      for (let k = from + 1; k <= Math.min(to, n - 1); k++) out += this.frames[k].stdout ?? "";
+      if (to === n) out += this.exit.stdout ?? "";
+    }
+    const step: Step = action ? { action } : {};
+    if (to < n) {
+      const { stdout: _, ...frame } = this.frames[to];
+      step.frame = { ...frame, locals: { ...frame.locals } };
+      if (out) step.frame.stdout = out;
+    } else {
+      const { stdout: _, ...exit } = this.exit;
+      step.exit = out ? { ...exit, stdout: out } : exit;
+    }
+    return { step, ref: to };
+  }
+}
+
+/** Same state apart from output (which depends on the path taken to it). */
+function samePlace(a: Frame, b: Frame): boolean {
+  if (a.event !== b.event || a.line !== b.line || a.depth !== b.depth || a.func !== b.func || a.file !== b.file || a.value !== b.value) return false;
+  const ka = Object.keys(a.locals);
+  return ka.length === Object.keys(b.locals).length && ka.every((k) => b.locals[k] === a.locals[k]);
+}

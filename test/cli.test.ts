@@ -1,0 +1,218 @@
+// The built CLI (dist/ndbg.js) as a user runs it: a subprocess, its output and its exit code.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, type Frame } from "../adapter/trajectory.js";
+import { runTrace } from "../adapter/tracer.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const NDBG = join(ROOT, "dist", "ndbg.js");
+const dir = mkdtempSync(join(tmpdir(), "ndbg-cli-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function sh(cmd: string, args: string[], cwd = ROOT): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd, timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+const ndbg = (...args: string[]): Promise<Result> => sh(process.execPath, [NDBG, ...args]);
+const write = (name: string, text: string): string => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+const PROG = write("prog.py", `def g(x):
+    y = x * 2
+    print('g', y)
+    return y
+
+def f(n):
+    total = 0
+    for i in range(n):
+        total += g(i)
+    return total
+`);
+
+before(async () => {
+  const r = await sh(process.execPath, ["scripts/build.mjs"]);
+  assert.equal(r.code, 0, `build failed: ${r.stderr}`);
+});
+
+test("--help lists every command; no command or an unknown one is a usage error (2)", async () => {
+  const help = await ndbg("--help");
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /ndbg trace FILE/);
+  assert.match(help.stdout, /ndbg steps FILE/);
+  const none = await ndbg();
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /Usage: ndbg <command>/);
+  const unknown = await ndbg("frobnicate");
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  assert.equal(unknown.stdout, "");
+  const one = await ndbg("trace", "--help");
+  assert.equal(one.code, 0);
+  assert.match(one.stdout, /^Usage: ndbg trace FILE/);
+});
+
+test("trace: the real trajectory in the one format, step_into between every event", async () => {
+  const r = await ndbg("trace", PROG, "--call", "f(2)");
+  assert.equal(r.code, 0, r.stderr);
+  const t = parse(r.stdout);
+  assert.deepEqual(t.meta, { program: PROG, call: "f(2)" });
+  const real = await runTrace(PROG, { call: "f(2)" });
+  assert.equal(t.source, real.source);
+  const frames = t.steps.flatMap((s) => (s.frame ? [s.frame] : []));
+  assert.deepEqual(frames, real.frames);
+  assert.ok(t.steps.slice(1).every((s) => s.action?.kind === "step_into"));
+  assert.deepEqual(t.steps.at(-1)!.exit, { status: "normal" });
+  assert.equal(t.steps[0].action, undefined);
+  assert.match(r.stdout, /<\|return_sep\|>10 0 f<\|arg_sep\|>n=2<\|arg_sep\|>total=2<\|arg_sep\|>i=1<\|value_sep\|>2\n/);
+});
+
+test("trace --json: one JSON frame a line, then the exit record", async () => {
+  const r = await ndbg("trace", PROG, "--call", "f(2)", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Frame & { status?: string });
+  const real = await runTrace(PROG, { call: "f(2)" });
+  assert.equal(lines.length, real.frames.length + 1);
+  assert.deepEqual(lines.slice(0, -1), real.frames);
+  assert.deepEqual(lines.at(-1), { event: "exit", status: "normal" });
+  assert.equal(lines.filter((l) => l.stdout).map((l) => l.stdout).join(""), "g 0\ng 2\n");
+});
+
+test("trace: a script, a program that raises, and a runaway program cut off by --max-events", async () => {
+  const script = write("script.py", "x = 1\nprint(x)\n");
+  let r = await ndbg("trace", script);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(parse(r.stdout).steps[0].frame!.func, "<module>");
+  const raises = write("raises.py", "def f():\n    raise KeyError('k')\n");
+  r = await ndbg("trace", raises, "--call", "f()");
+  assert.equal(r.code, 0, "a run that raises is still a trajectory");
+  assert.deepEqual(parse(r.stdout).steps.at(-1)!.exit, { status: "error", value: "KeyError('k')" });
+  const forever = write("forever.py", "i = 0\nwhile True:\n    i += 1\n");
+  r = await ndbg("trace", forever, "--max-events", "20", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 21);
+  assert.equal(JSON.parse(lines[20]).status, "limit");
+});
+
+test("trace: bad input gets a clear message and a non-zero exit, nothing on stdout", async () => {
+  const cases: [string[], number, RegExp][] = [
+    [["trace"], 2, /FILE is missing/],
+    [["trace", PROG, PROG], 2, /one FILE expected/],
+    [["trace", PROG, "--bogus"], 2, /Unknown option '--bogus'/],
+    [["trace", PROG, "--call"], 2, /--call/],
+    [["trace", PROG, "--max-events", "x"], 2, /--max-events needs a positive integer/],
+    [["trace", PROG, "--timeout=-1"], 2, /--timeout needs a positive number/],
+    [["trace", join(dir, "missing.py")], 1, /missing\.py/],
+    [["trace", PROG, "--call", "f("], 2, /bad --call "f\("/],
+    [["trace", PROG, "--call", "nope(1)"], 1, /the call nope\(1\) failed before any traced code ran: NameError/],
+    [["trace", write("syntax.py", "def f(:\n"), "--json"], 1, /failed before any traced code ran: SyntaxError/],
+    [["trace", PROG, "--python", "/nonexistent/python3"], 1, /python/i],
+  ];
+  for (const [args, code, re] of cases) {
+    const r = await ndbg(...args);
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re, args.join(" "));
+    assert.equal(r.stdout, "", args.join(" "));
+  }
+});
+
+test("steps --json: one line per action, the state after it", async () => {
+  const r = await ndbg("steps", PROG, "--call", "f(3)", "--json", "--actions",
+    "step_over,step_over,step_over,step_into,step_into,step_return,step_over,breakpoint:3,step_back,step_back,continue", "--breakpoints", "10");
+  assert.equal(r.code, 0, r.stderr);
+  const out = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const brief = out.map((o) => `${o.action} ${o.event} ${o.line ?? o.status}`);
+  assert.deepEqual(brief, [
+    "step_over line 7",
+    "step_over line 8",
+    "step_over line 9",
+    "step_into call 1",
+    "step_into line 2",
+    "step_return return 4",
+    "step_over line 8",
+    "breakpoint:3 line 3",
+    "step_back line 8",
+    "step_back return 4",
+    "continue line 10",
+  ]);
+  assert.deepEqual(out[3].locals, { x: "0" });
+  assert.equal(out[5].value, "0");
+  assert.equal(out[5].stdout, "g 0\n");
+  assert.deepEqual(out[7].locals, { x: "1", y: "2" });
+  assert.deepEqual(out[10].locals, { n: "3", total: "6", i: "2" });
+});
+
+test("steps: readable text; reverse_continue; the exit", async () => {
+  const r = await ndbg("steps", PROG, "--call", "f(3)", "--actions", "continue,reverse_continue,continue,continue,continue,continue,step_into", "--breakpoints", "4");
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split("\n");
+  assert.equal(lines.length, 8);
+  assert.match(lines[0], /^start\s+call\s+f:6\s+n=3$/);
+  assert.match(lines[1], /^continue\s+line\s+g:4\s+x=0 y=0\s+output "g 0\\n"$/);
+  assert.match(lines[2], /^reverse_continue\s+call\s+f:6/);
+  assert.match(lines[4], /^continue\s+line\s+g:4\s+x=1 y=2/);
+  assert.match(lines[5], /^continue\s+line\s+g:4\s+x=2 y=4/);
+  assert.match(lines[6], /^continue\s+exit normal$/);
+  assert.match(lines[7], /^step_into\s+exit normal$/);
+});
+
+test("steps on a trace file written by trace gives the same answers as on the program", async () => {
+  const tr = await ndbg("trace", PROG, "--call", "f(2)");
+  const file = write("prog.ndbg", tr.stdout);
+  const actions = ["--actions", "step_over,step_over,step_over,step_into,step_return,step_back,continue", "--breakpoints", "3", "--json"];
+  const fromFile = await ndbg("steps", file, ...actions);
+  const fromProgram = await ndbg("steps", PROG, "--call", "f(2)", ...actions);
+  assert.equal(fromFile.code, 0, fromFile.stderr);
+  assert.equal(fromFile.stdout, fromProgram.stdout);
+});
+
+test("steps: bad input gets a clear message and a non-zero exit", async () => {
+  const bad = write("bad.ndbg", "#ndbg 1\n<|src_sep|>\nx\n<|frame_sep|><|jump|>\n");
+  const session = write("session.ndbg", "#ndbg 1\n<|src_sep|>\nx = 1\n<|frame_sep|><|line_sep|>1 0 <module>\n<|action_sep|><|step_over|>\n<|exit_normal|>\n");
+  const cases: [string[], number, RegExp][] = [
+    [["steps", PROG, "--call", "f(1)"], 2, /--actions is missing/],
+    [["steps", PROG, "--call", "f(1)", "--actions", "step_over,jump"], 2, /unknown action "jump" \(actions: step_into, step_over/],
+    [["steps", PROG, "--call", "f(1)", "--actions", ""], 2, /--actions is empty/],
+    [["steps", PROG, "--call", "f(1)", "--actions", "breakpoint"], 2, /breakpoint needs a line: breakpoint:LINE/],
+    [["steps", PROG, "--call", "f(1)", "--actions", "breakpoint:x"], 2, /breakpoint needs a line/],
+    [["steps", PROG, "--call", "f(1)", "--actions", "step_over:3"], 2, /step_over takes no argument/],
+    [["steps", PROG, "--call", "f(1)", "--actions", "continue", "--breakpoints", "7,x"], 2, /--breakpoints needs line numbers/],
+    [["steps", join(dir, "nope.py"), "--call", "f(1)", "--actions", "step_over"], 1, /nope\.py/],
+    [["steps", PROG, "--call", "g(", "--actions", "step_over"], 2, /bad --call/],
+    [["steps", PROG, "--call", "h(1)", "--actions", "step_over"], 1, /failed before any traced code ran: NameError/],
+    [["steps", bad, "--actions", "step_over"], 1, /is not a trace file: unknown token <\|jump\|> at offset \d+/],
+    [["steps", session, "--actions", "step_over"], 1, /a recording needs every event of the run/],
+    [["steps", join(dir, "nope.ndbg"), "--actions", "step_over"], 1, /cannot read .*nope\.ndbg: ENOENT/],
+    [["steps", session, "--call", "f()", "--actions", "step_over"], 2, /--call applies to a program/],
+  ];
+  for (const [args, code, re] of cases) {
+    const r = await ndbg(...args);
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+    assert.match(r.stderr, re, args.join(" "));
+    assert.equal(r.stdout, "", args.join(" "));
+  }
+});
+
+test("the bundled example runs through the CLI", async () => {
+  const r = await ndbg("steps", join(ROOT, "examples", "demo.py"), "--call", "total([3, 1, 2])", "--actions", "step_over,step_over,step_over,step_return", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const last = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!);
+  assert.equal(last.event, "return");
+  assert.equal(last.value, "9");
+});

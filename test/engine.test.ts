@@ -1,0 +1,418 @@
+// The engine over the recorded predictor on real traces: forward steps, stepping back, time
+// travel, breakpoints with conditions, the call stack, edits, evaluation and the exit.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Engine } from "../adapter/engine.js";
+import { RecordedPredictor } from "../adapter/predictors/recorded.js";
+import { runTrace, type TraceResult } from "../adapter/tracer.js";
+import { transition } from "../adapter/semantics.js";
+import { parse, serialize, type Frame } from "../adapter/trajectory.js";
+import type { Predicted } from "../adapter/predictor.js";
+
+const dir = mkdtempSync(join(tmpdir(), "ndbg-engine-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+const traces = new Map<string, Promise<TraceResult>>();
+function trace(name: string, source: string, call?: string): Promise<TraceResult> {
+  const key = name + "\0" + (call ?? "");
+  if (!traces.has(key)) {
+    const file = join(dir, name + ".py");
+    writeFileSync(file, source);
+    traces.set(key, runTrace(file, { call, timeout: 20 }));
+  }
+  return traces.get(key)!;
+}
+
+const LOOP_SRC = `def g(x):
+    y = x * 2
+    print('g', y)
+    return y
+
+def f(n):
+    total = 0
+    for i in range(n):
+        total += g(i)
+    return total
+`;
+const loop = () => trace("loop", LOOP_SRC, "f(3)");
+const FACT_SRC = "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\n";
+
+async function engine(run: TraceResult | Promise<TraceResult>, opts: { first?: number; maxSteps?: number } = {}): Promise<Engine> {
+  const e = new Engine(new RecordedPredictor(await run, { first: opts.first }), { maxSteps: opts.maxSteps });
+  await e.start();
+  return e;
+}
+const frameOf = (p: Predicted): Frame => {
+  assert.ok(p.step.frame, `expected a frame, got ${JSON.stringify(p.step)}`);
+  return p.step.frame;
+};
+/** Line, event and function of the current state, e.g. "9 line f". */
+const at = (p: Predicted): string => (p.step.exit ? `exit ${p.step.exit.status}` : `${frameOf(p).line} ${frameOf(p).event} ${frameOf(p).func}`);
+const indexOfLine = (r: TraceResult, line: number, nth = 0): number => r.frames.map((f, i) => (f.event === "line" && f.line === line ? i : -1)).filter((i) => i >= 0)[nth];
+
+/** Every history entry is reached from the one before by its action, under the semantics. */
+function assertFaithful(e: Engine, r: TraceResult, bps: number[] = e.breakpoints.map((b) => b.line)): void {
+  const h = e.history;
+  for (let i = 1; i < h.length; i++) {
+    const a = h[i].step.action;
+    assert.ok(a, `history entry ${i} has no action`);
+    assert.equal(transition(r.frames, h[i - 1].ref!, a, bps), h[i].ref, `history ${i - 1} -> ${i} by ${a.kind}`);
+  }
+  assert.ok(e.cursor >= 0 && e.cursor < h.length);
+}
+
+test("the traced program has the expected shape", async () => {
+  const r = await loop();
+  assert.equal(r.exit.status, "normal");
+  assert.equal(r.frames.filter((f) => f.event === "call" && f.func === "g").length, 3);
+  assert.equal(r.frames.at(-1)!.value, "6");
+});
+
+test("forward: step_over, step_into, step_return; output gathered on the way", async () => {
+  const e = await engine(loop());
+  assert.equal(at(e.current), "6 call f");
+  assert.deepEqual(frameOf(e.current).locals, { n: "3" });
+  assert.equal(at(await e.step("step_over")), "7 line f");
+  assert.equal(at(await e.step("step_over")), "8 line f");
+  assert.equal(at(await e.step("step_over")), "9 line f");
+  // Stepping over line 9 runs g(0): back on line 8, with g's output.
+  const p = await e.step("step_over");
+  assert.equal(at(p), "8 line f");
+  assert.deepEqual(frameOf(p).locals, { n: "3", total: "0", i: "0" });
+  assert.equal(frameOf(p).stdout, "g 0\n");
+  assert.equal(at(await e.step("step_into")), "9 line f");
+  const call = await e.step("step_into");
+  assert.equal(at(call), "1 call g");
+  assert.deepEqual(frameOf(call).locals, { x: "1" });
+  const ret = await e.step("step_return");
+  assert.equal(at(ret), "4 return g");
+  assert.equal(frameOf(ret).value, "2");
+  assert.equal(frameOf(ret).stdout, "g 2\n");
+  // A return is its own stop; stepping over it lands on the caller's next line.
+  const back = await e.step("step_over");
+  assert.equal(at(back), "8 line f");
+  assert.equal(frameOf(back).locals.total, "2");
+  assert.equal(e.history.length, 9);
+  assert.equal(e.cursor, 8);
+  assert.equal(e.ended, false);
+  assertFaithful(e, await loop());
+});
+
+test("stepBack walks the history; forward steps reuse it when the action matches, else truncate", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  for (const k of ["step_over", "step_over", "step_over", "step_into", "step_return", "step_over"] as const) await e.step(k);
+  const len = e.history.length;
+  assert.equal(at(e.current), "8 line f");
+  assert.equal(at(await e.stepBack()), "4 return g");
+  assert.equal(at(await e.stepBack()), "1 call g");
+  assert.equal(e.cursor, len - 3);
+  assert.equal(e.history.length, len, "stepping back keeps the history");
+  // Time travel: the same action replays the known future (the very same entry).
+  const known = e.history[e.cursor + 1];
+  assert.equal(await e.step("step_return"), known);
+  assert.equal(e.history.length, len);
+  // Another action drops the known future and asks the predictor.
+  await e.stepBack();
+  const p = await e.step("step_into");
+  assert.equal(at(p), "2 line g");
+  assert.equal(e.history.length, len - 1);
+  assert.equal(e.cursor, len - 2);
+  assertFaithful(e, r);
+  // Back to the very start, where nothing is earlier.
+  while (e.cursor > 0) await e.stepBack();
+  assert.deepEqual(e.takeNotes(), []);
+  assert.equal(await e.stepBack(), e.history[0]);
+  assert.match(e.takeNotes().join(), /first state/);
+  assert.equal(e.history.length, len - 1);
+});
+
+test("stepBack at the start of the history asks for inv_step_over and prepends, keeping program order", async () => {
+  const r = await loop();
+  // A session that begins at line 9 of the second iteration (i = 1).
+  const first = indexOfLine(r, 9, 1);
+  const e = await engine(r, { first });
+  assert.deepEqual(frameOf(e.current).locals, { n: "3", total: "0", i: "1" });
+  const prev = await e.stepBack();
+  assert.equal(at(prev), "8 line f");
+  assert.deepEqual(frameOf(prev).locals, { n: "3", total: "0", i: "0" });
+  assert.equal(e.cursor, 0);
+  assert.equal(e.history.length, 2);
+  assert.equal(e.history[0].step.action, undefined, "the first state has no action");
+  assert.deepEqual(e.history[1].step.action, { kind: "step_over" });
+  // Further back: g's return is the latest state stepping over to line 8.
+  const ret = await e.stepBack();
+  assert.equal(at(ret), "4 return g");
+  assert.equal(frameOf(ret).value, "0");
+  assertFaithful(e, r);
+  // Forwards again, through the prepended history.
+  assert.equal(await e.step("step_over"), e.history[1]);
+  assert.equal(await e.step("step_over"), e.history[2]);
+  assert.equal(e.history.length, 3);
+  // The session as a trajectory is valid text in the one format.
+  const t = e.trajectory({ program: "loop.py" });
+  assert.deepEqual(parse(serialize(t)), t);
+});
+
+test("stepBack at the start into a call: the link forward is step_into", async () => {
+  const r = await loop();
+  const firstCall = r.frames.findIndex((f) => f.event === "call" && f.func === "g");
+  const e = await engine(r, { first: firstCall });
+  assert.equal(at(await e.stepBack()), "9 line f");
+  assert.deepEqual(e.history[1].step.action, { kind: "step_into" });
+  assertFaithful(e, r);
+  assert.equal(await e.step("step_into"), e.history[1]);
+  // Inside the call, with the caller never seen at its depth: the stack is what is known.
+  const only = await engine(r, { first: firstCall + 1 });
+  assert.deepEqual(only.stack().map((f) => f.func), ["g"]);
+});
+
+test("continue: breakpoints, reverseContinue, and the exit", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 4 }]);
+  let p = await e.continue();
+  assert.equal(at(p), "4 line g");
+  assert.deepEqual(frameOf(p).locals, { x: "0", y: "0" });
+  assert.equal(frameOf(p).stdout, "g 0\n");
+  p = await e.continue();
+  assert.deepEqual(frameOf(p).locals, { x: "1", y: "2" });
+  assert.equal(e.history.length, 3);
+  // Back to the previous hit, then to the start of the history: nothing earlier hits.
+  assert.deepEqual(frameOf(await e.reverseContinue()).locals, { x: "0", y: "0" });
+  assert.equal(e.cursor, 1);
+  assert.equal(await e.reverseContinue(), e.history[0]);
+  assert.equal(await e.reverseContinue(), e.history[0]);
+  // Continue again from the start (the known future is replaced by the same answers).
+  assert.deepEqual(frameOf(await e.continue()).locals, { x: "0", y: "0" });
+  assertFaithful(e, r);
+  e.setBreakpoints([]);
+  p = await e.continue();
+  assert.equal(at(p), "exit normal");
+  assert.equal(p.step.exit!.stdout, "g 2\ng 4\n");
+  assert.equal(e.ended, true);
+  assert.deepEqual(e.stack(), []);
+  // The exit is final: steps stay there and the history does not grow.
+  const n = e.history.length;
+  for (const k of ["step_into", "step_over", "step_return"] as const) assert.equal(await e.step(k), p);
+  assert.equal(await e.continue(), p);
+  assert.equal(e.history.length, n);
+  // From the exit, stepping back returns to the last known state.
+  assert.equal(at(await e.stepBack()), "4 line g");
+});
+
+test("breakpoints on a line never reached: continue runs to the exit; runTo behaves as continue", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 5 }, { line: 99 }]); // 5 is blank, 99 is past the end
+  assert.equal(at(await e.continue()), "exit normal");
+  const e2 = await engine(r);
+  assert.equal(at(await e2.runTo(3)), "3 line g");
+  assert.equal(frameOf(await e2.runTo(3)).locals.x, "1");
+  e2.setBreakpoints([{ line: 10 }]);
+  assert.equal(at(await e2.runTo(1)), "10 line f", "line 1 has no line event: like continue, to the breakpoint");
+  assert.equal(at(await e2.runTo(2)), "exit normal");
+  await assert.rejects(e2.runTo(0), RangeError);
+  assertFaithful(e2, r);
+});
+
+test("conditions: false hits are passed and kept in the history; unevaluable conditions stop with a note", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 4, condition: "x == 2" }]);
+  const p = await e.continue();
+  assert.deepEqual(frameOf(p).locals, { x: "2", y: "4" });
+  assert.deepEqual(e.history.map((h) => h.step.action?.kind ?? "start"), ["start", "continue", "continue", "continue"]);
+  assert.deepEqual(e.takeNotes(), []);
+  assertFaithful(e, r);
+  // reverseContinue only stops where the condition holds: back to the start.
+  assert.equal(await e.reverseContinue(), e.history[0]);
+
+  // A condition that never holds: continue runs to the exit.
+  const never = await engine(r);
+  never.setBreakpoints([{ line: 4, condition: "y > 100" }]);
+  assert.equal(at(await never.continue()), "exit normal");
+
+  // A condition the evaluator cannot compute counts as true, with a note.
+  const odd = await engine(r);
+  odd.setBreakpoints([{ line: 4, condition: "x.bit_length() > 1" }]);
+  assert.deepEqual(frameOf(await odd.continue()).locals, { x: "0", y: "0" });
+  assert.match(odd.takeNotes().join("\n"), /condition "x\.bit_length\(\) > 1" on line 4 could not be evaluated/);
+
+  // Two breakpoints on one line: either condition holding stops.
+  const two = await engine(r);
+  two.setBreakpoints([{ line: 4, condition: "x == 1" }, { line: 4, condition: "y == 4" }]);
+  assert.equal(frameOf(await two.continue()).locals.x, "1");
+  assert.equal(frameOf(await two.continue()).locals.x, "2");
+});
+
+test("maxSteps bounds how many false hits one continue passes", async () => {
+  const r = await loop();
+  const e = await engine(r, { maxSteps: 2 });
+  e.setBreakpoints([{ line: 4, condition: "False" }]);
+  const p = await e.continue();
+  assert.equal(frameOf(p).locals.x, "1", "stopped at the second hit");
+  assert.match(e.takeNotes().join(), /continue stopped after 2 breakpoint hits/);
+});
+
+test("stack: innermost first, callers at their latest known states", async () => {
+  const r = await trace("fact", FACT_SRC, "fact(3)");
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 3 }]);
+  // Stepping into every call: all callers are known.
+  while (!(frameOf(e.current).line === 3 && frameOf(e.current).event === "line")) await e.step("step_into");
+  let s = e.stack();
+  assert.deepEqual(s.map((f) => [f.line, f.depth, f.locals.n]), [[3, 2, "1"], [4, 1, "2"], [4, 0, "3"]]);
+  // After the inner return the stack shrinks.
+  await e.step("step_over");
+  await e.step("step_over");
+  s = e.stack();
+  assert.deepEqual(s.map((f) => [f.event, f.depth, f.locals.n]), [["return", 1, "2"], ["line", 0, "3"]]);
+  // Jumping straight to the breakpoint: the middle frame was never seen; its caller's last known state stands in.
+  const jump = await engine(r);
+  jump.setBreakpoints([{ line: 3 }]);
+  await jump.continue();
+  assert.deepEqual(jump.stack().map((f) => [f.event, f.line, f.depth, f.locals.n]), [["line", 3, 2, "1"], ["call", 1, 0, "3"]]);
+});
+
+test("stack after a finished sibling call, in a sparse history, and inside a generator", async () => {
+  const r = await loop();
+  // Stepping into the second call of g: the first call's states are older than the caller's latest.
+  const e = await engine(r);
+  for (const k of ["step_over", "step_over", "step_over", "step_into", "step_return", "step_over", "step_into", "step_into", "step_into"] as const)
+    await e.step(k);
+  assert.deepEqual(e.stack().map((f) => [f.func, f.line, f.locals.x ?? f.locals.i]), [["g", 2, "1"], ["f", 9, "1"]]);
+  // Jumping from one call of g to the next: f's latest known state is where the session began.
+  const sparse = await engine(r);
+  await sparse.runTo(2);
+  await sparse.runTo(2);
+  assert.deepEqual(sparse.stack().map((f) => [f.func, f.event, f.line, f.locals.x ?? f.locals.n]), [["g", "line", 2, "1"], ["f", "call", 6, "3"]]);
+
+  const gen = await trace("gen", "def gen(n):\n    for i in range(n):\n        yield i\n\ndef f():\n    t = 0\n    for x in gen(2):\n        t += x\n    return t\n", "f()");
+  const g = await engine(gen);
+  while (!(frameOf(g.current).func === "gen" && frameOf(g.current).locals.i === "1")) await g.step("step_into");
+  assert.deepEqual(g.stack().map((f) => [f.func, f.event, f.line, f.locals.x]), [["gen", "line", 3, undefined], ["f", "line", 7, "0"]]);
+});
+
+test("setVariable edits a copy of the current state; record mode refuses to predict from it", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  await e.runTo(3);
+  await e.step("step_into");
+  await e.stepBack();
+  assert.equal(e.history.length, 3);
+  const before = e.current;
+  const edited = e.setVariable("x", "10");
+  assert.equal(frameOf(edited).locals.x, "10");
+  assert.equal(frameOf(before).locals.x, "0", "the recorded state is not changed");
+  assert.equal(e.history.length, e.cursor + 1, "the known future is dropped");
+  assert.equal(e.current, edited);
+  assert.deepEqual(r.frames[edited.ref!].locals.x, "0", "the recording is not changed");
+  await assert.rejects(e.step("step_over"), /record mode replays a real run/);
+  assert.equal(e.current, edited, "a failed step loses nothing");
+  assert.throws(() => e.setVariable("1x", "1"), /not a variable name/);
+  assert.throws(() => e.setVariable("nope", "1"), /no local named "nope"/);
+  assert.throws(() => e.setVariable("x", "  "), /value is needed/);
+  // Going back in the history is still possible.
+  assert.equal(at(await e.stepBack()), "6 call f");
+  const done = await engine(r);
+  await done.continue();
+  assert.throws(() => done.setVariable("x", "1"), /program has ended/);
+});
+
+test("evaluate: expressions over the current locals, never running code", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  await e.runTo(4);
+  await e.runTo(4);
+  assert.equal(await e.evaluate("x + y"), "3");
+  assert.equal(await e.evaluate("[x] * y"), "[1, 1]");
+  assert.equal(await e.evaluate("x == 1 and y > 1"), "True");
+  await assert.rejects(e.evaluate("x.bit_length()"), /cannot evaluate "x\.bit_length\(\)"/);
+  await assert.rejects(e.evaluate("nope"), /cannot evaluate/);
+  await e.continue();
+  await assert.rejects(e.evaluate("x"), /program has ended/);
+});
+
+test("uncaught exceptions and programs that never start", async () => {
+  const r = await trace("raises", "def f(a):\n    b = a + 1\n    raise KeyError(b)\n", "f(1)");
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 3 }]);
+  assert.equal(at(await e.continue()), "3 line f");
+  assert.equal(at(await e.step("step_over")), "3 exception f");
+  assert.equal(frameOf(e.current).value, "KeyError(2)");
+  assert.equal(at(await e.step("step_over")), "3 return f");
+  const exit = await e.step("step_over");
+  assert.equal(exit.step.exit?.status, "error");
+  assert.match(exit.step.exit!.value!, /KeyError\(2\)/);
+
+  const broken = await trace("broken", "def f(:\n    pass\n");
+  const b = await engine(broken);
+  assert.equal(b.ended, true);
+  assert.equal(b.current.step.exit!.status, "error");
+  assert.match(b.current.step.exit!.value!, /SyntaxError/);
+  assert.equal(await b.stepBack(), b.current);
+  assert.deepEqual(b.stack(), []);
+});
+
+test("aborted signals: nothing runs and nothing changes", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  const ac = new AbortController();
+  ac.abort();
+  await assert.rejects(e.step("step_into", ac.signal), { name: "AbortError" });
+  await assert.rejects(e.continue(ac.signal), { name: "AbortError" });
+  await assert.rejects(e.stepBack(ac.signal), { name: "AbortError" });
+  await assert.rejects(e.evaluate("1", ac.signal), { name: "AbortError" });
+  assert.equal(e.history.length, 1);
+  assert.equal(e.cursor, 0);
+  // The engine still works afterwards.
+  assert.equal(at(await e.step("step_into")), "7 line f");
+});
+
+test("operations issued together run one at a time, in order", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  const [a, b, c] = await Promise.all([e.step("step_into"), e.step("step_into"), e.stepBack()]);
+  assert.equal(at(a), "7 line f");
+  assert.equal(at(b), "8 line f");
+  assert.equal(at(c), "7 line f");
+  assert.equal(e.cursor, 1);
+  assert.throws(() => {
+    void e.step("step_into");
+    e.setVariable("n", "1");
+  }, /step is in progress/);
+});
+
+test("a session before start refuses to step", async () => {
+  const e = new Engine(new RecordedPredictor(await loop()));
+  await assert.rejects(e.step("step_into"), /not started/);
+  assert.throws(() => e.current, /not started/);
+});
+
+test("random walks keep the history a faithful path of the recording", async () => {
+  const r = await loop();
+  const fact = await trace("fact", FACT_SRC, "fact(4)");
+  let seed = 7;
+  const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  for (const [run, first] of [[r, 0], [r, 12], [fact, 5]] as const) {
+    const e = await engine(run, { first });
+    e.setBreakpoints([{ line: 4, condition: "x == 1" }, { line: 9 }, { line: 2 }]);
+    for (let i = 0; i < 150; i++) {
+      const k = rand(8);
+      if (k < 3) await e.step((["step_into", "step_over", "step_return"] as const)[k]);
+      else if (k === 3) await e.continue();
+      else if (k === 4) await e.runTo(1 + rand(10));
+      else if (k === 5) await e.reverseContinue();
+      else await e.stepBack();
+      assertFaithful(e, run);
+      // The current state is the recorded one, with no stray edits.
+      const ref = e.current.ref!;
+      if (ref < run.frames.length) assert.deepEqual(frameOf(e.current).locals, run.frames[ref].locals);
+      e.takeNotes();
+    }
+  }
+});
