@@ -100,8 +100,10 @@ function stepReturn(frames: readonly Frame[], i: number): number {
 }
 
 /**
- * inv_step_over: the latest earlier state from which step_over leads here, else the state just
- * before (e.g. here is the first line of a call: nothing steps over into it).
+ * inv_step_over (reverse-next): the latest earlier state, no deeper than here, from which
+ * step_over leads here, else the state just before (e.g. here is the first line of a call:
+ * nothing steps over into it). "No deeper" makes stepping back over a call land on the line
+ * that made it, not on the callee's return.
  * step_over(k) = i means depth(i) <= lim(k) < every depth strictly between k and i, with lim(k)
  * = depth(k), or depth(k) - 1 for a return; the exit counts as depth -1. Scanning back while
  * keeping the minimum depth between finds the latest such k, and can stop once that minimum is
@@ -113,7 +115,7 @@ function invStepOver(frames: readonly Frame[], i: number): number {
   for (let k = i - 1; k >= 0; k--) {
     const f = frames[k];
     const lim = f.event === "return" ? f.depth - 1 : f.depth;
-    if (here <= lim && lim < between) return k;
+    if (here <= lim && lim < between && f.depth <= here) return k;
     between = Math.min(between, f.depth);
     if (between <= here) break;
   }

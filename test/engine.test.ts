@@ -143,10 +143,10 @@ test("stepBack at the start of the history asks for inv_step_over and prepends, 
   assert.equal(e.history.length, 2);
   assert.equal(e.history[0].step.action, undefined, "the first state has no action");
   assert.deepEqual(e.history[1].step.action, { kind: "step_over" });
-  // Further back: g's return is the latest state stepping over to line 8.
+  // Further back: over the call to g, to line 9 that made it (not into g's return).
   const ret = await e.stepBack();
-  assert.equal(at(ret), "4 return g");
-  assert.equal(frameOf(ret).value, "0");
+  assert.equal(at(ret), "9 line f");
+  assert.deepEqual(frameOf(ret).locals, { n: "3", total: "0", i: "0" });
   assertFaithful(e, r);
   // Forwards again, through the prepended history.
   assert.equal(await e.step("step_over"), e.history[1]);

@@ -28,7 +28,8 @@ function table(fs: readonly Frame[], action: Action, expected: Record<number, nu
 // Brute-force definitions, to check the fast scans against on every state of every trace.
 function bruteInvStepOver(fs: readonly Frame[], i: number): number {
   if (i === 0) return 0;
-  for (let k = i - 1; k >= 0; k--) if (transition(fs, k, act("step_over")) === i) return k;
+  const here = i < fs.length ? fs[i].depth : -1;
+  for (let k = i - 1; k >= 0; k--) if (transition(fs, k, act("step_over")) === i && fs[k].depth <= here) return k;
   return i - 1;
 }
 function checkInvariants(fs: readonly Frame[]): void {
@@ -110,9 +111,10 @@ CASES.push({
     // To this frame's return; from a return, to the caller's return; from the outermost return, the exit.
     table(fs, act("step_return"), { 0: 10, 1: 10, 2: 4, 3: 4, 4: 10, 7: 8, 8: 10, 10: EXIT });
     table(fs, act("inv_step_into"), { 0: 0, 1: 0, 5: 4, [EXIT]: 10 });
-    // Latest k with step_over(k) = i: line 6 is reached by step_over from g's return (4) and from
-    // line 5 (1); the latest is 4. Into a call nothing steps over: the state before.
-    table(fs, act("inv_step_over"), { 0: 0, 1: 0, 2: 1, 3: 2, 4: 3, 5: 4, 9: 8, 10: 9, [EXIT]: 10 });
+    // Latest k no deeper than i with step_over(k) = i: line 6 is reached by step_over from g's
+    // return (4, deeper) and from line 5 (1): back over the call to 1. Into a call nothing steps
+    // over: the state before.
+    table(fs, act("inv_step_over"), { 0: 0, 1: 0, 2: 1, 3: 2, 4: 3, 5: 1, 9: 5, 10: 9, [EXIT]: 10 });
     // The call that opened the frame: from g's return, g's call (its arguments); from a call, the caller's call.
     table(fs, act("inv_step_return"), { 0: 0, 1: 0, 3: 2, 4: 2, 8: 6, 10: 0, 2: 0, 6: 0, [EXIT]: 0 });
     table(fs, act("inv_breakpoint", 2), { 0: 0, 3: 0, 4: 3, 9: 7, [EXIT]: 7 });
@@ -160,7 +162,7 @@ CASES.push({
     table(fs, act("step_return"), { 1: 7, 4: 6, 6: 7, 7: EXIT });
     table(fs, act("breakpoint", 2), { 0: 1, 1: 4, 4: EXIT });
     table(fs, act("inv_step_return"), { 6: 3, 7: 0, 3: 0, 5: 3 });
-    table(fs, act("inv_step_over"), { 7: 6, 6: 5, 4: 3, 3: 2 });
+    table(fs, act("inv_step_over"), { 7: 2, 6: 5, 4: 3, 3: 2 });
     table(fs, act("inv_breakpoint", 2), { 7: 4, 4: 1, 1: 0 });
   },
   checkReal(fs) {
@@ -225,7 +227,7 @@ CASES.push({
     table(fs, act("step_return"), { 4: 6, 5: 6, 2: 10, 7: 10 });
     assert.equal(fs[6].value, undefined);
     table(fs, act("inv_step_return"), { 6: 3, 7: 0 });
-    table(fs, act("inv_step_over"), { 7: 6, 6: 5, 8: 7 });
+    table(fs, act("inv_step_over"), { 7: 2, 6: 5, 8: 7 });
   },
 });
 
@@ -249,7 +251,7 @@ CASES.push({
     table(fs, act("step_return"), { 1: 7, 3: 5, 5: 7, 6: 7 });
     table(fs, act("breakpoint", 6), { 0: EXIT }); // line 6 is never reached
     table(fs, act("continue"), { 0: EXIT }, [6]);
-    table(fs, act("inv_step_over"), { [EXIT]: 7, 7: 6, 6: 5 });
+    table(fs, act("inv_step_over"), { [EXIT]: 7, 7: 6, 6: 1 });
   },
   checkReal(fs) {
     // The exception arrives in the caller with its repr; the unwound frames return no value.
