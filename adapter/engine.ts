@@ -150,6 +150,7 @@ export class Engine {
     const cur = this.current;
     const frame = cur.step.frame;
     if (!frame) throw new Error("the program has ended: there are no variables to set");
+    if (this.predictor.editRefusal) throw new Error(this.predictor.editRefusal);
     if (!IDENTIFIER.test(name)) throw new Error(`"${name}" is not a variable name`);
     if (!(name in frame.locals)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
@@ -160,10 +161,15 @@ export class Engine {
     return edited;
   }
 
-  /** The call stack, innermost first: the current frame, then each caller's latest known state (callers not in the history are left out). */
+  /**
+   * The call stack, innermost first: the current frame, then its callers as the predictor knows
+   * them, else each caller's latest state in the history (callers not in it are left out).
+   */
   stack(): Frame[] {
     const cur = this.hist[this.pos]?.step.frame;
     if (!cur) return [];
+    const known = this.predictor.callers?.(this.hist.slice(0, this.pos + 1));
+    if (known) return [cur, ...known];
     const out = [cur];
     let want = cur.depth - 1;
     for (let k = this.pos - 1; k >= 0 && want >= 0; k--) {

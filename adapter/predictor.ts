@@ -1,6 +1,6 @@
 // What the engine asks of a source of states. A predictor never knows about DAP; the engine
 // never knows which predictor it has (recorded trace, model, ...).
-import type { Action, Step } from "./trajectory.js";
+import type { Action, Frame, Step } from "./trajectory.js";
 
 /** A state with what produced it. */
 export interface Predicted {
@@ -31,6 +31,13 @@ export interface Predictor {
    * oldest first). The last entry may have been edited (setVariable): predict from it as it is.
    */
   predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted>;
+  /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
+  readonly editRefusal?: string;
+  /**
+   * The callers of the last state of `history`, innermost first, when the predictor knows them
+   * (a recording knows every caller's state at any point; a history skips what a continue ran).
+   */
+  callers?(history: readonly Predicted[]): Frame[] | undefined;
   /** Answers an expression about the last state of `history` without running code; undefined when it cannot. */
   evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
   dispose(): Promise<void> | void;

@@ -10,7 +10,7 @@ import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runTrace, type TraceResult } from "../adapter/tracer.js";
 import { transition } from "../adapter/semantics.js";
 import { parse, serialize, type Frame } from "../adapter/trajectory.js";
-import type { Predicted } from "../adapter/predictor.js";
+import type { Predicted, Predictor } from "../adapter/predictor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-engine-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
@@ -40,8 +40,17 @@ def f(n):
 const loop = () => trace("loop", LOOP_SRC, "f(3)");
 const FACT_SRC = "def fact(n):\n    if n <= 1:\n        return 1\n    return n * fact(n - 1)\n";
 
-async function engine(run: TraceResult | Promise<TraceResult>, opts: { first?: number; maxSteps?: number } = {}): Promise<Engine> {
-  const e = new Engine(new RecordedPredictor(await run, { first: opts.first }), { maxSteps: opts.maxSteps });
+/**
+ * The same recording without what only a recording knows (every caller's state, that edits cannot
+ * be replayed): the engine then falls back on its history, as it does for a model.
+ */
+function historyOnly(p: RecordedPredictor): Predictor {
+  return { source: p.source, start: (o) => p.start(o), predict: (h, a, o) => p.predict(h, a, o), dispose: () => {} };
+}
+
+async function engine(run: TraceResult | Promise<TraceResult>, opts: { first?: number; maxSteps?: number; historyOnly?: boolean } = {}): Promise<Engine> {
+  const recorded = new RecordedPredictor(await run, { first: opts.first });
+  const e = new Engine(opts.historyOnly ? historyOnly(recorded) : recorded, { maxSteps: opts.maxSteps });
   await e.start();
   return e;
 }
@@ -166,8 +175,11 @@ test("stepBack at the start into a call: the link forward is step_into", async (
   assertFaithful(e, r);
   assert.equal(await e.step("step_into"), e.history[1]);
   // Inside the call, with the caller never seen at its depth: the stack is what is known.
-  const only = await engine(r, { first: firstCall + 1 });
+  const only = await engine(r, { first: firstCall + 1, historyOnly: true });
   assert.deepEqual(only.stack().map((f) => f.func), ["g"]);
+  // The recording knows the caller all the same.
+  const known = await engine(r, { first: firstCall + 1 });
+  assert.deepEqual(known.stack().map((f) => [f.func, f.line]), [["g", 2], ["f", 9]]);
 });
 
 test("continue: breakpoints, reverseContinue, and the exit", async () => {
@@ -260,7 +272,7 @@ test("maxSteps bounds how many false hits one continue passes", async () => {
 
 test("stack: innermost first, callers at their latest known states", async () => {
   const r = await trace("fact", FACT_SRC, "fact(3)");
-  const e = await engine(r);
+  const e = await engine(r, { historyOnly: true });
   e.setBreakpoints([{ line: 3 }]);
   // Stepping into every call: all callers are known.
   while (!(frameOf(e.current).line === 3 && frameOf(e.current).event === "line")) await e.step("step_into");
@@ -272,34 +284,48 @@ test("stack: innermost first, callers at their latest known states", async () =>
   s = e.stack();
   assert.deepEqual(s.map((f) => [f.event, f.depth, f.locals.n]), [["return", 1, "2"], ["line", 0, "3"]]);
   // Jumping straight to the breakpoint: the middle frame was never seen; its caller's last known state stands in.
-  const jump = await engine(r);
+  const jump = await engine(r, { historyOnly: true });
   jump.setBreakpoints([{ line: 3 }]);
   await jump.continue();
   assert.deepEqual(jump.stack().map((f) => [f.event, f.line, f.depth, f.locals.n]), [["line", 3, 2, "1"], ["call", 1, 0, "3"]]);
+  // A recording knows every caller where it stands.
+  const exact = await engine(r);
+  exact.setBreakpoints([{ line: 3 }]);
+  await exact.continue();
+  assert.deepEqual(exact.stack().map((f) => [f.event, f.line, f.depth, f.locals.n]), [["line", 3, 2, "1"], ["line", 4, 1, "2"], ["line", 4, 0, "3"]]);
 });
 
 test("stack after a finished sibling call, in a sparse history, and inside a generator", async () => {
   const r = await loop();
   // Stepping into the second call of g: the first call's states are older than the caller's latest.
-  const e = await engine(r);
+  const e = await engine(r, { historyOnly: true });
   for (const k of ["step_over", "step_over", "step_over", "step_into", "step_return", "step_over", "step_into", "step_into", "step_into"] as const)
     await e.step(k);
   assert.deepEqual(e.stack().map((f) => [f.func, f.line, f.locals.x ?? f.locals.i]), [["g", 2, "1"], ["f", 9, "1"]]);
   // Jumping from one call of g to the next: f's latest known state is where the session began.
-  const sparse = await engine(r);
+  const sparse = await engine(r, { historyOnly: true });
   await sparse.runTo(2);
   await sparse.runTo(2);
   assert.deepEqual(sparse.stack().map((f) => [f.func, f.event, f.line, f.locals.x ?? f.locals.n]), [["g", "line", 2, "1"], ["f", "call", 6, "3"]]);
+  const exact = await engine(r);
+  await exact.runTo(2);
+  await exact.runTo(2);
+  assert.deepEqual(exact.stack().map((f) => [f.func, f.event, f.line, f.locals.x ?? f.locals.i]), [["g", "line", 2, "1"], ["f", "line", 9, "1"]]);
 
   const gen = await trace("gen", "def gen(n):\n    for i in range(n):\n        yield i\n\ndef f():\n    t = 0\n    for x in gen(2):\n        t += x\n    return t\n", "f()");
-  const g = await engine(gen);
+  const g = await engine(gen, { historyOnly: true });
   while (!(frameOf(g.current).func === "gen" && frameOf(g.current).locals.i === "1")) await g.step("step_into");
   assert.deepEqual(g.stack().map((f) => [f.func, f.event, f.line, f.locals.x]), [["gen", "line", 3, undefined], ["f", "line", 7, "0"]]);
 });
 
 test("setVariable edits a copy of the current state; record mode refuses to predict from it", async () => {
   const r = await loop();
-  const e = await engine(r);
+  const refused = await engine(r);
+  await refused.runTo(3);
+  assert.throws(() => refused.setVariable("x", "10"), /record mode replays a real run/);
+  assert.equal(frameOf(refused.current).locals.x, "0");
+  // Past that refusal, the recording still refuses to predict from an edited state.
+  const e = await engine(r, { historyOnly: true });
   await e.runTo(3);
   await e.step("step_into");
   await e.stepBack();
@@ -375,7 +401,7 @@ test("aborted signals: nothing runs and nothing changes", async () => {
 
 test("operations issued together run one at a time, in order", async () => {
   const r = await loop();
-  const e = await engine(r);
+  const e = await engine(r, { historyOnly: true });
   const [a, b, c] = await Promise.all([e.step("step_into"), e.step("step_into"), e.stepBack()]);
   assert.equal(at(a), "7 line f");
   assert.equal(at(b), "8 line f");

@@ -48,6 +48,23 @@ export class RecordedPredictor implements Predictor {
     return new RecordedPredictor({ source: t.source, frames, exit: exit ?? { status: "limit" } });
   }
 
+  readonly editRefusal = "record mode replays a real run and cannot predict from an edited state: setting variables needs predict mode";
+
+  /** Every caller's state at this point of the run: the latest earlier event at each lower depth. */
+  callers(history: readonly Predicted[]): Frame[] | undefined {
+    const ref = history.at(-1)?.ref;
+    const cur = ref === undefined ? undefined : this.frames[ref];
+    if (!cur) return undefined;
+    const out: Frame[] = [];
+    for (let k = ref! - 1, want = cur.depth - 1; k >= 0 && want >= 0; k--) {
+      if (this.frames[k].depth === want) {
+        out.push(this.frames[k]);
+        want--;
+      }
+    }
+    return out;
+  }
+
   async start(opts?: PredictOptions): Promise<Predicted> {
     opts?.signal?.throwIfAborted();
     return this.at(this.first, undefined, this.first);

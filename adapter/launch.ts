@@ -1,0 +1,134 @@
+// Launch arguments of the `neural-python` debug type, checked before anything starts. The
+// attribute names are those of package.json (contributes.debuggers[0].configurationAttributes.launch);
+// a bad argument gets one clear message naming the attribute.
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { checkSingleExpression } from "./expr.js";
+
+export const MODES = ["predict", "record", "compare"] as const;
+export type Mode = (typeof MODES)[number];
+export const DIALECTS = ["auto", "native", "instruct"] as const;
+export type Dialect = (typeof DIALECTS)[number];
+
+export interface LaunchConfig {
+  /** Absolute path of the Python file. */
+  program: string;
+  /** Entry call such as `f([1, 2])`; absent: the file runs as a script. */
+  call?: string;
+  mode: Mode;
+  model?: string;
+  dialect: Dialect;
+  stopOnEntry: boolean;
+  python?: string;
+  resync: boolean;
+  maxSteps: number;
+  /** Seconds. */
+  timeout: number;
+  maxOutput: number;
+  maxRepr: number;
+}
+
+/** The defaults of package.json's schema. */
+export const LAUNCH_DEFAULTS = {
+  mode: "predict",
+  dialect: "auto",
+  stopOnEntry: true,
+  resync: false,
+  maxSteps: 10000,
+  timeout: 10,
+  maxOutput: 1000000,
+  maxRepr: 1000,
+} as const satisfies Partial<LaunchConfig>;
+
+export type LaunchResult = { ok: true; config: LaunchConfig } | { ok: false; error: string };
+
+const LIMITS = [
+  ["maxSteps", true],
+  ["timeout", false],
+  ["maxOutput", true],
+  ["maxRepr", true],
+] as const;
+
+/**
+ * Checks raw launch arguments. Relative program paths resolve against `cwd` (the client's
+ * `cwd` argument where given, else the adapter's working directory).
+ */
+export function validateLaunch(args: Record<string, unknown> | undefined, cwd = process.cwd()): LaunchResult {
+  const fail = (error: string): LaunchResult => ({ ok: false, error });
+  if (!args || typeof args !== "object") return fail("launch arguments are missing");
+  const a = args;
+  const str = (name: string): string | undefined | Error => {
+    const v = a[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") return new Error(`"${name}" must be a string, not ${JSON.stringify(v)}`);
+    return v;
+  };
+  const bool = (name: string, dflt: boolean): boolean | Error => {
+    const v = a[name];
+    if (v === undefined || v === null) return dflt;
+    if (typeof v !== "boolean") return new Error(`"${name}" must be true or false, not ${JSON.stringify(v)}`);
+    return v;
+  };
+
+  const base = str("cwd");
+  if (base instanceof Error) return fail(base.message);
+  const program = str("program");
+  if (program instanceof Error) return fail(program.message);
+  if (program === undefined || program.trim() === "") return fail('"program" is required: the Python file to debug');
+  const path = isAbsolute(program) ? program : resolve(base ?? cwd, program);
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    return fail(`program not found: ${path}`);
+  }
+  if (!isFile) return fail(`program is not a file: ${path}`);
+
+  const mode = str("mode") ?? LAUNCH_DEFAULTS.mode;
+  if (mode instanceof Error) return fail(mode.message);
+  if (!(MODES as readonly string[]).includes(mode)) return fail(`"mode" must be one of ${MODES.join(", ")}, not "${mode}"`);
+  const dialect = str("dialect") ?? LAUNCH_DEFAULTS.dialect;
+  if (dialect instanceof Error) return fail(dialect.message);
+  if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not "${dialect}"`);
+
+  const call = str("call");
+  if (call instanceof Error) return fail(call.message);
+  if (call !== undefined) {
+    const problem = checkSingleExpression(call);
+    if (problem) return fail(`"call" must be a single expression such as f([1, 2]): ${problem}`);
+  }
+  const model = str("model");
+  if (model instanceof Error) return fail(model.message);
+  const python = str("python");
+  if (python instanceof Error) return fail(python.message);
+  if (python !== undefined && python.trim() === "") return fail('"python" is empty: leave it out to use a Python on PATH');
+  const stopOnEntry = bool("stopOnEntry", LAUNCH_DEFAULTS.stopOnEntry);
+  if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
+  const resync = bool("resync", LAUNCH_DEFAULTS.resync);
+  if (resync instanceof Error) return fail(resync.message);
+
+  const limits = {} as Record<(typeof LIMITS)[number][0], number>;
+  for (const [name, integer] of LIMITS) {
+    const v = a[name];
+    if (v === undefined || v === null) {
+      limits[name] = LAUNCH_DEFAULTS[name];
+      continue;
+    }
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v)))
+      return fail(`"${name}" must be a positive ${integer ? "whole " : ""}number, not ${JSON.stringify(v)}`);
+    limits[name] = v;
+  }
+
+  const config: LaunchConfig = {
+    program: path,
+    mode: mode as Mode,
+    dialect: dialect as Dialect,
+    stopOnEntry,
+    resync,
+    ...limits,
+  };
+  if (call !== undefined && call.trim() !== "") config.call = call.trim();
+  if (model !== undefined && model.trim() !== "") config.model = model;
+  if (python !== undefined) config.python = python;
+  return { ok: true, config };
+}

@@ -1,0 +1,11 @@
+// The debug adapter as a program: speaks DAP on stdio (or on a port with --server=PORT), so
+// VS Code and any other DAP client can start it with `node dist/adapter.js`.
+import { DebugSession } from "@vscode/debugadapter";
+import { NeuralPythonSession } from "./session.js";
+
+// A stray rejection must not take the session down: every request is answered by its handler.
+process.on("unhandledRejection", (e) => {
+  process.stderr.write(`neural-python adapter: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+});
+
+DebugSession.run(NeuralPythonSession);

@@ -1,0 +1,646 @@
+// The Debug Adapter Protocol session: turns VS Code's requests into engine actions and the
+// engine's states into stopped events, stack frames, scopes and variables. The session knows
+// DAP and the launch modes; the engine knows neither, and the predictor is chosen in one place
+// (createPredictor).
+import { readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import {
+  Breakpoint, ExitedEvent, Handles, InitializedEvent, Logger, LoggingDebugSession, OutputEvent, Scope, Source,
+  StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
+} from "@vscode/debugadapter";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { Engine, type BreakpointSpec } from "./engine.js";
+import type { Predicted, Predictor } from "./predictor.js";
+import { RecordedPredictor } from "./predictors/recorded.js";
+import { runTrace } from "./tracer.js";
+import type { Exit, Frame } from "./trajectory.js";
+import { validateLaunch, type LaunchConfig } from "./launch.js";
+import { ExprError, evaluateExpression, parseExpression } from "./expr.js";
+import { reprToNode, type ValueNode } from "./values.js";
+
+const THREAD_ID = 1;
+/** How long launch waits for configurationDone before it starts anyway. */
+const CONFIGURATION_TIMEOUT_MS = 10_000;
+
+/**
+ * The one place where a launch mode becomes a source of states. Predict and compare modes
+ * plug in here.
+ */
+export async function createPredictor(config: LaunchConfig): Promise<Predictor> {
+  switch (config.mode) {
+    case "record": {
+      const trace = await runTrace(config.program, {
+        call: config.call,
+        python: config.python,
+        maxEvents: config.maxSteps,
+        timeout: config.timeout,
+        maxOutput: config.maxOutput,
+        maxRepr: config.maxRepr,
+        cwd: dirname(config.program),
+      });
+      return new RecordedPredictor(trace);
+    }
+    case "predict":
+      throw new Error('predict mode (a local model predicts every state) is not available yet: use "mode": "record" to trace the program for real and replay it');
+    case "compare":
+      throw new Error('compare mode (prediction beside the real debugger) is not available yet: use "mode": "record" to trace the program for real and replay it');
+  }
+}
+
+/**
+ * Lines where a breakpoint can stop: for now every line with code on it (not blank, not only a
+ * comment). The tolerant parser (adapter/pysource.ts) will answer this exactly.
+ */
+export function breakableLines(source: string): Set<number> {
+  const out = new Set<number>();
+  source.split(/\r\n?|\n/).forEach((text, i) => {
+    const t = text.trim();
+    if (t !== "" && !t.startsWith("#")) out.add(i + 1);
+  });
+  return out;
+}
+
+/** What a variablesReference stands for: a frame's locals, or a value's children. */
+type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string };
+
+type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
+
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+export class NeuralPythonSession extends LoggingDebugSession {
+  private config?: LaunchConfig;
+  private rawLaunchArgs?: Record<string, unknown>;
+  private predictor?: Predictor;
+  private engine?: Engine;
+  /** The stack at the current stop, innermost first (frame ids are index + 1). */
+  private frames: Frame[] = [];
+  private handles = new Handles<Container>();
+  /** Breakpoints by file path, as the client set them; only the program's reach the engine. */
+  private breakpoints = new Map<string, { id: number; line: number; condition?: string }[]>();
+  private nextBreakpointId = 1;
+  /** States whose output has been shown (by frame or exit object: history copies share them). */
+  private printed = new WeakSet<object>();
+  /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
+  private inflight = new Map<number, { ctl: AbortController; move: boolean }>();
+  private configurationDone!: Promise<void>;
+  private markConfigured!: () => void;
+  private ended = false;
+  /** Counts releases, so a launch that outlives its session (a disconnect while tracing) stops there. */
+  private generation = 0;
+
+  constructor() {
+    super();
+    this.setDebuggerLinesStartAt1(true);
+    this.setDebuggerColumnsStartAt1(true);
+    this.resetConfiguration();
+  }
+
+  private resetConfiguration(): void {
+    this.configurationDone = new Promise((res) => (this.markConfigured = res));
+  }
+
+  // ---- small helpers ----
+
+  private fail(response: DebugProtocol.Response, message: string): void {
+    response.success = false;
+    response.message = message;
+    this.sendResponse(response);
+  }
+
+  private console(text: string, category: "console" | "stdout" | "stderr" = "console"): void {
+    this.sendEvent(new OutputEvent(text.endsWith("\n") ? text : text + "\n", category));
+  }
+
+  private track(seq: number, move: boolean): AbortController {
+    const ctl = new AbortController();
+    this.inflight.set(seq, { ctl, move });
+    return ctl;
+  }
+
+  /** Aborts engine calls in flight (moves only, or all); returns how many. */
+  private abort(reason: string, movesOnly = false): number {
+    let n = 0;
+    for (const [seq, { ctl, move }] of this.inflight) {
+      if (movesOnly && !move) continue;
+      ctl.abort(new DOMException(reason, "AbortError"));
+      this.inflight.delete(seq);
+      n++;
+    }
+    return n;
+  }
+
+  private path(frame: Frame): string {
+    const program = this.config!.program;
+    return frame.file === undefined ? program : resolve(dirname(program), frame.file);
+  }
+
+  /** Runs a request's work and always answers it: thrown errors become error responses. */
+  private async answer<R extends DebugProtocol.Response>(response: R, work: () => Promise<void> | void): Promise<void> {
+    try {
+      await work();
+    } catch (e) {
+      this.fail(response, errorMessage(e));
+    }
+  }
+
+  // ---- lifecycle ----
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse, _args: DebugProtocol.InitializeRequestArguments): void {
+    response.body = {
+      ...response.body,
+      supportsConfigurationDoneRequest: true,
+      supportsStepBack: true,
+      supportsConditionalBreakpoints: true,
+      supportsSetVariable: true,
+      supportsEvaluateForHovers: true,
+      supportsRestartRequest: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+      supportsCancelRequest: true,
+      supportsHitConditionalBreakpoints: false,
+      supportsLogPoints: false,
+      supportsFunctionBreakpoints: false,
+      supportsDataBreakpoints: false,
+      supportsSetExpression: false,
+      supportsGotoTargetsRequest: false,
+      supportsStepInTargetsRequest: false,
+      supportsCompletionsRequest: false,
+      supportsModulesRequest: false,
+      supportsLoadedSourcesRequest: false,
+      exceptionBreakpointFilters: [],
+    };
+    this.sendResponse(response);
+  }
+
+  protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
+    this.sendResponse(response);
+    this.markConfigured();
+  }
+
+  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): Promise<void> {
+    // The library's own protocol log would go to the debug console: keep it off.
+    logger.setup(Logger.LogLevel.Stop, false);
+    this.rawLaunchArgs = args as Record<string, unknown>;
+    try {
+      const stopOnEntry = await this.begin(args as Record<string, unknown>, true);
+      this.sendResponse(response);
+      await this.firstStop(stopOnEntry);
+    } catch (e) {
+      this.launchFailed(response, errorMessage(e));
+    }
+  }
+
+  /** A launch that cannot go on: said in the console and in the response, then the session ends. */
+  private launchFailed(response: DebugProtocol.Response, message: string): void {
+    this.console(message, "stderr");
+    this.fail(response, message);
+    this.end();
+    void this.release();
+  }
+
+  /**
+   * Validates the arguments, creates predictor and engine and takes the first state. On the
+   * first launch the client configures breakpoints in between (initialized / configurationDone).
+   */
+  private async begin(args: Record<string, unknown>, first: boolean): Promise<boolean> {
+    const checked = validateLaunch(args);
+    if (!checked.ok) throw new Error(`Invalid launch configuration: ${checked.error}`);
+    const config = checked.config;
+    this.config = config;
+    this.ended = false;
+    const generation = this.generation;
+    const predictor = await createPredictor(config);
+    if (generation !== this.generation) {
+      await predictor.dispose();
+      throw new Error("the session ended while the program was being prepared");
+    }
+    this.predictor = predictor;
+    const engine = new Engine(predictor, { maxSteps: config.maxSteps });
+    this.engine = engine;
+    this.printed = new WeakSet();
+    if (first) {
+      this.sendEvent(new InitializedEvent());
+      await Promise.race([this.configurationDone, new Promise((res) => setTimeout(res, CONFIGURATION_TIMEOUT_MS).unref())]);
+    }
+    if (generation !== this.generation) throw new Error("the session ended while the program was being prepared");
+    this.applyBreakpoints();
+    const ctl = this.track(-1, false);
+    try {
+      await engine.start(ctl.signal);
+    } finally {
+      this.inflight.delete(-1);
+    }
+    return config.stopOnEntry;
+  }
+
+  /** After launch or restart: stop on the first state, or run to the first breakpoint. */
+  private async firstStop(stopOnEntry: boolean): Promise<void> {
+    if (stopOnEntry || this.engine!.ended) this.afterMove("entry");
+    else await this.move(-1, "continue", (s) => this.engine!.continue(s));
+  }
+
+  /** The session is over: nothing more to step; the client is told once. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  private async release(): Promise<void> {
+    this.generation++;
+    this.abort("the session ended");
+    const p = this.predictor;
+    this.predictor = undefined;
+    this.engine = undefined;
+    try {
+      await p?.dispose();
+    } catch (e) {
+      this.console(`Could not release the predictor: ${errorMessage(e)}`, "stderr");
+    }
+  }
+
+  protected override async restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): Promise<void> {
+    const next = (args?.arguments as Record<string, unknown> | undefined) ?? this.rawLaunchArgs;
+    if (!next) return this.fail(response, "restart needs a launched session");
+    await this.release();
+    this.rawLaunchArgs = next;
+    try {
+      const stopOnEntry = await this.begin(next, false);
+      this.sendResponse(response);
+      await this.firstStop(stopOnEntry);
+    } catch (e) {
+      this.launchFailed(response, errorMessage(e));
+    }
+  }
+
+  protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
+    await this.release();
+    this.sendResponse(response);
+    this.end();
+  }
+
+  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments, request?: DebugProtocol.Request): Promise<void> {
+    await this.release();
+    this.ended = true;
+    super.disconnectRequest(response, args, request);
+  }
+
+  protected override cancelRequest(response: DebugProtocol.CancelResponse, args: DebugProtocol.CancelArguments): void {
+    if (args.requestId !== undefined) this.inflight.get(args.requestId)?.ctl.abort(new DOMException("cancelled", "AbortError"));
+    this.sendResponse(response);
+  }
+
+  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
+    // States come one at a time: pausing means stopping the move being worked out, which then
+    // reports a stop with reason "pause"; with none in flight the thread is stopped already.
+    const aborted = this.abort("paused", true);
+    this.sendResponse(response);
+    if (!aborted && this.engine && !this.ended && this.frames.length) {
+      const ev = new StoppedEvent("pause", THREAD_ID) as DebugProtocol.StoppedEvent;
+      ev.body.allThreadsStopped = true;
+      this.sendEvent(ev);
+    }
+  }
+
+  // ---- breakpoints ----
+
+  private isProgram(path: string): boolean {
+    if (!this.config) return false;
+    const real = (p: string): string => {
+      try {
+        return realpathSync.native(p);
+      } catch {
+        return resolve(p);
+      }
+    };
+    return real(path) === real(this.config.program);
+  }
+
+  private applyBreakpoints(): void {
+    if (!this.engine || !this.config) return;
+    const specs: BreakpointSpec[] = [];
+    for (const [path, bps] of this.breakpoints) {
+      if (!this.isProgram(path)) continue;
+      const lines = breakableLines(this.predictor!.source);
+      for (const b of bps) if (lines.has(b.line)) specs.push(b.condition ? { line: b.line, condition: b.condition } : { line: b.line });
+    }
+    this.engine.setBreakpoints(specs);
+  }
+
+  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+    const path = args.source.path ? this.convertClientPathToDebugger(args.source.path) : undefined;
+    const wanted: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+    if (!path) return this.fail(response, "breakpoints need a source file path");
+    let lines: Set<number> | undefined;
+    let problem: string | undefined;
+    const isProgram = this.isProgram(path);
+    if (this.config && !isProgram) problem = "breakpoints stop in the debugged program only";
+    else {
+      try {
+        lines = breakableLines(isProgram && this.predictor ? this.predictor.source : readFileSync(path, "utf8"));
+      } catch (e) {
+        problem = `cannot read ${path}: ${errorMessage(e)}`;
+      }
+    }
+    const kept: { id: number; line: number; condition?: string }[] = [];
+    const out: DebugProtocol.Breakpoint[] = wanted.map((w) => {
+      const line = this.convertClientLineToDebugger(w.line);
+      const id = this.nextBreakpointId++;
+      let message = problem ?? (lines && !lines.has(line) ? "no code on this line" : undefined);
+      const condition = w.condition?.trim() || undefined;
+      if (!message && condition) {
+        try {
+          parseExpression(condition);
+        } catch (e) {
+          message = `condition: ${errorMessage(e)}`;
+        }
+      }
+      const verified = !message || message.startsWith("condition");
+      if (verified) kept.push(condition ? { id, line, condition } : { id, line });
+      const bp = new Breakpoint(verified, this.convertDebuggerLineToClient(line)) as DebugProtocol.Breakpoint;
+      bp.id = id;
+      if (message) bp.message = message;
+      return bp;
+    });
+    this.breakpoints.set(path, kept);
+    try {
+      this.applyBreakpoints();
+    } catch (e) {
+      return this.fail(response, errorMessage(e));
+    }
+    response.body = { breakpoints: out };
+    this.sendResponse(response);
+  }
+
+  // ---- moving ----
+
+  /**
+   * Runs one engine move for a request that has been answered already, then reports where it
+   * ended: a stopped event, or the program's exit and the end of the session.
+   */
+  private async move(seq: number, kind: MoveKind, op: (signal: AbortSignal) => Promise<Predicted>): Promise<void> {
+    const ctl = this.track(seq, true);
+    try {
+      await op(ctl.signal);
+      if (!this.ended) this.afterMove(kind);
+    } catch (e) {
+      if (this.ended || !this.engine) return;
+      if (isAbort(e)) this.afterMove("step", "pause");
+      else {
+        this.console(`Could not ${kind === "back" || kind === "reverse" ? "go back" : "go on"}: ${errorMessage(e)}`, "stderr");
+        this.afterMove("step");
+      }
+    } finally {
+      this.inflight.delete(seq);
+    }
+  }
+
+  /** Acknowledges a move request at once (the thread runs until the stopped event), then moves. */
+  private startMove(response: DebugProtocol.Response, request: DebugProtocol.Request | undefined, kind: MoveKind, op: (engine: Engine, signal: AbortSignal) => Promise<Predicted>): void {
+    const engine = this.engine;
+    if (!engine || this.ended) return this.fail(response, this.ended ? "the program has ended" : "the program has not been launched");
+    if (engine.ended) return this.fail(response, "the program has ended");
+    this.sendResponse(response);
+    void this.move(request?.seq ?? -1, kind, (s) => op(engine, s));
+  }
+
+  protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.step("step_over", s));
+  }
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, _a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.step("step_into", s));
+  }
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, _a: DebugProtocol.StepOutArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.step("step_return", s));
+  }
+  protected override continueRequest(response: DebugProtocol.ContinueResponse, _a: DebugProtocol.ContinueArguments, request?: DebugProtocol.Request): void {
+    response.body = { allThreadsContinued: true };
+    this.startMove(response, request, "continue", (e, s) => e.continue(s));
+  }
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, _a: DebugProtocol.StepBackArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "back", (e, s) => e.stepBack(s));
+  }
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, _a: DebugProtocol.ReverseContinueArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "reverse", (e, s) => e.reverseContinue(s));
+  }
+
+  /** Reports the engine's current state after a move. */
+  private afterMove(kind: MoveKind, reasonOverride?: string): void {
+    const engine = this.engine!;
+    for (const note of engine.takeNotes()) this.console(note);
+    this.showOutput();
+    this.handles.reset();
+    const cur = engine.current;
+    if (cur.step.exit) {
+      this.frames = [];
+      this.exitProgram(cur.step.exit);
+      return;
+    }
+    const frame = cur.step.frame!;
+    this.frames = engine.stack();
+    let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
+    const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
+    if (!reasonOverride && frame.event === "exception") {
+      reason = "exception";
+      ev.body.reason = reason;
+      ev.body.text = frame.value;
+      ev.body.description = `Exception: ${frame.value ?? ""}`;
+    } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
+      const hit = this.hitIds(frame);
+      if (hit.length) {
+        ev.body.reason = "breakpoint";
+        ev.body.hitBreakpointIds = hit;
+      }
+    }
+    ev.body.allThreadsStopped = true;
+    this.sendEvent(ev);
+  }
+
+  /** Ids of the client's breakpoints that this state stands on. */
+  private hitIds(frame: Frame): number[] {
+    if (frame.event !== "line" || frame.file !== undefined) return [];
+    const out: number[] = [];
+    for (const [path, bps] of this.breakpoints) if (this.isProgram(path)) for (const b of bps) if (b.line === frame.line) out.push(b.id);
+    return out;
+  }
+
+  /** Shows the output written on the way to the current state, each state's once. */
+  private showOutput(): void {
+    const engine = this.engine!;
+    const hist = engine.history;
+    const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
+    let k = engine.cursor;
+    while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
+    for (let i = k + 1; i <= engine.cursor; i++) {
+      const p = hist[i];
+      this.printed.add(key(p));
+      const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
+      if (text) this.sendEvent(new OutputEvent(text, "stdout"));
+    }
+  }
+
+  private exitProgram(exit: Exit): void {
+    if (exit.status === "normal") this.console("Program exited normally.");
+    else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}`, "stderr");
+    else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}.`, "stderr");
+    this.sendEvent(new ExitedEvent(exit.status === "normal" ? 0 : 1));
+    this.end();
+  }
+
+  // ---- inspecting ----
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    response.body = { threads: [new Thread(THREAD_ID, "main")] };
+    this.sendResponse(response);
+  }
+
+  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+    const start = args.startFrame ?? 0;
+    const count = args.levels ? args.levels : this.frames.length;
+    const frames = this.frames.slice(start, start + count).map((f, i) => {
+      const path = this.path(f);
+      const sf = new StackFrame(start + i + 1, f.func, new Source(basename(path), this.convertDebuggerPathToClient(path)), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
+      return sf;
+    });
+    response.body = { stackFrames: frames, totalFrames: this.frames.length };
+    this.sendResponse(response);
+  }
+
+  private frameAt(frameId: number | undefined): { frame: Frame; index: number } | undefined {
+    const index = (frameId ?? 1) - 1;
+    const frame = this.frames[index];
+    return frame ? { frame, index } : undefined;
+  }
+
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
+    const at = this.frameAt(args.frameId);
+    if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
+    const scope = new Scope("Locals", this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
+    scope.presentationHint = "locals";
+    response.body = { scopes: [scope] };
+    this.sendResponse(response);
+  }
+
+  private variable(name: string, node: ValueNode, path?: string): DebugProtocol.Variable {
+    const v: DebugProtocol.Variable = {
+      name,
+      value: node.display,
+      type: node.type || undefined,
+      variablesReference: node.children?.length ? this.handles.create({ kind: "node", node, path }) : 0,
+    };
+    if (path) v.evaluateName = path;
+    if (node.children?.length) {
+      if (node.kind === "dict") v.namedVariables = node.children.length;
+      else v.indexedVariables = node.children.length;
+    }
+    return v;
+  }
+
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+    const c = this.handles.get(args.variablesReference);
+    if (!c) return this.fail(response, "these variables belong to an earlier stop");
+    let vars: DebugProtocol.Variable[] = [];
+    if (c.kind === "scope") {
+      const frame = this.frames[c.frame];
+      if (!frame) return this.fail(response, "this frame is gone");
+      if (c.frame === 0 && frame.event === "return" && frame.value !== undefined) {
+        const rv = this.variable("(return)", reprToNode(frame.value));
+        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(rv);
+      }
+      if (c.frame === 0 && frame.event === "exception" && frame.value !== undefined) {
+        const ev = this.variable("(exception)", reprToNode(frame.value));
+        ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(ev);
+      }
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name));
+    } else {
+      const node = c.node;
+      // A child's evaluateName subscripts its parent's: `x[0]`, `d['k']`, `(a + b)[1]`.
+      const base = c.path && (/^[\p{ID_Start}_][\p{ID_Continue}]*(\[.*\])*$/u.test(c.path) ? c.path : `(${c.path})`);
+      const childPath = (name: string): string | undefined => {
+        if (!base) return undefined;
+        if (node.kind === "list" || node.kind === "tuple") return `${base}${name}`;
+        if (node.kind === "dict") return `${base}[${name}]`;
+        return undefined; // set elements cannot be named
+      };
+      vars = (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name)));
+    }
+    if (args.filter === "named" && c.kind === "node" && c.node.kind !== "dict") vars = [];
+    if (args.filter === "indexed" && c.kind === "node" && c.node.kind === "dict") vars = [];
+    if (args.start !== undefined || args.count !== undefined) {
+      const s = args.start ?? 0;
+      vars = vars.slice(s, args.count ? s + args.count : undefined);
+    }
+    response.body = { variables: vars };
+    this.sendResponse(response);
+  }
+
+  protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {
+    await this.answer(response, async () => {
+      const engine = this.engine;
+      if (!engine) throw new Error("the program has not been launched");
+      if (this.ended || engine.ended) throw new Error("the program has ended");
+      const expression = args.expression.trim();
+      const at = this.frameAt(args.frameId);
+      let result: string;
+      if (at && at.index > 0) {
+        // A caller's frame: its locals are known; the engine answers for the current state only.
+        try {
+          result = evaluateExpression(expression, at.frame.locals);
+        } catch (e) {
+          throw new Error(e instanceof ExprError ? `cannot evaluate "${expression}": ${e.message}` : errorMessage(e));
+        }
+      } else {
+        const ctl = this.track(request?.seq ?? -2, false);
+        try {
+          result = await engine.evaluate(expression, ctl.signal);
+        } catch (e) {
+          if (isAbort(e)) throw new Error("cancelled");
+          throw e;
+        } finally {
+          this.inflight.delete(request?.seq ?? -2);
+        }
+      }
+      const node = reprToNode(result);
+      const v = this.variable(expression, node, expression);
+      response.body = { result, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
+    await this.answer(response, () => {
+      const engine = this.engine;
+      if (!engine || !this.predictor) throw new Error("the program has not been launched");
+      if (this.ended || engine.ended) throw new Error("the program has ended");
+      const c = this.handles.get(args.variablesReference);
+      if (!c || c.kind !== "scope" || c.frame !== 0) throw new Error("only the locals of the current frame can be set");
+      const refusal = this.predictor.editRefusal;
+      if (refusal) throw new Error(refusal);
+      const frame = engine.current.step.frame!;
+      let repr: string;
+      try {
+        repr = evaluateExpression(args.value, frame.locals);
+      } catch (e) {
+        throw new Error(e instanceof ExprError ? `cannot set ${args.name} to ${args.value}: ${e.message}` : errorMessage(e));
+      }
+      const edited = engine.setVariable(args.name, repr);
+      if (edited.step.frame) this.printed.add(edited.step.frame);
+      this.frames = engine.stack();
+      const v = this.variable(args.name, reprToNode(repr), args.name);
+      response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      this.sendResponse(response);
+    });
+  }
+
+  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
+    const frame = this.frames[0];
+    if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
+    const repr = frame.value ?? "";
+    const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
+    response.body = { exceptionId: type, description: repr, breakMode: "always", details: { typeName: type, message: repr } };
+    this.sendResponse(response);
+  }
+}
