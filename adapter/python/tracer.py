@@ -1,0 +1,632 @@
+#!/usr/bin/env python3
+"""Records a real run of a Python program, one JSON object per sys.settrace event.
+
+Ground truth for record mode, comparison, training data and evaluation. Python 3.8+, stdlib only.
+
+Usage:
+  tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
+            [--max-output N] [--max-repr N]
+  tracer.py --batch [--out PATH]
+
+Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
+With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
+is evaluated in its namespace, traced.
+
+Records go to --out (a path; "-", the default, is this process's original standard output, which
+the program can no longer reach: its sys.stdout is captured and fd 1 is pointed at stderr). One
+object a line:
+  {"event": "call"|"line"|"return"|"exception", "line": N, "depth": D, "func": QUALNAME,
+   "file"?: PATH, "locals": {NAME: REPR}, "value"?: REPR, "stdout"?: TEXT}
+  ... then {"event": "exit", "status": "normal"|"error"|"limit", "value"?: REPR,
+            "reason"?: "events"|"time"|"output", "stdout"?: TEXT, "stderr"?: TEXT}
+
+- depth: traced frames below this one on the stack (the first traced frame has depth 0).
+- func: co_qualname (3.11+); before 3.11 the function's __qualname__, else co_name.
+- file: only for user files other than the main program, relative to its directory, "/"-separated.
+  User files are the program and .py files under its directory outside the stdlib and
+  site-packages; no other frame is traced, but calls from library code back into user code are.
+- line: the frame's line; a <module> call event (line 0 in 3.11+) reports the code's first line.
+- locals: reprs; names starting with "." are skipped; in namespace frames (<module>, class bodies)
+  modules and dunder names (__name__, __qualname__, ...; not functions such as __init__) are
+  skipped too. A repr that raises reads "<repr failed: ExcType>";
+  " at 0x7f3a..." addresses read " at 0x..."; a repr longer than --max-repr characters (default 1000;
+  0: no cap) is cut to that many characters followed by the marker "…(+N chars)", N being the
+  characters cut.
+- return: "value" is the repr of the returned (or yielded) value; a frame unwound by an exception
+  has no "value".
+- exception: "value" is the repr of the exception.
+- stdout: what the program wrote to sys.stdout since the previous record (with --call, what the
+  untraced module body wrote goes with the first record). Standard error is kept
+  apart and sent whole in the exit record. Standard input is empty.
+- Recursion: the program's recursion limit counts its own frames, not the tracer's
+  (sys.getrecursionlimit and sys.setrecursionlimit speak of that limit); RecursionError is raised
+  where Python would raise it, and the unwinding is traced.
+- Limits: --max-events records (default 10000), --timeout seconds of wall time (default 10),
+  --max-output bytes of standard output (default 1000000; the output is cut there). A limit ends the run with a
+  "limit" exit and its reason. SystemExit(0) or SystemExit(None) is a normal exit.
+
+Batch mode reads one JSON request a line on stdin:
+  {"id": ANY, "program"?: PATH, "source"?: TEXT, "call"?: EXPR, "cwd"?: DIR,
+   "maxEvents"?: N, "timeout"?: S, "maxOutput"?: N, "maxRepr"?: N}
+("source" without "program" runs text that has no file) and writes each request's records, each
+with its "id". A program that cannot be stopped in time (blocked in C code, or swallowing the limit)
+gets its exit record written by a watchdog, marked "last": true, and the process then exits: the
+driver starts another.
+"""
+
+import io
+import json
+import os
+import re
+import sys
+import sysconfig
+import threading
+import time
+import types
+
+try:
+    from opcode import opmap as _OPMAP
+except ImportError:  # pragma: no cover
+    _OPMAP = {}
+
+_TRACER_FILE = os.path.realpath(__file__)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_CO_OPTIMIZED = 0x1
+# Instructions a frame stands on when it returns or yields a real value; any other instruction at
+# a return event means the frame is being unwound by an exception (Python then passes None).
+_VALUE_OPS = frozenset(
+    _OPMAP[name] for name in (
+        "RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE", "YIELD_FROM", "RESUME",
+        "INSTRUMENTED_RETURN_VALUE", "INSTRUMENTED_RETURN_CONST", "INSTRUMENTED_YIELD_VALUE",
+        "INSTRUMENTED_RESUME",
+    ) if name in _OPMAP
+)
+_real_setrecursionlimit = sys.setrecursionlimit
+_real_getrecursionlimit = sys.getrecursionlimit
+_HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")
+DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr": 1000}
+# After a limit, or the time limit, how long the program may take to stop before the watchdog ends
+# the process.
+_GRACE = 0.5
+
+
+def _library_prefixes():
+    paths = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        try:
+            p = sysconfig.get_paths().get(key)
+        except Exception:
+            p = None
+        if p:
+            paths.add(os.path.realpath(p) + os.sep)
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix):
+        paths.add(os.path.realpath(os.path.join(p, "lib")) + os.sep)
+    return tuple(sorted(paths))
+
+
+_LIBRARY = _library_prefixes()
+
+
+class TraceLimit(BaseException):
+    """Raised into the program to stop it; a BaseException so `except Exception` lets it pass."""
+
+
+class Output:
+    """The record stream: JSON lines, each written at once (unbuffered), so a program killed while
+    stuck in C code loses none of the records before it."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.lock = threading.Lock()
+
+    def write(self, record):
+        data = (json.dumps(record) + "\n").encode("utf-8")
+        with self.lock:
+            while data:
+                data = data[os.write(self.fd, data):]
+
+
+def _capture():
+    # A real text stream (print, .buffer, flush all work) over bytes we can measure and drain.
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="\n", write_through=True)
+
+
+def _drain(stream):
+    buf = stream.buffer
+    data = buf.getvalue()
+    if data:
+        buf.seek(0)
+        buf.truncate()
+    return data
+
+
+class Run:
+    """One traced program: its settings, its state while it runs, and the records it writes."""
+
+    def __init__(self, out, request_id, program, opts):
+        self.out = out
+        self.id = request_id
+        # Text without a file (batch "source") has a placeholder name and no folder of user files.
+        self.filename = os.path.abspath(program) if program else "<program>"
+        self.main_real = os.path.realpath(self.filename) if program else None
+        self.main_dir = os.path.dirname(self.main_real) if program else None
+        self.max_events = int(opts["maxEvents"])
+        self.timeout = float(opts["timeout"])
+        self.max_output = int(opts["maxOutput"])
+        self.max_repr = int(opts["maxRepr"])
+        self.events = 0
+        self.output = 0  # bytes of stdout already attributed to records
+        self.files = {}  # co_filename -> None (not traced), "" (main program) or relative path
+        self.names = {}  # code -> func name
+        self.stack = {}  # traced frames now on the stack -> (depth, stack level above the base)
+        self.base = None  # the tracer's frame that runs the program
+        self.base_level = 0  # Python frames up to and including the base
+        self.user_limit = sys.getrecursionlimit()
+        self.exc_lasti = {}  # frame -> f_lasti at its last exception event, until a line event
+        self.stopped = None  # the limit that stopped tracing, if one did
+        self.done = False  # the exit record is being or has been written
+        self.cut = False  # stdout went past maxOutput
+        self.start = time.monotonic()
+        self.deadline = self.start + self.timeout
+        self.kill_at = self.deadline + _GRACE
+        self.stdout = _capture()
+        self.stderr = _capture()
+
+    # ---- records ----
+
+    def write(self, record):
+        if self.id is not None:
+            record["id"] = self.id
+        self.out.write(record)
+
+    def finish(self, status, value=None, reason=None, last=False):
+        """Writes the exit record, once: the first caller wins (the main thread, or the watchdog).
+
+        `last` marks the record of a process about to exit (batch drivers start another)."""
+        with self.out.lock:
+            if self.done:
+                return False
+            self.done = True
+        if self.stopped:
+            status, reason = "limit", self.stopped
+        text = self.take_stdout()
+        if self.cut and status == "normal":
+            status, reason = "limit", "output"
+        record = {"event": "exit", "status": status}
+        if value is not None:
+            record["value"] = value
+        if reason is not None:
+            record["reason"] = reason
+        if text:
+            record["stdout"] = text
+        if last:
+            record["last"] = True
+        err = _drain(self.stderr)
+        if err:
+            if len(err) > self.max_output:
+                err = err[: self.max_output]
+            record["stderr"] = err.decode("utf-8", "backslashreplace")
+        self.write(record)
+        return True
+
+    def take_stdout(self):
+        data = _drain(self.stdout)
+        if not data:
+            return None
+        room = self.max_output - self.output
+        if len(data) > room:
+            data = data[: max(room, 0)]
+            self.cut = True
+        self.output += len(data)
+        return data.decode("utf-8", "backslashreplace")
+
+    def limit(self, reason):
+        # Tracing stops here; the exit record follows when the program has unwound (or the watchdog
+        # writes it, should the program swallow TraceLimit and go on).
+        self.stopped = reason
+        self.kill_at = min(self.kill_at, time.monotonic() + _GRACE)
+        raise TraceLimit(reason)
+
+    # ---- values ----
+
+    def repr(self, value):
+        try:
+            r = repr(value)
+        except Exception as e:
+            return "<repr failed: %s>" % type(e).__name__
+        if not isinstance(r, str):
+            return "<repr failed: TypeError>"
+        if " at 0x" in r:
+            r = _ADDRESS.sub(" at 0x...", r)
+        if 0 < self.max_repr < len(r):
+            r = "%s…(+%d chars)" % (r[: self.max_repr], len(r) - self.max_repr)
+        return r
+
+    def locals_of(self, frame):
+        namespace = not (frame.f_code.co_flags & _CO_OPTIMIZED)
+        out = {}
+        for name, value in frame.f_locals.items():
+            if not isinstance(name, str) or name.startswith("."):
+                continue
+            if namespace and (
+                (name[:2] == "__" and name[-2:] == "__" and not isinstance(value, types.FunctionType))
+                or isinstance(value, types.ModuleType)
+            ):
+                continue
+            out[name] = self.repr(value)
+        return out
+
+    def exception_repr(self, arg):
+        etype, value = arg[0], arg[1]
+        if not isinstance(value, BaseException):  # older Pythons may pass an unnormalized exception
+            try:
+                value = etype(*value) if isinstance(value, tuple) else etype() if value is None else etype(value)
+            except Exception:
+                return "%s()" % getattr(etype, "__name__", "Exception")
+        return self.repr(value)
+
+    # ---- what is traced ----
+
+    def file_of(self, filename):
+        """None for frames not traced, "" for the main program, else the path of another user file."""
+        if filename == self.filename:
+            return ""
+        if self.main_dir is None or not filename.endswith(".py"):
+            return None
+        path = os.path.realpath(filename)
+        if path == self.main_real:
+            return ""
+        if not path.startswith(self.main_dir + os.sep) or path == _TRACER_FILE:
+            return None
+        if path.startswith(_LIBRARY) or "site-packages" in path or "dist-packages" in path:
+            return None
+        return os.path.relpath(path, self.main_dir).replace(os.sep, "/")
+
+    def func_of(self, code):
+        name = self.names.get(code)
+        if name is None:
+            name = code.co_qualname if _HAS_QUALNAME else _qualname(code)
+            self.names[code] = name
+        return name
+
+    # ---- the trace functions ----
+
+    def global_trace(self, frame, event, arg):
+        # Called for every new frame. Where it sits: the nearest traced frame below it gives its depth,
+        # the number of frames up to the run's base frame its stack level (for the recursion limit).
+        stack = self.stack
+        steps = 1
+        back = frame.f_back
+        depth = level = None
+        while back is not None:
+            below = stack.get(back)
+            if below is not None:
+                depth, level = below[0] + 1, below[1] + steps
+                break
+            if back is self.base:
+                depth, level = 0, steps
+                break
+            back = back.f_back
+            steps += 1
+        if level is not None and level > self.user_limit:
+            return self.refuse()
+        filename = frame.f_code.co_filename
+        files = self.files
+        rel = files[filename] if filename in files else files.setdefault(filename, self.file_of(filename))
+        if rel is None or self.stopped:
+            return None
+        stack[frame] = (depth or 0, level or steps)
+        self.event(frame, "call", None, rel)
+        return self.local_trace
+
+    def local_trace(self, frame, event, arg):
+        if self.stopped:
+            return None
+        if event == "line" or event == "return" or event == "exception":
+            self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
+        return self.local_trace
+
+    def refuse(self):
+        """Raises the program's RecursionError where Python would (Python itself has headroom left).
+
+        Raising from a trace function turns tracing off, so a profile hook (called when the refused
+        frame unwinds) turns it back on: the unwinding is traced like any other exception. Before
+        3.11 a frame whose call event fails gets no profile event: there the refused frame raises at
+        its first line instead (one frame deeper, unrecorded)."""
+
+        def rearm(frame, event, arg):
+            sys.setprofile(None)
+            if not self.stopped:
+                sys.settrace(self.global_trace)
+
+        def fail(frame, event, arg):
+            sys.setprofile(rearm)
+            raise RecursionError("maximum recursion depth exceeded")
+
+        if sys.version_info < (3, 11):
+            return fail
+        fail(None, "call", None)
+
+    def set_recursion_limit(self, limit):
+        # The program's limit counts its own frames; Python's also holds the tracer's frames and,
+        # before 3.12, C calls. Python's is kept well above, so the tracer itself never runs out.
+        if not isinstance(limit, int):
+            raise TypeError("'%s' object cannot be interpreted as an integer" % type(limit).__name__)
+        if limit < 1:
+            raise ValueError("recursion limit must be greater or equal than 1")
+        _real_setrecursionlimit(limit + self.base_level)  # too low for the current depth: RecursionError
+        _real_setrecursionlimit(self.base_level + 2 * limit + 100)
+        self.user_limit = limit
+
+    def get_recursion_limit(self):
+        return self.user_limit
+
+    def event(self, frame, event, arg, rel):
+        if self.events >= self.max_events:
+            self.limit("events")
+        if time.monotonic() > self.deadline:
+            self.limit("time")
+        if self.output + self.stdout.buffer.tell() > self.max_output:
+            self.limit("output")
+        self.events += 1
+        code = frame.f_code
+        place = self.stack.get(frame)
+        if place is None:  # a frame whose call event was not seen
+            place = self.stack[frame] = (0, 1)
+        line = frame.f_lineno
+        if not line:  # a <module> call event stands on line 0 from 3.11 on
+            line = code.co_firstlineno
+        record = {"event": event, "line": line, "depth": place[0], "func": self.func_of(code)}
+        if rel:
+            record["file"] = rel
+        record["locals"] = self.locals_of(frame)
+        if event == "return":
+            lasti = frame.f_lasti
+            unwound = self.exc_lasti.pop(frame, None) == lasti or (
+                0 <= lasti < len(code.co_code) and code.co_code[lasti] not in _VALUE_OPS
+            )
+            if not unwound:
+                record["value"] = self.repr(arg)
+            # A generator leaves the stack at each yield; its next call event places it anew.
+            del self.stack[frame]
+        elif event == "exception":
+            record["value"] = self.exception_repr(arg)
+            self.exc_lasti[frame] = frame.f_lasti
+        elif event == "line":
+            self.exc_lasti.pop(frame, None)
+        text = self.take_stdout()
+        if text:
+            record["stdout"] = text
+        self.write(record)
+
+
+def _stack_level(frame):
+    level = 0
+    while frame is not None:
+        level += 1
+        frame = frame.f_back
+    return level
+
+
+def _qualnames(code, qual=None, names=None):
+    """Before 3.11: the qualified names of the code objects compiled from a program, as the compiler
+    makes them (functions hold "<locals>", class bodies do not)."""
+    names = {} if names is None else names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if qual is None:
+                child = const.co_name
+            elif code.co_flags & _CO_OPTIMIZED:
+                child = "%s.<locals>.%s" % (qual, const.co_name)
+            else:
+                child = "%s.%s" % (qual, const.co_name)
+            names[const] = child
+            _qualnames(const, child, names)
+    return names
+
+
+def _qualname(code):
+    # Before 3.11, for code not compiled by the tracer (imported user modules): the function object
+    # that owns the code has the name.
+    import gc
+
+    for ref in gc.get_referrers(code):
+        if isinstance(ref, types.FunctionType) and ref.__code__ is code:
+            return ref.__qualname__
+    return code.co_name
+
+
+class Watchdog:
+    """Ends the process when the program outlives its time in C code or swallows a limit."""
+
+    def __init__(self):
+        self.run = None
+        thread = threading.Thread(target=self.loop, name="tracer-watchdog", daemon=True)
+        thread.start()
+
+    def loop(self):
+        while True:
+            time.sleep(0.05)
+            run = self.run
+            if run is None or time.monotonic() <= run.kill_at:
+                continue
+            if run.finish("limit", reason="time", last=True):
+                os._exit(0)
+            # else the main thread has written the exit record: the program is over
+
+
+def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=None):
+    """Runs one program under the tracer and writes its records; restores the interpreter's state."""
+    run = Run(out, request_id, program, opts)
+    filename, main_dir = run.filename, run.main_dir
+    saved = {
+        "stdout": sys.stdout, "stderr": sys.stderr, "stdin": sys.stdin, "argv": sys.argv,
+        "path": list(sys.path), "modules": set(sys.modules), "main": sys.modules.get("__main__"),
+        "limit": _real_getrecursionlimit(), "cwd": os.getcwd(),
+    }
+    run.base = sys._getframe()
+    run.base_level = _stack_level(run.base)
+    name = "__main__" if call is None else os.path.splitext(os.path.basename(filename))[0] or "program"
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    module.__builtins__ = __builtins__
+    try:
+        if cwd:
+            os.chdir(cwd)
+        if source is None:
+            with open(filename, "rb") as f:
+                source = f.read()
+        sys.argv = [program or filename]
+        if main_dir is not None:
+            sys.path.insert(0, main_dir)
+        if name == "__main__" or name not in sys.modules:
+            sys.modules[name] = module
+        sys.stdout, sys.stderr = run.stdout, run.stderr
+        sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+        run.set_recursion_limit(saved["limit"])
+        sys.setrecursionlimit, sys.getrecursionlimit = run.set_recursion_limit, run.get_recursion_limit
+        watchdog.run = run
+        code = compile(source, filename, "exec", dont_inherit=True)
+        if not _HAS_QUALNAME:
+            run.names.update(_qualnames(code))
+        if call is None:
+            sys.settrace(run.global_trace)
+            exec(code, module.__dict__)
+        else:
+            exec(code, module.__dict__)
+            entry = compile(call, "<call>", "eval", dont_inherit=True)
+            sys.settrace(run.global_trace)
+            eval(entry, module.__dict__)
+        sys.settrace(None)
+        run.finish("normal")
+    except TraceLimit:
+        sys.settrace(None)
+        run.finish("limit")  # finish reports the limit that stopped tracing
+    except SystemExit as e:
+        sys.settrace(None)
+        if e.code is None or e.code == 0:
+            run.finish("normal")
+        else:
+            run.finish("error", run.repr(e))
+    except BaseException as e:
+        sys.settrace(None)
+        run.finish("error", run.repr(e))
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+        watchdog.run = None
+        sys.setrecursionlimit, sys.getrecursionlimit = _real_setrecursionlimit, _real_getrecursionlimit
+        sys.stdout, sys.stderr, sys.stdin, sys.argv = saved["stdout"], saved["stderr"], saved["stdin"], saved["argv"]
+        sys.path[:] = saved["path"]
+        for key in set(sys.modules) - saved["modules"]:
+            mod = sys.modules.get(key)
+            file = getattr(mod, "__file__", None)
+            if mod is module or (isinstance(file, str) and run.file_of(file) is not None):
+                del sys.modules[key]
+        if sys.modules.get(name) is module:
+            del sys.modules[name]
+        if saved["main"] is not None:
+            sys.modules["__main__"] = saved["main"]
+        try:
+            _real_setrecursionlimit(saved["limit"])
+        except Exception:
+            pass
+        try:
+            os.chdir(saved["cwd"])
+        except OSError:
+            pass
+    return run
+
+
+def _options(source):
+    opts = dict(DEFAULTS)
+    for key in DEFAULTS:
+        if source.get(key) is not None:
+            opts[key] = source[key]
+    return opts
+
+
+def _parse_args(argv):
+    flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
+             "--max-output": "maxOutput", "--max-repr": "maxRepr"}
+    args = {"batch": False, "program": None, "out": "-"}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--batch":
+            args["batch"] = True
+        elif a in flags:
+            if i + 1 >= len(argv):
+                raise SystemExit("tracer: %s needs a value" % a)
+            args[flags[a]] = argv[i + 1]
+            i += 1
+        elif a.startswith("--"):
+            raise SystemExit("tracer: unknown option %s" % a)
+        elif args["program"] is None:
+            args["program"] = a
+        else:
+            raise SystemExit("tracer: unexpected argument %s" % a)
+        i += 1
+    if not args["batch"] and args["program"] is None:
+        raise SystemExit(__doc__)
+    for key, cast in (("maxEvents", int), ("timeout", float), ("maxOutput", int), ("maxRepr", int)):
+        if key in args:
+            try:
+                args[key] = cast(args[key])
+            except ValueError:
+                raise SystemExit("tracer: bad number %r" % args[key])
+    return args
+
+
+def _open_out(path):
+    """The record stream's fd. For "-", fd 1 is kept for records and the program's fd 1 goes to stderr."""
+    if path == "-":
+        fd = os.dup(1)  # not inherited by processes the program starts
+        os.dup2(2, 1)
+        return fd
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+
+
+def _batch(out, watchdog, requests):
+    for line in requests:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+            if not isinstance(req, dict):
+                raise ValueError("a request is a JSON object")
+        except ValueError as e:
+            out.write({"id": None, "event": "exit", "status": "error", "value": "bad request: %s" % e})
+            continue
+        if not req.get("program") and req.get("source") is None:
+            out.write({"id": req.get("id"), "event": "exit", "status": "error", "value": "bad request: no program or source"})
+            continue
+        _run_program(out, watchdog, req.get("id"), req.get("program"), req.get("source"), req.get("call"),
+                     _options(req), req.get("cwd"))
+
+
+def main(argv):
+    args = _parse_args(argv)
+    # The tracer's own folder must not shadow the program's imports.
+    here = os.path.dirname(_TRACER_FILE)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
+    requests = None
+    if args["batch"]:
+        requests = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8")
+    out = Output(_open_out(args["out"]))
+    # Standard input is empty for the program, also at the fd level.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    watchdog = Watchdog()
+    if args["batch"]:
+        _batch(out, watchdog, requests)
+    else:
+        _run_program(out, watchdog, None, args["program"], None, args.get("call"), _options(args))
+    # Threads the program left running must not keep the process alive.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
