@@ -10,6 +10,7 @@ export interface Command {
 const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: () => import("./commands/trace.js"),
   steps: () => import("./commands/steps.js"),
+  data: () => import("./commands/data.js"),
   predict: () => import("./commands/predict.js"),
 };
 

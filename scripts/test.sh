@@ -10,7 +10,7 @@ log=$(mktemp -d)
 node --import tsx --test --test-concurrency=1 test/*.test.ts 2>&1 | tee "$log/node.txt"
 node_rc=${PIPESTATUS[0]}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
-"$py" -m unittest discover -s test/python -t . 2>&1 | tee "$log/py.txt"
+"$py" -m unittest discover -s test/python 2>&1 | tee "$log/py.txt"
 py_rc=${PIPESTATUS[0]}
 pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# fail [0-9]+' "$log/node.txt" | awk '{print $3}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')

@@ -1,0 +1,199 @@
+"""training/programs.py: valid, terminating, deterministic, deduplicated, diverse programs; never CRUXEval's."""
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "training" / "programs.py"
+CRUXEVAL = REPO.parent / "shared" / "data" / "cruxeval.jsonl"
+sys.path.insert(0, str(REPO / "training"))
+import programs  # noqa: E402
+
+
+def generate(*args, timeout=120):
+    """Runs the generator; returns (rows, stderr)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.jsonl"
+        p = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), *args], capture_output=True, text=True, timeout=timeout)
+        if p.returncode != 0:
+            raise AssertionError(f"programs.py failed ({p.returncode}): {p.stderr}")
+        text = out.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()], p.stderr, text
+
+
+def ws(code):
+    return re.sub(r"\s+", " ", code).strip()
+
+
+# Runs each (code, input) in a fresh namespace under sys.settrace, counting the events of the
+# program's own code, as an independent check of the generator's claims.
+CHECKER = r'''
+import contextlib, io, json, sys
+rows = json.loads(sys.stdin.read())
+out = []
+for r in rows:
+    ns = {"__name__": "__program__"}
+    exec(compile(r["code"], "<program>", "exec"), ns)
+    n = [0]
+    def tr(frame, event, arg):
+        if frame.f_code.co_filename != "<program>": return None
+        n[0] += 1
+        return tr
+    with contextlib.redirect_stdout(io.StringIO()):
+        sys.settrace(tr)
+        try:
+            res = eval("f(" + r["input"] + ")", ns)
+        finally:
+            sys.settrace(None)
+    out.append({"output": repr(res), "events": n[0]})
+print(json.dumps(out))
+'''
+
+
+class GeneratedCorpus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.rows, cls.stderr, cls.text = generate("--count", "400", "--seed", "11", "--quiet")
+
+    def test_count_and_shape(self):
+        self.assertEqual(len(self.rows), 400)
+        for r in self.rows:
+            self.assertEqual(sorted(r), ["code", "id", "input", "output"])
+            self.assertTrue(all(isinstance(r[k], str) and r[k] for k in ("code", "input", "output", "id")))
+        self.assertEqual(len({r["id"] for r in self.rows}), len(self.rows))
+
+    def test_programs_are_valid_functions(self):
+        for r in self.rows:
+            tree = ast.parse(r["code"])
+            self.assertTrue(any(isinstance(n, ast.FunctionDef) and n.name == "f" for n in tree.body), r["code"])
+            ast.parse(r["input"], mode="eval")
+            self.assertLessEqual(r["code"].count("\n"), 31)
+
+    def test_outputs_and_event_counts_hold_when_run_again(self):
+        sample = self.rows[::7]
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        p = subprocess.run([sys.executable, "-c", CHECKER], input=json.dumps(sample), capture_output=True, text=True, timeout=60, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        results = json.loads(p.stdout)
+        for r, got in zip(sample, results):
+            self.assertEqual(got["output"], r["output"], r["code"] + "\n" + r["input"])
+            self.assertGreaterEqual(got["events"], 5, r["code"])
+            self.assertLessEqual(got["events"], 300, r["code"])
+
+    def test_deterministic_for_a_seed(self):
+        _, _, again = generate("--count", "400", "--seed", "11", "--quiet")
+        self.assertEqual(again, self.text)
+        _, _, other = generate("--count", "50", "--seed", "12", "--quiet")
+        self.assertNotEqual(other, self.text[: len(other)])
+
+    def test_deduplicated(self):
+        keys = [programs.code_key(r["code"]) + "\0" + programs.input_key(r["input"]) for r in self.rows]
+        self.assertEqual(len(keys), len(set(keys)))
+        # several inputs per function at most --inputs (2): the corpus is mostly distinct functions
+        funcs = {programs.code_key(r["code"]) for r in self.rows}
+        self.assertGreaterEqual(len(funcs), len(self.rows) // 2)
+
+    def test_diverse(self):
+        funcs = {r["code"]: r for r in self.rows}
+        cons = Counter()
+        for code in funcs:
+            cons.update(programs.constructs(code))
+        n = len(funcs)
+        for kind, at_least in {"for": 0.25, "if": 0.3, "while": 0.05, "try": 0.05, "listcomp": 0.04, "helper": 0.05,
+                               "recursion": 0.03, "slice": 0.08, "break": 0.03, "augassign": 0.2, "dictcomp": 0.01,
+                               "genexp": 0.02, "class": 0.01, "raise": 0.02, "continue": 0.01}.items():
+            self.assertGreaterEqual(cons[kind] / n, at_least, f"{kind}: {cons[kind]} of {n} functions")
+        methods = [k for k in cons if k.startswith(".")]
+        self.assertGreaterEqual(len(methods), 30, methods)
+        for m in (".split", ".join", ".append", ".get", ".pop", ".items", ".replace", ".count"):
+            self.assertIn(m, cons)
+        types = Counter(type(ast.literal_eval(r["output"])).__name__ for r in self.rows if not r["output"].startswith(("<", "Counter", "Stack")) and self._literal(r["output"]))
+        for t in ("int", "str", "list", "bool", "dict", "tuple"):
+            self.assertGreater(types[t], 0, types)
+
+    @staticmethod
+    def _literal(s):
+        try:
+            ast.literal_eval(s)
+            return True
+        except (ValueError, SyntaxError):
+            return False
+
+    @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
+    def test_no_cruxeval_function(self):
+        crux = [json.loads(line)["code"] for line in CRUXEVAL.read_text(encoding="utf-8").splitlines() if line.strip()]
+        self.assertGreater(len(crux), 700)
+        crux_ws = {ws(c) for c in crux}
+        crux_ast = {programs.code_key(c) for c in crux}
+        for r in self.rows:
+            self.assertNotIn(ws(r["code"]), crux_ws, r["code"])
+            self.assertNotIn(programs.code_key(r["code"]), crux_ast, r["code"])
+
+
+class Options(unittest.TestCase):
+    def test_add_dir(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            (d / "sq.py").write_text("def f(xs):\n    out = []\n    for x in xs:\n        out.append(x * x)\n    return out\n")
+            (d / "sq.inputs").write_text("# one argument text a line\n[1, 2, 3]\n\n[4]\n")
+            (d / "noinputs.py").write_text("def f(x):\n    return x\n")
+            (d / "broken.py").write_text("def f(x:\n")
+            (d / "nof.py").write_text("def g(x):\n    return x\n")
+            (d / "nof.inputs").write_text("1\n")
+            rows, err, _ = generate("--count", "0", "--add-dir", str(d))
+        self.assertEqual([(r["id"], r["input"], r["output"]) for r in rows], [("add_sq_0", "[1, 2, 3]", "[1, 4, 9]"), ("add_sq_1", "[4]", "[16]")])
+        for name in ("noinputs.py", "broken.py", "nof.py"):
+            self.assertIn(name, err)
+
+    @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
+    def test_added_cruxeval_function_is_refused(self):
+        first = json.loads(CRUXEVAL.read_text(encoding="utf-8").splitlines()[0])
+        with tempfile.TemporaryDirectory() as tmp:
+            d = Path(tmp)
+            (d / "leak.py").write_text("# reformatted, still the same function\n" + first["code"].replace("    ", "  ") + "\n")
+            (d / "leak.inputs").write_text(first["input"] + "\n")
+            rows, err, _ = generate("--count", "0", "--add-dir", str(d))
+        self.assertEqual(rows, [])
+        self.assertIn('"excluded": 1', err)
+
+    def test_exclude_file(self):
+        rows, _, _ = generate("--count", "30", "--seed", "5", "--quiet")
+        with tempfile.TemporaryDirectory() as tmp:
+            ex = Path(tmp) / "ex.jsonl"
+            ex.write_text("".join(json.dumps(r) + "\n" for r in rows[:10]))
+            again, _, _ = generate("--count", "30", "--seed", "5", "--quiet", "--exclude", str(ex))
+        banned = {programs.code_key(r["code"]) for r in rows[:10]}
+        self.assertFalse(banned & {programs.code_key(r["code"]) for r in again})
+
+    def test_bad_arguments(self):
+        p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3", "--out", "-", "--add-dir", "/nonexistent/dir"],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not a folder", p.stderr)
+        p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--out", p.stderr)
+
+    def test_runaway_candidates_are_dropped(self):
+        runner = programs.Runner(sys.executable, timeout=2.0, max_events=300, max_repr=120)
+        try:
+            self.assertEqual(runner.run("def f(n):\n    while True:\n        n += 1\n", "0")["why"], "events")
+            self.assertEqual(runner.run("def f(n):\n    return 'x' * n\n", "10 ** 10")["why"], "memory")
+            self.assertEqual(runner.run("def f(s):\n    return set(s)\n", "'abc'")["why"], "unordered")
+            self.assertEqual(runner.run("def f(x):\n    return object()\n", "1")["why"], "address")
+            self.assertEqual(runner.run("def f(x):\n    return [x] * 100\n", "1234")["why"], "long")
+            ok = runner.run("def f(xs):\n    return sorted(xs)\n", "[3, 1]")
+            self.assertEqual((ok["ok"], ok["output"], ok["events"]), (True, "[1, 3]", 3))
+        finally:
+            runner.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
