@@ -1,0 +1,2 @@
+def mean(xs):
+    return sum(xs) / len(xs)
