@@ -1,0 +1,316 @@
+"""Training: loss targets, packing, weight parts, GGUF writing, the PyTorch model, and real
+`--config tiny` runs (the loss must fall; resuming from a checkpoint reproduces the run)."""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from training import gguf  # noqa: E402
+from training.tokenizer import Tokenizer, read_jsonl, train as train_tokenizer  # noqa: E402
+from training.train import Docs, TrainError, build_batch, plan_epoch, tokenize_record  # noqa: E402
+
+FIXTURES = REPO / "test" / "fixtures" / "gguf"
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+NO_TORCH = "PyTorch is absent in this Python (apt-get install python3-torch; run with /usr/bin/python3)"
+
+
+def torch_python():
+    """A Python that has PyTorch: this one, else Debian's."""
+    for py in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(py) and subprocess.run([py, "-c", "import torch"], capture_output=True, timeout=120).returncode == 0:
+            return py
+    return None
+
+
+def records(name="heldout.jsonl"):
+    return list(read_jsonl(FIXTURES / name))
+
+
+class Fixture(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tok = train_tokenizer([r["text"] for r in records("train.jsonl")], 800)
+
+
+class LossTargets(Fixture):
+    def test_mask_covers_frames_their_newline_and_the_stop_token(self):
+        tok = self.tok
+        for rec in records():
+            ids, mask = tokenize_record(tok, rec, rec["id"])
+            text = rec["text"]
+            self.assertEqual(len(ids), len(mask))
+            # the final exit has no <|action_sep|> after it: one is appended, with loss
+            self.assertEqual(ids[-1], tok.stop_id)
+            self.assertEqual(mask[-1], 1)
+            self.assertEqual(tok.decode(ids[:-1]), text)
+            marked = tok.decode([t for t, m in zip(ids[:-1], mask[:-1]) if m])
+            want = "".join(text[s:e] + "\n" + "<|action_sep|>" for s, e in rec["targets"][:-1])
+            s, e = rec["targets"][-1]
+            want += text[s:e] + "\n"
+            self.assertEqual(marked, want)
+            # inputs (the header, the source, actions) carry no loss
+            for sp in ("<|src_sep|>", "<|step_into|>", "<|step_over|>"):
+                if sp in tok.id_of:
+                    self.assertTrue(all(m == 0 for t, m in zip(ids, mask) if t == tok.id_of[sp]))
+
+    def test_non_ascii_targets(self):
+        text = "#ndbg 1\n<|src_sep|>\nx = 'é'\n<|frame_sep|><|line_sep|>1 0 <module><|arg_sep|>x='é€'\n"
+        rec = {"id": "u", "text": text, "targets": [[text.index("<|frame_sep|>"), len(text) - 1]]}
+        ids, mask = tokenize_record(self.tok, rec, "u")
+        self.assertEqual(self.tok.decode([t for t, m in zip(ids, mask) if m]), text[text.index("<|frame_sep|>"):] + "<|action_sep|>")
+
+    def test_bad_records_are_clear_errors(self):
+        with self.assertRaisesRegex(TrainError, "bad target span"):
+            tokenize_record(self.tok, {"text": "abc", "targets": [[2, 9]]}, "f:1")
+        with self.assertRaisesRegex(TrainError, "no \"targets\""):
+            tokenize_record(self.tok, {"text": "abc"}, "f:2")
+
+
+class Packing(unittest.TestCase):
+    def test_every_document_once_per_epoch_and_little_padding(self):
+        rng = np.random.default_rng(0)
+        lengths = rng.integers(20, 700, size=500)
+        plan = plan_epoch(lengths, 512, 4096, np.random.default_rng(1))
+        seen = []
+        used = padded = 0
+        for rows in plan:
+            R = max(sum(L for _, L in row) for row in rows)
+            self.assertLessEqual(R, 512)
+            self.assertLessEqual(len(rows) * R, max(4096, R))
+            for row in rows:
+                for i, L in row:
+                    seen.append(i)
+                    self.assertEqual(L, min(lengths[i], 512))
+                used += sum(L for _, L in row)
+            padded += len(rows) * R
+        self.assertEqual(sorted(seen), list(range(500)))
+        self.assertLess(1 - used / padded, 0.05)
+
+    def test_batch_labels_positions_and_documents(self):
+        toks = np.arange(100, 130, dtype=np.uint16)
+        mask = np.zeros(30, np.uint8)
+        mask[[3, 4, 12, 25]] = 1
+        data = {"tokens": toks, "mask": mask, "offsets": np.array([0, 10, 30], np.int64), "idhash": np.zeros(2, np.uint64)}
+        docs = Docs(data, np.arange(2))
+        tokens, pos, doc, labels = build_batch(docs, [[(1, 20)], [(0, 10), (1, 5)]])
+        self.assertEqual(tokens.shape, (2, 20))
+        self.assertEqual(pos[1, :15].tolist(), list(range(10)) + list(range(5)))
+        self.assertEqual(doc[1].tolist(), [0] * 10 + [1] * 5 + [-1] * 5)
+        # label at i is token i+1 where that token has loss; never across documents
+        self.assertEqual(np.nonzero(labels[0] >= 0)[0].tolist(), [1, 14])
+        self.assertEqual(labels[0, 1], 112)
+        self.assertEqual(np.nonzero(labels[1] >= 0)[0].tolist(), [2, 3, 11])
+        _, _, doc1, _ = build_batch(docs, [[(1, 20)]])
+        self.assertIsNone(doc1, "rows of one document need no document mask")
+
+
+class WeightParts(unittest.TestCase):
+    def test_round_trip_in_parts_and_damage_is_detected(self):
+        rng = np.random.default_rng(0)
+        arrays = {"a": rng.standard_normal((40, 33)).astype(np.float32), "b": np.arange(7, dtype=np.int64),
+                  "c": rng.standard_normal(1000).astype(np.float32)}
+        with tempfile.TemporaryDirectory() as d:
+            gguf.write_tensors(d, "w", arrays, {"k": 1}, part_bytes=1000)
+            man = json.loads((Path(d) / "w.json").read_text())
+            self.assertGreater(len(man["parts"]), 5)
+            self.assertTrue(all(p["bytes"] <= 1000 for p in man["parts"]))
+            meta, back = gguf.read_tensors(d, "w")
+            self.assertEqual(meta, {"k": 1})
+            for k in arrays:
+                np.testing.assert_array_equal(back[k], arrays[k])
+            p = Path(d) / man["parts"][2]["file"]
+            p.write_bytes(b"\0" + p.read_bytes()[1:])
+            with self.assertRaisesRegex(gguf.GGUFError, "damaged"):
+                gguf.read_tensors(d, "w")
+            p.unlink()
+            with self.assertRaisesRegex(gguf.GGUFError, "missing weight part"):
+                gguf.read_tensors(d, "w")
+
+
+class GGUFWriting(Fixture):
+    def test_q8_0_blocks(self):
+        rng = np.random.default_rng(0)
+        a = rng.standard_normal((4, 64)).astype(np.float32)
+        a[1] = 0
+        raw = gguf.quantize_q8_0(a)
+        self.assertEqual(len(raw), 8 * 34)
+        back = gguf.dequantize_q8_0(raw, a.size).reshape(a.shape)
+        scale = np.abs(a.reshape(-1, 32)).max(1) / 127
+        self.assertTrue(np.all(np.abs(back - a).reshape(-1, 32).max(1) <= scale * 0.5 + 1e-3))
+        self.assertTrue(np.all(back[1] == 0))
+
+    def test_refuses_a_file_llama_cpp_would_abort_on(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaisesRegex(gguf.GGUFError, "llama.feed_forward_length"):
+                gguf.write_gguf(Path(d) / "x.gguf", [("general.architecture", gguf.STR, "llama")], [])
+            self.assertFalse((Path(d) / "x.gguf").exists())
+            bad = Path(d) / "bad.gguf"
+            bad.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\x01" * 10)
+            with self.assertRaises(gguf.GGUFError):
+                gguf.check_gguf(bad)
+
+    def test_export_metadata_and_tensors(self):
+        tok = self.tok.to_json()
+        model = dict(gguf.load_config("tiny")["model"])
+        arrays = gguf.random_weights(model, len(tok["tokens"]), seed=3)
+        with tempfile.TemporaryDirectory() as d:
+            for ftype, tol in (("f16", 1e-3), ("q8_0", 2e-3)):
+                out = Path(d) / f"m.{ftype}.gguf"
+                gguf.export(arrays, model, tok, out, ftype, "t", {"steps": 5, "eval_loss": 1.5, "device": "cpu"})
+                meta = gguf.check_gguf(out)
+                self.assertEqual(meta["ndbg.format_version"], 1)
+                self.assertEqual(meta["ndbg.dialect"], "native")
+                self.assertEqual(meta["general.name"], "t")
+                self.assertEqual(meta["ndbg.train.steps"], 5)
+                self.assertEqual(meta["tokenizer.ggml.pre"], "gpt-2")
+                self.assertEqual(meta["tokenizer.ggml.tokens"], tok["tokens"])
+                self.assertEqual(meta["tokenizer.ggml.eos_token_id"], self.tok.stop_id)
+                self.assertEqual(meta["tokenizer.ggml.token_type"][:3], [3, 3, 3])
+                self.assertEqual(meta["ndbg.special_tokens"], tok["special_tokens"])
+                _, infos = gguf.read_gguf(out, tensors=True)
+                self.assertEqual(set(infos), set(arrays))
+                for k, a in arrays.items():
+                    np.testing.assert_allclose(infos[k]["data"], a, atol=tol)
+                if ftype == "q8_0":
+                    self.assertEqual(infos["blk.0.attn_q.weight"]["type"], gguf.T_Q8_0)
+                    self.assertEqual(infos["output_norm.weight"]["type"], gguf.T_F32)
+
+    def test_random_model_without_torch(self):
+        with tempfile.TemporaryDirectory() as d:
+            tp = Path(d) / "tok.json"
+            self.tok.save(tp)
+            code = ("import sys; sys.modules['torch'] = None; from training.gguf import main; "
+                    f"sys.exit(main(['--random', '--config', 'tiny', '--tokenizer', {str(tp)!r}, '--out', {str(Path(d) / 'r.gguf')!r}]))")
+            r = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            meta = gguf.check_gguf(Path(d) / "r.gguf")
+            self.assertTrue(meta["ndbg.train.random"])
+            r = subprocess.run([sys.executable, "-m", "training.gguf", "--random", "--config", "nope", "--tokenizer", str(tp),
+                                "--out", str(Path(d) / "x.gguf")], cwd=REPO, capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("known configs", r.stderr)
+
+
+@unittest.skipUnless(HAS_TORCH, NO_TORCH)
+class Model(unittest.TestCase):
+    def setUp(self):
+        import torch
+        from training.model import ModelConfig, Transformer
+        torch.manual_seed(0)
+        self.torch = torch
+        self.model = Transformer(ModelConfig(vocab_size=97, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=64, ctx=64, init_std=0.2)).eval()
+
+    def test_packed_documents_equal_separate_ones(self):
+        torch = self.torch
+        a = torch.randint(0, 97, (1, 11))
+        b = torch.randint(0, 97, (1, 7))
+        with torch.no_grad():
+            la, lb = self.model(a), self.model(b)
+            row = torch.cat([a, b, torch.zeros(1, 3, dtype=torch.long)], 1)
+            pos = torch.tensor([list(range(11)) + list(range(7)) + [0, 0, 0]])
+            doc = torch.tensor([[0] * 11 + [1] * 7 + [-1] * 3])
+            lp = self.model(row, pos, doc)
+        torch.testing.assert_close(lp[:, :11], la, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(lp[:, 11:18], lb, rtol=1e-4, atol=1e-4)
+
+    def test_rope_rotates_consecutive_pairs(self):
+        torch = self.torch
+        from training.model import apply_rope, rope_tables
+        x = torch.randn(1, 3, 1, 8)
+        pos = torch.tensor([[0, 1, 5]])
+        cos, sin = rope_tables(pos, 8, 10000.0)
+        y = apply_rope(x, cos, sin)
+        for t, p in enumerate([0, 1, 5]):
+            for i in range(4):
+                th = p * 10000.0 ** (-2 * i / 8)
+                x0, x1 = x[0, t, 0, 2 * i], x[0, t, 0, 2 * i + 1]
+                self.assertAlmostEqual(float(y[0, t, 0, 2 * i]), float(x0 * torch.cos(torch.tensor(th)) - x1 * torch.sin(torch.tensor(th))), places=5)
+                self.assertAlmostEqual(float(y[0, t, 0, 2 * i + 1]), float(x0 * torch.sin(torch.tensor(th)) + x1 * torch.cos(torch.tensor(th))), places=5)
+
+    def test_weights_round_trip_through_gguf_names(self):
+        from training.model import ModelConfig, Transformer
+        arrays = self.model.gguf_state()
+        self.assertIn("blk.1.ffn_gate.weight", arrays)
+        self.assertNotIn("output.weight", arrays)
+        other = Transformer(self.model.cfg)
+        other.load_gguf_state(arrays)
+        x = self.torch.randint(0, 97, (1, 9))
+        with self.torch.no_grad():
+            self.torch.testing.assert_close(other.eval()(x), self.model(x))
+        with self.assertRaisesRegex(ValueError, "shape"):
+            Transformer(ModelConfig(vocab_size=98, dim=32, n_layers=2, n_heads=4, n_kv_heads=2, ffn_dim=64)).load_gguf_state(arrays)
+
+
+class TinyTraining(unittest.TestCase):
+    """Real training runs of --config tiny on the fixture (seconds each on one thread)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.py = torch_python()
+        if not cls.py:
+            raise unittest.SkipTest("no Python with PyTorch here (apt-get install python3-torch): training runs skipped")
+        cls.tmp = Path(tempfile.mkdtemp())
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def train(self, out, *extra, timeout=300):
+        cmd = [self.py, "-m", "training.train", "--data", str(FIXTURES / "train.jsonl"), "--eval", str(FIXTURES / "heldout.jsonl"),
+               "--config", "tiny", "--out", str(out), "--threads", "1", *extra]
+        r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        return [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+
+    def test_tiny_lowers_the_loss_and_writes_weights(self):
+        out = self.tmp / "tiny"
+        log = self.train(out)
+        done = log[-1]
+        self.assertEqual(done["event"], "done")
+        evals = [r["eval_loss"] for r in log if "eval_loss" in r]
+        self.assertLess(done["eval_loss"], done["first_loss"] - 1.0, "held-out loss must fall well below the start")
+        self.assertLess(evals[-1], evals[0])
+        meta, arrays = gguf.read_tensors(out, "model")
+        self.assertEqual(meta["stats"]["steps"], gguf.load_config("tiny")["train"]["steps"])
+        self.assertIn("blk.1.ffn_down.weight", arrays)
+        self.assertTrue(all(p.stat().st_size <= gguf.PART_BYTES for p in out.rglob("*.bin")))
+        self.assertTrue((out / "tokenizer.json").exists())
+        # the token cache is reused by a second run
+        log2 = self.train(self.tmp / "tiny2", "--tokenizer", str(out / "tokenizer.json"), "--cache", str(out / "cache"), "--steps", "2")
+        self.assertFalse(any(r.get("event") == "tokenized" for r in log2))
+
+    def test_resume_reproduces_the_run(self):
+        out = self.tmp / "full"
+        self.train(out, "--steps", "20", "--ckpt-every", "10", "--keep", "3")
+        ck = out / "checkpoints"
+        self.assertTrue((ck / "step_0000010").is_dir())
+        part = self.tmp / "part"
+        shutil.copytree(out, part)
+        (part / "checkpoints" / "latest").write_text("step_0000010")
+        log = self.train(part, "--steps", "20", "--resume")
+        self.assertEqual(next(r for r in log if r.get("event") == "resumed")["step"], 10)
+        _, a = gguf.read_tensors(out, "model")
+        _, b = gguf.read_tensors(part, "model")
+        for k in a:
+            np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+    def test_time_budget_ends_the_run(self):
+        log = self.train(self.tmp / "budget", "--minutes", "0.03", "--steps", "100000")
+        done = log[-1]
+        self.assertEqual(done["event"], "done")
+        self.assertGreater(done["steps"], 0)
+        self.assertLess(done["steps"], 100000)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,579 @@
+"""Trains the native model on trajectories: loss only on the frames the model must predict.
+
+  python3 -m training.train --data train.jsonl [--eval eval.jsonl] --config small --out runs/small \\
+      [--tokenizer tok.json] [--minutes 60] [--steps N] [--threads 2] [--device auto] [--resume]
+
+Data: JSONL lines {"id", "text", "targets": [[start, end], ...]} (`ndbg data`); targets are
+character spans of predicted frames. The loss covers each target's tokens, the whitespace after
+it and the <|action_sep|> that ends it (so generation stops there); a target with no
+<|action_sep|> after it (the final exit) gets one appended. Each JSONL file is tokenized once
+into a cache of .npy arrays (uint16 tokens, uint8 loss mask, document offsets).
+
+Batches pack whole documents (longest first, first fit) into rows as long as the longest one, so
+almost nothing is padding and attention never spans more than one row; documents sharing a row
+cannot see each other and each starts at position 0. Documents longer than the context are cut.
+
+Schedule: linear warmup, then cosine to min_lr over --steps, or over --minutes of training time
+when no step count is given (both: whichever ends first). --minutes and --steps count the whole
+run, across resumes. Outputs in --out: model.json + model.partNNN.bin (final fp32 weights, GGUF
+tensor names, parts <= 16 MiB), tokenizer.json, log.jsonl, checkpoints/ (same part format, with
+optimizer state, data position and RNG state; --resume continues from the latest one).
+
+Threads: --threads sets torch, OpenMP and OpenBLAS threads. On Debian, torch links the reference
+BLAS; when /usr/lib/x86_64-linux-gnu/openblas-pthread exists the trainer restarts itself with it
+on LD_LIBRARY_PATH (30x faster matrix products; NDBG_KEEP_BLAS=1 turns this off).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import shutil
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make "training" importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from training.gguf import GGUFError, load_config, read_tensors, write_tensors  # noqa: E402
+from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, train as train_tokenizer  # noqa: E402
+
+OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
+CACHE_VERSION = 2  # bump when what the token cache holds changes
+REPO = Path(__file__).resolve().parent.parent
+
+
+class TrainError(Exception):
+    pass
+
+
+# ---- tokenized data ----
+
+def _byte_offsets(text: str, chars: list[int]) -> list[int]:
+    if text.isascii():
+        return list(chars)
+    return [len(text[:c].encode("utf-8")) for c in chars]
+
+
+def tokenize_record(tok: Tokenizer, rec: dict, where: str) -> tuple[list[int], list[int]]:
+    """Token ids and loss mask of one record (see the module doc for what the loss covers)."""
+    text = rec["text"]
+    try:
+        ids, offs = tok.encode_with_offsets(text)
+    except UnicodeEncodeError as e:
+        raise TrainError(f"{where}: text is not valid Unicode ({e})") from e
+    targets = rec.get("targets")
+    if targets is None:
+        raise TrainError(f'{where}: record has no "targets" (character spans of the frames to predict)')
+    spans = []
+    for t in targets:
+        if not (isinstance(t, list) and len(t) == 2 and 0 <= t[0] <= t[1] <= len(text)):
+            raise TrainError(f"{where}: bad target span {t} (text has {len(text)} characters)")
+        spans.append(tuple(_byte_offsets(text, t)))
+    mask = [0] * len(ids)
+    ws = tok.whitespace_ids
+    extra_stop = False
+    j = 0
+    spans.sort()
+    for bs, be in spans:
+        while j < len(ids) and offs[j] < bs:
+            j += 1
+        k = j
+        while k < len(ids) and offs[k] < be:
+            mask[k] = 1
+            k += 1
+        if k == j:
+            continue
+        while k < len(ids) and ids[k] in ws:  # the newline that ends the frame
+            mask[k] = 1
+            k += 1
+        if k < len(ids) and ids[k] == tok.stop_id:
+            mask[k] = 1
+        elif k == len(ids):
+            extra_stop = True
+    if extra_stop:
+        ids.append(tok.stop_id)
+        mask.append(1)
+    return ids, mask
+
+
+def load_data(path: str, tok: Tokenizer, tok_path: str, cache_dir: Path, log) -> dict:
+    """{tokens uint16, mask uint8, offsets int64 [docs+1], idhash uint64}: from the cache, or tokenized once into it."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except OSError as e:
+        raise TrainError(f"cannot read data {path}: {e}") from e
+    key = hashlib.sha256(Path(tok_path).read_bytes()).hexdigest()[:12]
+    key += "-" + hashlib.sha256(f"{CACHE_VERSION}|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    d = cache_dir / f"{p.stem}.{key}"
+    names = ("tokens", "mask", "offsets", "idhash")
+    if all((d / f"{n}.npy").exists() for n in names):
+        return {n: np.load(d / f"{n}.npy", mmap_mode="r") for n in names}
+    if tok.vocab_size > 65535:
+        raise TrainError("vocabularies above 65535 tokens do not fit the uint16 cache")
+    t0 = time.time()
+    toks, masks, offsets, idh = [], [], [0], []
+    for n, rec in enumerate(read_jsonl(p), 1):
+        ids, m = tokenize_record(tok, rec, f"{path}:{n}")
+        toks.append(np.asarray(ids, dtype=np.uint16))
+        masks.append(np.asarray(m, dtype=np.uint8))
+        offsets.append(offsets[-1] + len(ids))
+        # samples of one program ("PROGRAM#k") share a hash, so a held-out split by hash holds out programs
+        prog = str(rec.get("id", n)).split("#")[0]
+        idh.append(int.from_bytes(hashlib.sha256(prog.encode()).digest()[:8], "little"))
+    if not toks:
+        raise TrainError(f"{path} holds no records")
+    arrays = {"tokens": np.concatenate(toks), "mask": np.concatenate(masks),
+              "offsets": np.asarray(offsets, dtype=np.int64), "idhash": np.asarray(idh, dtype=np.uint64)}
+    tmp = d.with_name(d.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for n, a in arrays.items():
+        np.save(tmp / f"{n}.npy", a)
+    shutil.rmtree(d, ignore_errors=True)
+    os.replace(tmp, d)
+    log({"event": "tokenized", "data": str(path), "docs": len(toks), "tokens": int(arrays["offsets"][-1]),
+         "target_tokens": int(arrays["mask"].sum()), "chars_per_token": round(_chars(p) / max(int(arrays["offsets"][-1]), 1), 3),
+         "seconds": round(time.time() - t0, 1), "cache": str(d)})
+    return arrays
+
+
+def _chars(p: Path) -> int:
+    return sum(len(r["text"]) for r in read_jsonl(p))
+
+
+class Docs:
+    """A view of some documents of a tokenized set."""
+
+    def __init__(self, data: dict, index: np.ndarray):
+        self.data, self.index = data, index
+        off = data["offsets"]
+        self.start = off[index]
+        self.length = off[index + 1] - off[index]
+
+    def __len__(self):
+        return len(self.index)
+
+
+def plan_epoch(lengths: np.ndarray, ctx: int, batch_tokens: int, rng: np.random.Generator) -> list[list[list[tuple[int, int]]]]:
+    """Batches of rows of (doc, length) for one epoch: pools of shuffled documents are packed
+    longest first; each batch's rows are as long as its longest document, and shorter
+    documents fill the rest of its rows (largest that fits first)."""
+    import bisect
+    order = rng.permutation(len(lengths))
+    batches = []
+    pool_size = 4096
+    for p in range(0, len(order), pool_size):
+        pool = sorted((min(int(lengths[i]), ctx), int(i)) for i in order[p:p + pool_size] if lengths[i] > 1)
+        while pool:
+            R = pool[-1][0]
+            n_rows = max(1, batch_tokens // R)
+            rows = []
+            for _ in range(n_rows):
+                if not pool:
+                    break
+                row, room = [], R
+                while pool:
+                    k = bisect.bisect_right(pool, (room, len(lengths))) - 1
+                    if k < 0:
+                        break
+                    L, i = pool.pop(k)
+                    row.append((i, L))
+                    room -= L
+                rows.append(row)
+            batches.append(rows)
+    rng.shuffle(batches)
+    return batches
+
+
+def build_batch(docs: Docs, rows: list[list[tuple[int, int]]]):
+    """numpy arrays tokens, pos, doc, labels [B, R] for rows of (doc, length); labels are -100 off target."""
+    R = max(sum(L for _, L in row) for row in rows)
+    B = len(rows)
+    tokens = np.zeros((B, R), np.int64)
+    pos = np.zeros((B, R), np.int64)
+    doc = np.full((B, R), -1, np.int64)
+    labels = np.full((B, R), -100, np.int64)
+    T, M = docs.data["tokens"], docs.data["mask"]
+    packed = False
+    for b, row in enumerate(rows):
+        c = 0
+        packed |= len(row) > 1
+        for n, (i, L) in enumerate(row):
+            s = int(docs.start[i])
+            t = np.asarray(T[s:s + L], dtype=np.int64)
+            m = np.asarray(M[s:s + L])
+            tokens[b, c:c + L] = t
+            pos[b, c:c + L] = np.arange(L)
+            doc[b, c:c + L] = n
+            lab = np.where(m[1:] > 0, t[1:], -100)
+            labels[b, c:c + L - 1] = lab
+            c += L
+    return tokens, pos, (doc if packed else None), labels
+
+
+# ---- training ----
+
+def _reexec_with_openblas(device: str) -> None:
+    """Restarts this process with OpenBLAS when torch would otherwise use Debian's reference BLAS."""
+    if device == "cuda" or os.environ.get("NDBG_KEEP_BLAS") or not os.path.isdir(OPENBLAS_DIR):
+        return
+    if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        return
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join(x for x in (OPENBLAS_DIR, env.get("LD_LIBRARY_PATH")) if x)
+    env["PYTHONPATH"] = ":".join(x for x in (str(REPO), env.get("PYTHONPATH")) if x)
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, "-m", "training.train", *sys.argv[1:]], env)
+
+
+def lr_at(progress: float, step: int, tc: dict) -> float:
+    if step < tc["warmup"]:
+        return tc["lr"] * (step + 1) / tc["warmup"]
+    p = min(max(progress, 0.0), 1.0)
+    lo = tc["lr"] * tc.get("min_lr_frac", 0.1)
+    return lo + (tc["lr"] - lo) * 0.5 * (1 + math.cos(math.pi * p))
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m training.train", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", action="append", required=True, help="training JSONL (repeatable)")
+    ap.add_argument("--eval", action="append", help="held-out JSONL (default: --eval-frac of --data, by id)")
+    ap.add_argument("--eval-frac", type=float, default=0.02, help="without --eval: this share of programs (id before '#') is held out")
+    ap.add_argument("--config", default="tiny", help="training/configs/NAME.json or a path")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tokenizer", help="tokenizer JSON (default: OUT/tokenizer.json, trained on --data if absent)")
+    ap.add_argument("--vocab", type=int, help="vocabulary size when training the tokenizer (default: the config's)")
+    ap.add_argument("--minutes", type=float, help="training-time budget of the whole run")
+    ap.add_argument("--steps", type=int, help="optimizer steps of the whole run (default: the config's)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    ap.add_argument("--resume", action="store_true", help="continue from OUT/checkpoints/latest")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--batch-tokens", type=int)
+    ap.add_argument("--lr", type=float)
+    ap.add_argument("--eval-every", type=int)
+    ap.add_argument("--ckpt-every", type=int)
+    ap.add_argument("--log-every", type=int)
+    ap.add_argument("--keep", type=int, default=2, help="checkpoints kept")
+    ap.add_argument("--cache", help="token cache folder (default: OUT/cache)")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2, CUDA)")
+    ap.add_argument("--name", help="model name written into the weights and GGUF")
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv if argv is not None else sys.argv[1:])
+    for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[v] = str(args.threads)
+    if args.device != "cuda":
+        _reexec_with_openblas(args.device)
+    try:
+        return run(args)
+    except (TrainError, TokenizerError, GGUFError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+def run(args) -> int:
+    import torch
+
+    from training.model import ModelConfig, Transformer
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    logf = open(out / "log.jsonl", "a")
+
+    def log(rec: dict) -> None:
+        rec = {"t": round(time.time(), 1), **rec}
+        line = json.dumps(rec)
+        print(line, flush=True)
+        logf.write(line + "\n")
+        logf.flush()
+
+    torch.set_num_threads(args.threads)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass
+    if args.device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    else:
+        device = args.device
+    if device == "cuda" and not torch.cuda.is_available():
+        raise TrainError("--device cuda but no CUDA device is available")
+
+    ckpt_root = out / "checkpoints"
+    resume = None
+    if args.resume and (ckpt_root / "latest").exists():
+        resume = ckpt_root / (ckpt_root / "latest").read_text().strip()
+    if resume:
+        cmeta, carrays = read_tensors(resume, "ckpt")
+        cfg = cmeta["config"]
+    else:
+        cfg = load_config(args.config)
+    tc = dict(cfg.get("train", {}))
+    for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("eval_every", args.eval_every),
+                 ("ckpt_every", args.ckpt_every), ("log_every", args.log_every), ("steps", args.steps)):
+        if v is not None:
+            tc[k] = v
+    tc.setdefault("warmup", 100)
+    tc.setdefault("batch_tokens", 8192)
+    tc.setdefault("lr", 1e-3)
+    total_steps = tc.get("steps")
+    budget = args.minutes * 60 if args.minutes else None
+    if not total_steps and not budget:
+        raise TrainError("give --steps or --minutes (the config sets no step count)")
+
+    # tokenizer: given, kept from an earlier run, or trained now on the training data
+    tok_path = out / "tokenizer.json"
+    if args.tokenizer:
+        if Path(args.tokenizer).resolve() != tok_path.resolve():
+            if resume and tok_path.exists() and tok_path.read_bytes() != Path(args.tokenizer).read_bytes():
+                raise TrainError("--tokenizer differs from the one this run was trained with")
+            shutil.copyfile(args.tokenizer, tok_path)
+    elif not tok_path.exists():
+        t0 = time.time()
+        vocab = args.vocab or tc.get("vocab", 4096)
+
+        def texts():  # the first 20M characters are plenty for a few thousand merges
+            left = 20_000_000
+            for p in args.data:
+                for rec in read_jsonl(p):
+                    if left <= 0:
+                        return
+                    left -= len(rec["text"])
+                    yield rec["text"]
+        tok = train_tokenizer(texts(), vocab)
+        tok.save(tok_path)
+        log({"event": "tokenizer", "vocab": tok.vocab_size, "seconds": round(time.time() - t0, 1)})
+    tok = Tokenizer.load(tok_path)
+
+    cache = Path(args.cache) if args.cache else out / "cache"
+    train_sets = [load_data(p, tok, str(tok_path), cache, log) for p in args.data]
+    if len(train_sets) > 1:
+        data = _concat(train_sets)
+    else:
+        data = train_sets[0]
+    all_idx = np.arange(len(data["offsets"]) - 1)
+    if args.eval:
+        ev_sets = [load_data(p, tok, str(tok_path), cache, log) for p in args.eval]
+        ev_data = _concat(ev_sets) if len(ev_sets) > 1 else ev_sets[0]
+        train_docs = Docs(data, all_idx)
+        eval_docs = Docs(ev_data, np.arange(len(ev_data["offsets"]) - 1))
+    else:
+        held = (np.asarray(data["idhash"]) % 10000) < int(args.eval_frac * 10000)
+        train_docs = Docs(data, all_idx[~held])
+        eval_docs = Docs(data, all_idx[held])
+    if len(train_docs) == 0:
+        raise TrainError("no training documents")
+
+    mcfg = ModelConfig.from_dict({**cfg["model"], "vocab_size": tok.vocab_size})
+    torch.manual_seed(args.seed)
+    model = Transformer(mcfg).to(device)
+    n_params = model.num_params()
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": tc.get("weight_decay", 0.1)},
+                             {"params": no_decay, "weight_decay": 0.0}],
+                            lr=tc["lr"], betas=(0.9, 0.95), eps=1e-8)
+    state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None}
+    if resume:
+        _restore(model, opt, carrays, cmeta, state)
+        log({"event": "resumed", "checkpoint": str(resume), **state})
+    loss_fn = model.loss
+    if args.compile and hasattr(torch, "compile"):
+        loss_fn = torch.compile(model.loss, dynamic=True)
+    use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
+    if device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+
+    def to_dev(a):
+        return None if a is None else torch.from_numpy(a).to(device, non_blocking=True)
+
+    def loss_of(batch):
+        tokens, pos, doc, labels = (to_dev(x) for x in batch)
+        if use_bf16:
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                return loss_fn(tokens, pos, doc, labels)
+        return loss_fn(tokens, pos, doc, labels)
+
+    ctx = mcfg.ctx
+    eval_batches = []
+    if len(eval_docs):
+        ev_plan = plan_epoch(eval_docs.length, ctx, tc["batch_tokens"], np.random.default_rng(1234))
+        n_tok = 0
+        for rows in ev_plan:
+            eval_batches.append(build_batch(eval_docs, rows))
+            n_tok += sum(L for row in rows for _, L in row)
+            if n_tok >= tc.get("eval_tokens", 65536):
+                break
+
+    def evaluate() -> float | None:
+        if not eval_batches:
+            return None
+        model.eval()
+        tot, n = 0.0, 0
+        with torch.no_grad():
+            for b in eval_batches:
+                loss, k = loss_of(b)
+                tot += float(loss) * k
+                n += k
+        model.train()
+        return tot / max(n, 1)
+
+    log({"event": "start", "device": device, "bf16": use_bf16, "threads": args.threads, "params": n_params,
+         "config": cfg.get("name"), "model": mcfg.to_dict(), "train": tc, "train_docs": len(train_docs),
+         "eval_docs": len(eval_docs), "train_tokens": int(train_docs.length.sum()),
+         "train_target_tokens": _targets(data, train_docs),
+         "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
+
+    stop = {"now": False}
+
+    def on_signal(signum, frame):
+        stop["now"] = True
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    def progress() -> float:
+        p = 0.0
+        if total_steps:
+            p = max(p, state["step"] / total_steps)
+        if budget:
+            p = max(p, state["elapsed"] / budget)
+        return p
+
+    last_eval = None
+    lv = float("nan")
+    model.train()
+    plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, state["epoch"]]))
+    win_t, win_tok, win_tgt, win_loss, win_n = time.time(), 0, 0, 0.0, 0
+    while progress() < 1.0 and not stop["now"]:
+        if state["batch"] >= len(plan):
+            state["epoch"] += 1
+            state["batch"] = 0
+            plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, state["epoch"]]))
+        t0 = time.time()
+        rows = plan[state["batch"]]
+        batch = build_batch(train_docs, rows)
+        lr = lr_at(progress(), state["step"], tc)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        loss, n_tgt = loss_of(batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        lv = float(loss)
+        if not math.isfinite(lv):
+            raise TrainError(f"loss became {lv} at step {state['step']}; lower --lr")
+        if state["first_loss"] is None:
+            state["first_loss"] = lv
+        n_tok = sum(L for row in rows for _, L in row)
+        state["step"] += 1
+        state["batch"] += 1
+        state["tokens"] += n_tok
+        state["target_tokens"] += n_tgt
+        if device == "cuda":
+            torch.cuda.synchronize()
+        state["elapsed"] += time.time() - t0
+        win_tok += n_tok
+        win_tgt += n_tgt
+        win_loss += lv
+        win_n += 1
+        if state["step"] % tc.get("log_every", 10) == 0 or state["step"] == 1:
+            dt = time.time() - win_t
+            pad = 1 - n_tok / (len(rows) * max(sum(L for _, L in row) for row in rows))
+            log({"step": state["step"], "loss": round(win_loss / win_n, 4), "lr": round(lr, 6),
+                 "tok_s": round(win_tok / dt), "target_tok_s": round(win_tgt / dt), "pad": round(pad, 3),
+                 "rows": len(rows), "row_len": batch[0].shape[1], "epoch": state["epoch"],
+                 "elapsed_min": round(state["elapsed"] / 60, 2)})
+            win_t, win_tok, win_tgt, win_loss, win_n = time.time(), 0, 0, 0.0, 0
+        if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
+            last_eval = evaluate()
+            log({"step": state["step"], "eval_loss": last_eval})
+        if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
+            _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
+
+    last_eval = evaluate()
+    _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
+    stats = {"params": n_params, "steps": state["step"], "tokens_seen": state["tokens"],
+             "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
+             "first_loss": state["first_loss"] if state["first_loss"] is not None else float("nan"),
+             "final_train_loss": lv,
+             "eval_loss": last_eval if last_eval is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
+             "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
+             "vocab": tok.vocab_size}
+    name = args.name or f"ndbg-{cfg.get('name', 'model')}"
+    write_tensors(out, "model", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
+    log({"event": "done", "weights": str(out / "model.json"), **stats})
+    logf.close()
+    return 0
+
+
+def _targets(data: dict, docs: Docs) -> int:
+    cm = np.concatenate([[0], np.cumsum(np.asarray(data["mask"], dtype=np.int64))])
+    return int((cm[docs.start + docs.length] - cm[docs.start]).sum())
+
+
+def _concat(sets: list[dict]) -> dict:
+    offs, base = [np.zeros(1, np.int64)], 0
+    for s in sets:
+        offs.append(np.asarray(s["offsets"][1:]) + base)
+        base += int(s["offsets"][-1])
+    return {"tokens": np.concatenate([np.asarray(s["tokens"]) for s in sets]),
+            "mask": np.concatenate([np.asarray(s["mask"]) for s in sets]),
+            "offsets": np.concatenate(offs), "idhash": np.concatenate([np.asarray(s["idhash"]) for s in sets])}
+
+
+def _checkpoint(root: Path, model, opt, state: dict, cfg: dict, keep: int, log) -> None:
+    """Weights, AdamW moments, data position and RNG state, written to a temporary folder and renamed."""
+    import torch
+    arrays = {f"model.{k}": v for k, v in model.gguf_state().items()}
+    names = {id(p): n for n, p in model.named_parameters()}
+    from training.model import to_gguf_name
+    opt_steps = {}
+    for p, st in opt.state.items():
+        g = to_gguf_name(names[id(p)])
+        arrays[f"opt.{g}.exp_avg"] = st["exp_avg"].detach().float().cpu().numpy()
+        arrays[f"opt.{g}.exp_avg_sq"] = st["exp_avg_sq"].detach().float().cpu().numpy()
+        opt_steps[g] = float(st["step"])
+    arrays["rng.torch"] = torch.get_rng_state().numpy()
+    name = f"step_{state['step']:07d}"
+    tmp = root / (name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    write_tensors(tmp, "ckpt", arrays, {"config": cfg, "state": state, "opt_steps": opt_steps})
+    shutil.rmtree(root / name, ignore_errors=True)
+    os.replace(tmp, root / name)
+    (root / "latest.tmp").write_text(name)
+    os.replace(root / "latest.tmp", root / "latest")
+    for old in sorted(p for p in root.glob("step_*") if p.is_dir() and not p.name.endswith(".tmp"))[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    log({"event": "checkpoint", "path": str(root / name), "step": state["step"]})
+
+
+def _restore(model, opt, arrays: dict, meta: dict, state: dict) -> None:
+    import torch
+    from training.model import to_gguf_name
+    model.load_gguf_state({k[6:]: v for k, v in arrays.items() if k.startswith("model.")})
+    dev = next(model.parameters()).device
+    for n, p in model.named_parameters():
+        g = to_gguf_name(n)
+        if f"opt.{g}.exp_avg" in arrays:
+            opt.state[p] = {"step": torch.tensor(meta["opt_steps"][g]),
+                            "exp_avg": torch.from_numpy(arrays[f"opt.{g}.exp_avg"].copy()).to(dev),
+                            "exp_avg_sq": torch.from_numpy(arrays[f"opt.{g}.exp_avg_sq"].copy()).to(dev)}
+    torch.set_rng_state(torch.from_numpy(arrays["rng.torch"].copy()))
+    state.update(meta["state"])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
