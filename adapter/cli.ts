@@ -12,6 +12,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   steps: () => import("./commands/steps.js"),
   data: () => import("./commands/data.js"),
   predict: () => import("./commands/predict.js"),
+  bench: () => import("./commands/bench.js"),
+  eval: () => import("./commands/eval.js"),
 };
 
 async function help(): Promise<string> {

@@ -9,6 +9,11 @@ export const MODES = ["predict", "record", "compare"] as const;
 export type Mode = (typeof MODES)[number];
 export const DIALECTS = ["auto", "native", "instruct"] as const;
 export type Dialect = (typeof DIALECTS)[number];
+export const GPUS = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
+/** Compare mode's predicted side: the model, or a recording of the real run (a check of the comparison itself). */
+export const PREDICTORS = ["model", "record"] as const;
+export type PredictorKind = (typeof PREDICTORS)[number];
+export type Gpu = (typeof GPUS)[number];
 
 export interface LaunchConfig {
   /** Absolute path of the Python file. */
@@ -18,9 +23,15 @@ export interface LaunchConfig {
   mode: Mode;
   model?: string;
   dialect: Dialect;
+  /** Where the model runs. */
+  gpu: Gpu;
+  /** CPU threads for inference; 0 chooses from the machine. */
+  threads: number;
   stopOnEntry: boolean;
   python?: string;
   resync: boolean;
+  /** Compare mode: where the predicted states come from. */
+  predictor: PredictorKind;
   maxSteps: number;
   /** Seconds. */
   timeout: number;
@@ -32,8 +43,11 @@ export interface LaunchConfig {
 export const LAUNCH_DEFAULTS = {
   mode: "predict",
   dialect: "auto",
+  gpu: "auto",
+  threads: 0,
   stopOnEntry: true,
   resync: false,
+  predictor: "model",
   maxSteps: 10000,
   timeout: 10,
   maxOutput: 1000000,
@@ -91,6 +105,13 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (dialect instanceof Error) return fail(dialect.message);
   if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not "${dialect}"`);
 
+  const gpu = str("gpu") ?? LAUNCH_DEFAULTS.gpu;
+  if (gpu instanceof Error) return fail(gpu.message);
+  if (!(GPUS as readonly string[]).includes(gpu)) return fail(`"gpu" must be one of ${GPUS.join(", ")}, not "${gpu}"`);
+  const threads = a.threads ?? LAUNCH_DEFAULTS.threads;
+  if (typeof threads !== "number" || !Number.isInteger(threads) || threads < 0)
+    return fail(`"threads" must be a whole number of CPU threads (0 chooses from the machine), not ${JSON.stringify(threads)}`);
+
   const call = str("call");
   if (call instanceof Error) return fail(call.message);
   if (call !== undefined) {
@@ -106,6 +127,9 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
   const resync = bool("resync", LAUNCH_DEFAULTS.resync);
   if (resync instanceof Error) return fail(resync.message);
+  const predictor = str("predictor") ?? LAUNCH_DEFAULTS.predictor;
+  if (predictor instanceof Error) return fail(predictor.message);
+  if (!(PREDICTORS as readonly string[]).includes(predictor)) return fail(`"predictor" must be one of ${PREDICTORS.join(", ")}, not "${predictor}"`);
 
   const limits = {} as Record<(typeof LIMITS)[number][0], number>;
   for (const [name, integer] of LIMITS) {
@@ -123,8 +147,11 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     program: path,
     mode: mode as Mode,
     dialect: dialect as Dialect,
+    gpu: gpu as Gpu,
+    threads,
     stopOnEntry,
     resync,
+    predictor: predictor as PredictorKind,
     ...limits,
   };
   if (call !== undefined && call.trim() !== "") config.call = call.trim();

@@ -5,18 +5,23 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
-  Breakpoint, ExitedEvent, Handles, InitializedEvent, Logger, LoggingDebugSession, OutputEvent, Scope, Source,
+  Breakpoint, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent, Scope, Source,
   StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, type BreakpointSpec } from "./engine.js";
 import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
+import type { ModelStatus } from "./predictors/model.js";
 import { runTrace } from "./tracer.js";
 import type { Exit, Frame } from "./trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
 import { ExprError, evaluateExpression, parseExpression } from "./expr.js";
+import { initPython, parsePythonSync } from "./pysource.js";
 import { reprToNode, type ValueNode } from "./values.js";
+import { ComparePredictor, checkPair, describeAgreement, describeDifference, startComparison, stateLabel } from "./compare.js";
+import { findDebugpyPython } from "./debugpy.js";
+import { serialize, serializeMany } from "./trajectory.js";
 
 const THREAD_ID = 1;
 /** How long launch waits for configurationDone before it starts anyway. */
@@ -26,7 +31,14 @@ const CONFIGURATION_TIMEOUT_MS = 10_000;
  * The one place where a launch mode becomes a source of states. Predict and compare modes
  * plug in here.
  */
-export async function createPredictor(config: LaunchConfig): Promise<Predictor> {
+export interface PredictorHooks {
+  /** Diagnostics (llama.cpp's messages): for the log, never stdout. */
+  log?: (message: string) => void;
+  /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
+  status?: (s: ModelStatus) => void;
+}
+
+export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}): Promise<Predictor> {
   switch (config.mode) {
     case "record": {
       const trace = await runTrace(config.program, {
@@ -40,28 +52,45 @@ export async function createPredictor(config: LaunchConfig): Promise<Predictor> 
       });
       return new RecordedPredictor(trace);
     }
-    case "predict":
-      throw new Error('predict mode (a local model predicts every state) is not available yet: use "mode": "record" to trace the program for real and replay it');
+    case "predict": {
+      const { ModelPredictor } = await import("./predictors/model.js");
+      return ModelPredictor.create({
+        program: config.program,
+        ...(config.call !== undefined ? { call: config.call } : {}),
+        ...(config.model !== undefined ? { model: config.model } : {}),
+        dialect: config.dialect,
+        gpu: config.gpu,
+        threads: config.threads,
+        cwd: dirname(config.program),
+        ...(hooks.log ? { log: hooks.log } : {}),
+        ...(hooks.status ? { onStatus: hooks.status } : {}),
+      });
+    }
     case "compare":
-      throw new Error('compare mode (prediction beside the real debugger) is not available yet: use "mode": "record" to trace the program for real and replay it');
+      return createComparison(config);
   }
 }
 
+/** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
+async function createComparison(config: LaunchConfig): Promise<Predictor> {
+  const python = await findDebugpyPython(config.python);
+  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python });
+  return startComparison(
+    { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
+    inner,
+  );
+}
+
 /**
- * Lines where a breakpoint can stop: for now every line with code on it (not blank, not only a
- * comment). The tolerant parser (adapter/pysource.ts) will answer this exactly.
+ * Lines where a breakpoint can stop, from the tolerant parser (the program need not parse);
+ * initPython() must have run.
  */
 export function breakableLines(source: string): Set<number> {
-  const out = new Set<number>();
-  source.split(/\r\n?|\n/).forEach((text, i) => {
-    const t = text.trim();
-    if (t !== "" && !t.startsWith("#")) out.add(i + 1);
-  });
-  return out;
+  return new Set(parsePythonSync(source).lines);
 }
 
 /** What a variablesReference stands for: a frame's locals, or a value's children. */
-type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string };
+type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string } | { kind: "compare"; side: "predicted" | "real" };
 
 type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
 
@@ -209,8 +238,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const config = checked.config;
     this.config = config;
     this.ended = false;
+    await initPython();
     const generation = this.generation;
-    const predictor = await createPredictor(config);
+    const predictor = await createPredictor(config, { log: (m) => logger.verbose(m), status: (st) => this.modelStatus(st) });
     if (generation !== this.generation) {
       await predictor.dispose();
       throw new Error("the session ended while the program was being prepared");
@@ -228,6 +258,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const ctl = this.track(-1, false);
     try {
       await engine.start(ctl.signal);
+      this.comparison?.begin(engine.current);
     } finally {
       this.inflight.delete(-1);
     }
@@ -328,7 +359,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.engine.setBreakpoints(specs);
   }
 
-  protected override setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): void {
+  protected override async setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): Promise<void> {
+    try {
+      await initPython();
+    } catch (e) {
+      return this.fail(response, `cannot read Python structure: ${errorMessage(e)}`);
+    }
     const path = args.source.path ? this.convertClientPathToDebugger(args.source.path) : undefined;
     const wanted: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
     if (!path) return this.fail(response, "breakpoints need a source file path");
@@ -382,7 +418,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private async move(seq: number, kind: MoveKind, op: (signal: AbortSignal) => Promise<Predicted>): Promise<void> {
     const ctl = this.track(seq, true);
     try {
-      await op(ctl.signal);
+      await this.moveOp(op, ctl.signal);
       if (!this.ended) this.afterMove(kind);
     } catch (e) {
       if (this.ended || !this.engine) return;
@@ -399,6 +435,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   /** Acknowledges a move request at once (the thread runs until the stopped event), then moves. */
   private startMove(response: DebugProtocol.Response, request: DebugProtocol.Request | undefined, kind: MoveKind, op: (engine: Engine, signal: AbortSignal) => Promise<Predicted>): void {
     const engine = this.engine;
+    if (this.comparison && (kind === "back" || kind === "reverse")) return this.fail(response, "compare mode runs forwards only: the real program cannot step back");
     if (!engine || this.ended) return this.fail(response, this.ended ? "the program has ended" : "the program has not been launched");
     if (engine.ended) return this.fail(response, "the program has ended");
     this.sendResponse(response);
@@ -432,13 +469,16 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.showOutput();
     this.handles.reset();
     const cur = engine.current;
+    this.modelSpeed(cur);
     if (cur.step.exit) {
       this.frames = [];
+      this.showComparison();
       this.exitProgram(cur.step.exit);
       return;
     }
     const frame = cur.step.frame!;
     this.frames = engine.stack();
+    this.showComparison();
     let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
     const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
     if (!reasonOverride && frame.event === "exception") {
@@ -455,6 +495,27 @@ export class NeuralPythonSession extends LoggingDebugSession {
     }
     ev.body.allThreadsStopped = true;
     this.sendEvent(ev);
+  }
+
+  private model?: { name: string; device: string; dialect: string };
+  private downloaded = -1;
+
+  /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
+  private modelStatus(s: ModelStatus): void {
+    if (s.stage === "downloading") {
+      const pct = s.totalBytes ? Math.floor((100 * s.downloadedBytes) / s.totalBytes) : 0;
+      if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
+    } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
+    else if (s.stage === "ready") {
+      this.model = { name: s.name, device: s.device, dialect: s.dialect };
+      this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
+      this.sendEvent(new Event("ndbg/model", { ...this.model }));
+    }
+  }
+
+  /** After a predicted step: its speed and confidence, for the status bar. */
+  private modelSpeed(p: Predicted): void {
+    if (this.model && p.tokens && p.ms) this.sendEvent(new Event("ndbg/model", { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence }));
   }
 
   /** Ids of the client's breakpoints that this state stands on. */
@@ -516,6 +577,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
     const at = this.frameAt(args.frameId);
     if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
+    if (this.comparison && at.index === 0) return this.compareScopes(response);
     const scope = new Scope("Locals", this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
     response.body = { scopes: [scope] };
@@ -540,6 +602,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     const c = this.handles.get(args.variablesReference);
     if (!c) return this.fail(response, "these variables belong to an earlier stop");
+    if (c.kind === "compare") return this.compareVariables(response, c.side);
     let vars: DebugProtocol.Variable[] = [];
     if (c.kind === "scope") {
       const frame = this.frames[c.frame];
@@ -616,7 +679,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (!engine || !this.predictor) throw new Error("the program has not been launched");
       if (this.ended || engine.ended) throw new Error("the program has ended");
       const c = this.handles.get(args.variablesReference);
-      if (!c || c.kind !== "scope" || c.frame !== 0) throw new Error("only the locals of the current frame can be set");
+      if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
+      if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
       const refusal = this.predictor.editRefusal;
       if (refusal) throw new Error(refusal);
       const frame = engine.current.step.frame!;
@@ -627,12 +691,168 @@ export class NeuralPythonSession extends LoggingDebugSession {
         throw new Error(e instanceof ExprError ? `cannot set ${args.name} to ${args.value}: ${e.message}` : errorMessage(e));
       }
       const edited = engine.setVariable(args.name, repr);
+      this.comparison?.edited(edited, engine.cursor);
       if (edited.step.frame) this.printed.add(edited.step.frame);
       this.frames = engine.stack();
+      this.showComparison();
       const v = this.variable(args.name, reprToNode(repr), args.name);
       response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       this.sendResponse(response);
     });
+  }
+
+  // ---- compare mode ----
+
+  private get comparison(): ComparePredictor | undefined {
+    return this.predictor instanceof ComparePredictor ? this.predictor : undefined;
+  }
+
+  /** Runs a move; in compare mode the real program follows the same action meanwhile and the two states are paired. */
+  private async moveOp(op: (signal: AbortSignal) => Promise<Predicted>, signal: AbortSignal): Promise<void> {
+    const cmp = this.comparison;
+    const engine = this.engine;
+    if (!cmp || !engine) {
+      await op(signal);
+      return;
+    }
+    await cmp.move(() => op(signal), engine.breakpoints, () => ({ predicted: engine.current, index: engine.cursor }), signal);
+  }
+
+  /** Pairs already reported in the console (of which comparison). */
+  private compareShown = { of: undefined as ComparePredictor | undefined, pairs: 0, summary: false };
+
+  /** Compare mode, at each stop: a resynced state on top, notes of the real side, one line per new pair, a summary at the end. */
+  private showComparison(): void {
+    const cmp = this.comparison;
+    const engine = this.engine;
+    if (!cmp || !engine) return;
+    if (this.compareShown.of !== cmp) this.compareShown = { of: cmp, pairs: 0, summary: false };
+    const shown = cmp.effective(engine.cursor, engine.current).step.frame;
+    if (shown && this.frames.length) this.frames[0] = shown;
+    for (const note of cmp.takeNotes()) this.console(note);
+    const a = cmp.agreement();
+    for (; this.compareShown.pairs < cmp.pairs.length; this.compareShown.pairs++) {
+      const p = cmp.pairs[this.compareShown.pairs];
+      const what = p.index === 0 ? "first state" : `step ${p.index} (${p.action})`;
+      this.console(`compare · ${what}: ${describeDifference(p)}${p.resynced ? " (resynced: the next step starts from the real state)" : ""} · ${describeAgreement(a)}`);
+    }
+    if (engine.ended && !this.compareShown.summary) {
+      this.compareShown.summary = true;
+      this.console(`Compare summary over ${a.steps} states: ${describeAgreement(a)}; per step: debugpy ${a.realMs} ms, prediction ${a.predictedMs} ms.`);
+    }
+  }
+
+  private compareScopes(response: DebugProtocol.ScopesResponse): void {
+    const predicted = new Scope("Predicted", this.handles.create({ kind: "compare", side: "predicted" }), false) as DebugProtocol.Scope;
+    predicted.presentationHint = "locals";
+    const real = new Scope("Real (debugpy)", this.handles.create({ kind: "compare", side: "real" }), false) as DebugProtocol.Scope;
+    response.body = { scopes: [predicted, real] };
+    this.sendResponse(response);
+  }
+
+  /**
+   * The two scopes of the top frame: the predicted state with each value that differs from the
+   * real one marked ("3  ≠ real 4"), and the real state as debugpy shows it. Marks are computed
+   * against the state shown (after an edit or a resync).
+   */
+  private compareVariables(response: DebugProtocol.VariablesResponse, side: "predicted" | "real"): void {
+    const pair = this.comparison?.pairs.at(-1);
+    const shown = this.frames[0];
+    if (!pair || !shown) return this.fail(response, "there is no state to compare at this stop");
+    const real = pair.real;
+    const rf = real.step.frame;
+    const check = checkPair({ frame: shown }, real);
+    const fixed = (v: DebugProtocol.Variable): DebugProtocol.Variable => ({ ...v, presentationHint: { kind: "virtual", attributes: ["readOnly"] } });
+    const info = (name: string, value: string): DebugProtocol.Variable => fixed({ name, value, variablesReference: 0 });
+    const vars: DebugProtocol.Variable[] = [];
+    if (side === "predicted") {
+      const placeDiffers = check && (!check.event || !check.place || check.line === false);
+      vars.push(info("(state)", stateLabel({ frame: shown }) + (placeDiffers ? `  ≠ real ${stateLabel(real.step, real.unobserved)}` : "")));
+      if (shown.event === "return" || shown.event === "exception") {
+        const v = fixed(this.variable(shown.event === "return" ? "(return)" : "(exception)", reprToNode(shown.value ?? "(none)")));
+        if (check?.value === false) v.value = `${v.value}  ≠ real ${rf?.value ?? "(none)"}`;
+        vars.push(v);
+      }
+      for (const [name, repr] of Object.entries(shown.locals)) {
+        const v = this.variable(name, reprToNode(repr), name);
+        if (check?.differing.includes(name)) v.value = `${v.value}  ≠ real ${rf?.locals[name] ?? "(none)"}`;
+        vars.push(v);
+      }
+      for (const name of check?.differing ?? []) if (!(name in shown.locals) && rf) vars.push(info(name, `(none)  ≠ real ${rf.locals[name]}`));
+    } else {
+      const notes: string[] = [];
+      if (real.origin === "rebuilt") notes.push("rebuilt: debugpy does not stop here");
+      if (real.unobserved.length && real.origin !== "cut") notes.push(`not observed: ${real.unobserved.join(", ")}`);
+      vars.push(info("(state)", real.origin === "cut" ? `no real state: ${real.note ?? "its side has ended"}` : stateLabel(real.step, real.unobserved) + (notes.length ? ` (${notes.join("; ")})` : "")));
+      if (rf) {
+        if (rf.event === "return" || rf.event === "exception") {
+          const name = rf.event === "return" ? "(return)" : "(exception)";
+          vars.push(real.unobserved.includes("value") ? info(name, "(not observed)") : fixed(this.variable(name, reprToNode(rf.value ?? "(none)"))));
+        }
+        if (real.unobserved.includes("locals")) vars.push(info("(locals)", "not observed by debugpy here"));
+        else for (const [name, repr] of Object.entries(rf.locals)) vars.push({ ...this.variable(name, reprToNode(repr)), presentationHint: { attributes: ["readOnly"] } });
+      }
+    }
+    response.body = { variables: vars };
+    this.sendResponse(response);
+  }
+
+  /**
+   * Custom requests. `ndbg/compare`: the comparison so far (shape: CompareSnapshot in
+   * adapter/compare.ts). `ndbg/resync`: replaces the current predicted state by the real one
+   * (answers the new snapshot). `ndbg/saveTrace`: `{text}`, the session in the trajectory format:
+   * the one trajectory, or in compare mode the predicted and the real one (meta "side").
+   */
+  protected override async customRequest(command: string, response: DebugProtocol.Response, args: unknown, request?: DebugProtocol.Request): Promise<void> {
+    switch (command) {
+      case "ndbg/compare":
+        return this.answer(response, () => {
+          response.body = this.requireComparison().snapshot();
+          this.sendResponse(response);
+        });
+      case "ndbg/resync":
+        return this.answer(response, () => {
+          const cmp = this.requireComparison();
+          if (this.ended || this.engine?.ended) throw new Error("the program has ended");
+          const pair = cmp.resync();
+          this.showComparison();
+          this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);
+          this.sendEvent(new InvalidatedEvent(["variables", "stacks"]));
+          response.body = cmp.snapshot();
+          this.sendResponse(response);
+        });
+      case "ndbg/saveTrace":
+        return this.answer(response, () => {
+          response.body = { text: this.traceText() };
+          this.sendResponse(response);
+        });
+      default:
+        return super.customRequest(command, response, args, request);
+    }
+  }
+
+  private requireComparison(): ComparePredictor {
+    const cmp = this.comparison;
+    if (!cmp) throw new Error(this.engine ? `this session is not in compare mode (mode "${this.config?.mode}")` : "the program has not been launched");
+    return cmp;
+  }
+
+  /** The session so far in the trajectory format; in compare mode both sides, predicted first. */
+  private traceText(): string {
+    const engine = this.engine;
+    const config = this.config;
+    if (!engine || !config) throw new Error("the program has not been launched");
+    const meta: Record<string, unknown> = { program: basename(config.program), ...(config.call ? { call: config.call } : {}), mode: config.mode };
+    const cmp = this.comparison;
+    if (!cmp) return serialize(engine.trajectory(meta));
+    const predicted = engine.trajectory({
+      ...meta,
+      side: "predicted",
+      resync: config.resync,
+      paired: cmp.pairs.map((p) => p.historyIndex),
+      resynced: cmp.pairs.filter((p) => p.resynced).map((p) => p.historyIndex),
+    });
+    return serializeMany([predicted, cmp.realTrajectory(meta)]);
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {

@@ -457,8 +457,9 @@ test("bad launch arguments get a clear error in the console and the response, an
     [{ program: CALLS, maxSteps: -1 }, /"maxSteps" must be a positive whole number/],
     [{ program: CALLS, timeout: "10" }, /"timeout" must be a positive number/],
     [{ program: CALLS, stopOnEntry: "yes" }, /"stopOnEntry" must be true or false/],
-    [{ program: CALLS, mode: "predict" }, /predict mode .* not available yet/],
-    [{ program: CALLS, mode: "compare" }, /compare mode .* not available yet/],
+    [{ program: CALLS, mode: "predict", model: join(FIX, "missing.gguf") }, /model file not found: .*missing\.gguf/],
+    [{ program: CALLS, gpu: "tpu" }, /"gpu" must be one of auto, cuda, metal, vulkan, cpu/],
+    [{ program: CALLS, threads: -1 }, /"threads" must be a whole number/],
     [{ program: CALLS, call: "main(3)", python: "/nonexistent/python3" }, /python/i],
   ];
   for (const [args, message] of cases) {

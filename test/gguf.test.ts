@@ -3,6 +3,7 @@
 // logits and greedy tokens as the PyTorch model (a RoPE layout or weight permutation mistake
 // shows up here). Steps that need PyTorch are skipped, with a message, where it is absent.
 import { after, before, describe, test } from "node:test";
+import { vocabDecoder } from "../adapter/model/vocab.js";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -40,23 +41,6 @@ const readJsonl = async (file: string): Promise<{ id: string; text: string; targ
   (await readFile(file, "utf8")).split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 /** Exact text of tokens from the vocabulary in the GGUF (GPT-2 byte mapping). */
-function vocabDecoder(model: LlamaModel): (ids: readonly Token[]) => string {
-  const md = model.fileInfo.metadata as unknown as { tokenizer: { ggml: { tokens: string[]; token_type: number[] } } };
-  const { tokens, token_type } = md.tokenizer.ggml;
-  const byteOf = new Map<string, number>();
-  const printable = (b: number) => (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-  let n = 0;
-  for (let b = 0; b < 256; b++) byteOf.set(String.fromCodePoint(printable(b) ? b : 256 + n++), b);
-  return (ids) => {
-    const bytes: number[] = [];
-    for (const id of ids) {
-      const t = tokens[id];
-      if (token_type[id] === 3) bytes.push(...Buffer.from(t, "utf8"));
-      else for (const ch of t) bytes.push(byteOf.get(ch)!);
-    }
-    return Buffer.from(bytes).toString("utf8");
-  };
-}
 
 let tmp: string;
 let py: string | undefined;

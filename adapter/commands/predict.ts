@@ -1,0 +1,130 @@
+// ndbg predict: debugs a program without running it. A local model predicts the state after each
+// action, through the same engine as the debug adapter's predict mode; prints each state as
+// `ndbg steps` does (one JSON object a line with --json).
+import { Engine } from "../engine.js";
+import { ModelPredictor } from "../predictors/model.js";
+import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
+import { ModelFileError } from "../model/gguf.js";
+import { PredictionError } from "../model/dialect.js";
+import { PySourceError } from "../pysource.js";
+import { checkSingleExpression } from "../expr.js";
+import type { Frame, Step } from "../trajectory.js";
+import { InputError, flags, guarded } from "./trace.js";
+import { parseActions, parseLines } from "./steps.js";
+
+export const usage =
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json] [--stats]";
+
+const OPTIONS = {
+  call: { type: "string" },
+  actions: { type: "string" },
+  breakpoints: { type: "string" },
+  model: { type: "string" },
+  dialect: { type: "string" },
+  gpu: { type: "string" },
+  threads: { type: "string" },
+  context: { type: "string" },
+  json: { type: "boolean" },
+  stats: { type: "boolean" },
+  verbose: { type: "boolean" },
+} as const;
+
+function count(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
+  return n;
+}
+
+/** One readable line, as `ndbg steps` prints it, with the model's confidence. */
+function describe(name: string, step: Step, confidence?: number): string {
+  const head = (name + " ").padEnd(18);
+  const conf = confidence !== undefined ? `   (p=${confidence.toFixed(2)})` : "";
+  if (step.exit) {
+    const e = step.exit;
+    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "") + conf;
+  }
+  const f = step.frame as Frame;
+  const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
+  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
+  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
+  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "") + conf;
+}
+
+/** `ndbg steps`' JSON shape, plus the model's confidence and tokens. */
+function json(name: string, step: Step, confidence?: number, tokens?: number): string {
+  const o: Record<string, unknown> = step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame };
+  if (confidence !== undefined) o.confidence = Number(confidence.toFixed(4));
+  if (tokens !== undefined) o.tokens = tokens;
+  return JSON.stringify(o);
+}
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("predict", usage, async () => {
+    const { values, positionals } = flags(argv, OPTIONS);
+    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
+    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
+    const moves = parseActions(values.actions);
+    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    if (values.call !== undefined) {
+      const bad = checkSingleExpression(values.call);
+      if (bad) throw new InputError(`bad --call "${values.call}": ${bad}`, 2);
+    }
+    const dialect = values.dialect ?? "auto";
+    if (!["auto", "native", "instruct"].includes(dialect)) throw new InputError(`--dialect must be auto, native or instruct, not "${dialect}"`, 2);
+    const gpu = (values.gpu ?? "auto") as GpuSetting;
+    if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
+    const threads = count("--threads", values.threads, 0) ?? 0;
+    const contextSize = count("--context", values.context, 256);
+
+    let predictor: ModelPredictor;
+    try {
+      predictor = await ModelPredictor.create({
+        program: positionals[0],
+        ...(values.call !== undefined ? { call: values.call } : {}),
+        ...(values.model !== undefined ? { model: values.model } : {}),
+        dialect: dialect as "auto" | "native" | "instruct",
+        gpu,
+        threads,
+        ...(contextSize ? { contextSize } : {}),
+        log: (m) => {
+          if (values.verbose) process.stderr.write(m + "\n");
+        },
+        onStatus: (s) => {
+          if (s.stage === "downloading" && s.totalBytes) process.stderr.write(`ndbg predict: downloading ${s.model}: ${Math.floor((100 * s.downloadedBytes) / s.totalBytes)}%\r`);
+          if (s.stage === "ready") process.stderr.write(`ndbg predict: model ${s.name} (${s.dialect}) on ${s.device}, ${s.threads} thread${s.threads === 1 ? "" : "s"}\n`);
+        },
+      });
+    } catch (e) {
+      if (e instanceof ModelFileError || e instanceof PySourceError) throw new InputError(e.message);
+      if (e instanceof Error && /cannot read the program/.test(e.message)) throw new InputError(e.message);
+      throw e;
+    }
+    let failed = 0;
+    try {
+      const engine = new Engine(predictor);
+      engine.setBreakpoints(lines.map((line) => ({ line })));
+      const out = (s: string): void => void process.stdout.write(s + "\n");
+      const start = await engine.start();
+      if (!values.json) out(describe("start", start.step));
+      for (const m of moves) {
+        try {
+          const p = await m.apply(engine);
+          out(values.json ? json(m.name, p.step, p.confidence, p.tokens) : describe(m.name, p.step, p.confidence));
+        } catch (e) {
+          if (!(e instanceof PredictionError)) throw e;
+          failed++;
+          // The state stays where it was; later actions go on from it.
+          if (values.json) out(JSON.stringify({ action: m.name, error: e.message, raw: e.raw }));
+          else out((m.name + " ").padEnd(18) + `error: ${e.message}: ${JSON.stringify(e.raw.slice(0, 200))}`);
+        }
+        for (const note of engine.takeNotes()) process.stderr.write(`ndbg predict: ${note}\n`);
+      }
+      if (values.stats) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
+    } finally {
+      await predictor.dispose();
+      await disposeAll();
+    }
+    return failed ? 1 : 0;
+  });
+}

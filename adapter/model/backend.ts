@@ -1,0 +1,128 @@
+// The model runtime: one llama.cpp binding per process and one loaded model per file, shared by
+// every session (models are large; sessions only hold a context sequence each). node-llama-cpp
+// is imported lazily, so modes that need no model never load it.
+import { availableParallelism } from "node:os";
+import { realpath, stat } from "node:fs/promises";
+import type { Llama, LlamaModel } from "node-llama-cpp";
+import { checkModelFile, ModelFileError, type ModelFileInfo } from "./gguf.js";
+
+export type GpuSetting = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
+export const GPU_SETTINGS: readonly GpuSetting[] = ["auto", "cuda", "metal", "vulkan", "cpu"];
+
+export class BackendError extends Error {}
+
+export interface BackendOptions {
+  gpu?: GpuSetting;
+  /** Where llama.cpp's own messages go (never stdout: the adapter speaks DAP there). */
+  log?: (message: string) => void;
+}
+
+export interface LoadedModel {
+  path: string;
+  llama: Llama;
+  model: LlamaModel;
+  info: ModelFileInfo;
+  /** Where it runs: "cpu", "cuda", "metal" or "vulkan". */
+  device: string;
+  /** GPU names, when it runs on one. */
+  gpuNames: string[];
+  loadMs: number;
+}
+
+let logSink: ((message: string) => void) | undefined;
+const llamas = new Map<string, Promise<Llama>>();
+const models = new Map<string, Promise<LoadedModel>>();
+
+export function defaultThreads(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/**
+ * The llama.cpp binding for a GPU setting; prebuilt binaries only (never a build from source).
+ * It may use every core; each session's context says how many threads it uses.
+ */
+export async function getBackend(opts: BackendOptions = {}): Promise<Llama> {
+  const gpu = opts.gpu ?? "auto";
+  if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
+  if (opts.log) logSink = opts.log;
+  const key = gpu;
+  let p = llamas.get(key);
+  if (!p) {
+    p = (async () => {
+      const nlc = await import("node-llama-cpp");
+      try {
+        return await nlc.getLlama({
+          build: "never",
+          gpu: gpu === "cpu" ? false : gpu,
+          maxThreads: defaultThreads(),
+          logLevel: nlc.LlamaLogLevel.warn,
+          logger: (level, message) => logSink?.(`[llama.cpp ${level}] ${message.trimEnd()}`),
+          progressLogs: false,
+        });
+      } catch (e) {
+        if (e instanceof nlc.NoBinaryFoundError)
+          throw new BackendError(
+            gpu === "auto" || gpu === "cpu"
+              ? `no prebuilt llama.cpp binary fits this machine (${process.platform}-${process.arch}): install node-llama-cpp's package for this platform (@node-llama-cpp/${process.platform}-${process.arch})`
+              : `llama.cpp cannot run on ${gpu} here (no ${gpu} binary for ${process.platform}-${process.arch}, or no ${gpu} device and driver): set the gpu setting to auto or cpu`,
+          );
+        throw new BackendError(`llama.cpp could not start (gpu ${gpu}): ${(e as Error).message}`);
+      }
+    })();
+    llamas.set(key, p);
+    p.catch(() => llamas.delete(key));
+  }
+  return p;
+}
+
+/**
+ * Loads a GGUF model once per process (per file and GPU setting); later calls share it. The
+ * header is checked first: llama.cpp aborts the process on some malformed files.
+ */
+export async function loadModel(path: string, opts: BackendOptions = {}): Promise<LoadedModel> {
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch {
+    throw new ModelFileError(`model file not found: ${path}`, path);
+  }
+  const st = await stat(real);
+  const gpu = opts.gpu ?? "auto";
+  const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
+  let p = models.get(key);
+  if (!p) {
+    p = (async () => {
+      const info = await checkModelFile(real);
+      const llama = await getBackend(opts);
+      const t0 = performance.now();
+      let model: LlamaModel;
+      try {
+        model = await llama.loadModel({ modelPath: real });
+      } catch (e) {
+        throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+      }
+      const device = llama.gpu === false ? "cpu" : String(llama.gpu);
+      const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
+      return { path: real, llama, model, info, device, gpuNames, loadMs: performance.now() - t0 };
+    })();
+    models.set(key, p);
+    p.catch(() => models.delete(key));
+  }
+  return p;
+}
+
+/** Unloads every model and binding (end of a CLI run, tests). */
+export async function disposeAll(): Promise<void> {
+  const ms = [...models.values()];
+  models.clear();
+  for (const p of ms) {
+    const m = await p.catch(() => undefined);
+    if (m && !m.model.disposed) await m.model.dispose();
+  }
+  const ls = [...llamas.values()];
+  llamas.clear();
+  for (const p of ls) {
+    const l = await p.catch(() => undefined);
+    if (l && !l.disposed) await l.dispose();
+  }
+}

@@ -1,0 +1,59 @@
+// What a prompt dialect does: turn a session (program, states so far, action) into a prompt and
+// decoding constraints, and the model's answer back into a state. Two dialects implement it:
+// native (our trajectory format, adapter/model/native.ts) and instruct (any chat model, JSON,
+// adapter/model/instruct.ts).
+import type { LlamaGrammar, Token } from "node-llama-cpp";
+import type { Action, Frame, Step } from "../trajectory.js";
+import type { PySource } from "../pysource.js";
+import { scopeOfFunc, type ScopeLines } from "./grammar.js";
+
+export type DialectName = "native" | "instruct";
+
+/** The model's answer is not a state of this program: the session shows it and stays where it was. */
+export class PredictionError extends Error {
+  constructor(
+    message: string,
+    /** What the model wrote. */
+    readonly raw: string,
+  ) {
+    super(message);
+    this.name = "PredictionError";
+  }
+}
+
+export interface DialectRequest {
+  prompt: Token[];
+  grammar?: LlamaGrammar;
+  stopTokens: Token[];
+  stopText?: string;
+  maxTokens: number;
+}
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** The prompt for the state `action` leads to from the last step of `steps`. */
+  request(steps: readonly Step[], action: Action): Promise<DialectRequest>;
+  /** The state the model wrote; throws PredictionError when it is not one. */
+  parse(text: string, steps: readonly Step[], action: Action): Step;
+  /** A question about the current state (instruct models); undefined when the dialect has none. */
+  question?(steps: readonly Step[], expression: string): Promise<DialectRequest>;
+  answer?(text: string): string;
+}
+
+/** Checks a parsed frame against the program: a function of this file, standing on one of its lines. */
+export function checkFrame(frame: Frame, table: readonly ScopeLines[], raw: string): void {
+  if (frame.file !== undefined) return; // another user file: its lines are not ours to check
+  const scope = scopeOfFunc(table, frame.func);
+  if (!scope) throw new PredictionError(`the model predicted a frame of "${frame.func}", which this program does not define`, raw);
+  if (!scope.lines.includes(frame.line))
+    throw new PredictionError(`the model predicted line ${frame.line} in ${frame.func}, which is not an executable line of it`, raw);
+  if (frame.event === "exception" && frame.value === undefined) throw new PredictionError("the model predicted an exception without its value", raw);
+}
+
+/** The last frame of a list of steps. */
+export function lastFrame(steps: readonly Step[]): Frame | undefined {
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].frame) return steps[i].frame;
+  return undefined;
+}
+
+export type { PySource };

@@ -1,0 +1,180 @@
+// GBNF grammars built from the program itself, so that decoding can only produce a state this
+// program can be in: a line the function can stop on (executable lines, per function), one of
+// the four events, a depth, a function of this file, locals named by the file's identifiers.
+// One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
+import { parentQualname, type PySource } from "../pysource.js";
+import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../trajectory.js";
+
+/** The lines a frame of one function (or class body, or the module) can stand on. */
+export interface ScopeLines {
+  /** The qualname, or "<module>". */
+  func: string;
+  kind: "module" | "def" | "class";
+  lines: number[];
+}
+
+export const MODULE = "<module>";
+/** Frames of their own that a scope's code may open (comprehensions, lambdas: CPython 3.11). */
+const NESTED = ["<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>"];
+
+/**
+ * Which lines belong to which frame: a function's body lines and its call line belong to it; its
+ * decorator and `def` lines (run when it is defined) also belong to the enclosing scope.
+ */
+export function scopeTable(src: PySource): ScopeLines[] {
+  const scopes = [
+    ...src.functions.map((f) => ({ s: f, kind: "def" as const })),
+    ...src.classes.map((c) => ({ s: c, kind: "class" as const })),
+  ];
+  const byQual = new Map<string, ScopeLines>();
+  const moduleLines = new Set<number>([1]); // a <module> call event stands on the code's first line
+  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [] }];
+  const sets = new Map<string, Set<number>>([[MODULE, moduleLines]]);
+  for (const { s, kind } of scopes) {
+    const entry: ScopeLines = { func: s.qualname, kind, lines: [] };
+    byQual.set(s.qualname, entry);
+    table.push(entry);
+    sets.set(s.qualname, new Set([s.callLine, s.defLine]));
+  }
+  const innermost = (line: number): (typeof scopes)[number] | undefined => {
+    let best: (typeof scopes)[number] | undefined;
+    for (const x of scopes) if (x.s.callLine <= line && line <= x.s.endLine && (!best || x.s.defLine >= best.s.defLine)) best = x;
+    return best;
+  };
+  for (const line of src.lines) {
+    const x = innermost(line);
+    if (!x) {
+      moduleLines.add(line);
+      continue;
+    }
+    const header = line < x.s.bodyLine || line === x.s.defLine;
+    if (line >= x.s.bodyLine) sets.get(x.s.qualname)!.add(line);
+    if (header) {
+      const parent = parentQualname(x.s.qualname);
+      (sets.get(parent && sets.has(parent) ? parent : MODULE) ?? moduleLines).add(line);
+    }
+  }
+  for (const e of table) e.lines = [...sets.get(e.func)!].sort((a, b) => a - b);
+  return table;
+}
+
+/** The function names a frame of this scope may carry: the scope and the comprehensions, lambdas inside it. */
+export function scopeFuncNames(s: ScopeLines): string[] {
+  if (s.kind === "module") return [MODULE, ...NESTED];
+  const sep = s.kind === "def" ? ".<locals>." : ".";
+  return [s.func, ...NESTED.map((n) => s.func + sep + n)];
+}
+
+/** The scope of a frame's function name (a comprehension belongs to the scope that holds it). */
+export function scopeOfFunc(table: readonly ScopeLines[], func: string): ScopeLines | undefined {
+  return table.find((s) => scopeFuncNames(s).includes(func));
+}
+
+/** A GBNF string literal. */
+export const lit = (s: string): string => JSON.stringify(s);
+const alt = (xs: readonly string[]): string => (xs.length === 1 ? xs[0] : "(" + xs.join(" | ") + ")");
+
+const TEXT_RULES = [
+  // Free text never holds "<|" (the format escapes it as "<\|"); reprs stay on one line.
+  `txt ::= tc+`,
+  `tc ::= [^<\\n] | "<"+ [^<|\\n]`,
+  `otxt ::= oc+`,
+  `oc ::= [^<] | "<"+ [^<|]`,
+  `dep ::= [0-9] | [1-9] [0-9]`,
+];
+
+function namesRule(names: readonly string[]): string {
+  const ids = names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (ids.length === 0 || ids.length > 5000) return `nm ::= [A-Za-z_] [A-Za-z0-9_]*`;
+  return `nm ::= ${ids.map(lit).join(" | ")}`;
+}
+
+export interface DeltaTarget {
+  depth: number;
+  func: string;
+}
+
+/**
+ * The grammar of one native frame or exit and its newline. Generation then stops at the model's
+ * end token (`<|action_sep|>` in our models, which is their EOS). `tok` writes a special token as GBNF (a token reference where the
+ * model has it as one token). `delta`: the frame the locals may be written against (a line step
+ * inside the same call), the only case where `<|arg_sep|>..` is allowed.
+ */
+export function nativeGrammar(src: PySource, tok: (special: string) => string, delta?: DeltaTarget): string {
+  const table = scopeTable(src);
+  const rules: string[] = [];
+  const hdrs: string[] = [];
+  table.forEach((s, i) => {
+    if (!s.lines.length) return;
+    rules.push(`l${i} ::= ${s.lines.map((l) => lit(String(l))).join(" | ")}`);
+    rules.push(`h${i} ::= l${i} " " dep " " ${alt(scopeFuncNames(s).map(lit))}`);
+    hdrs.push(`h${i}`);
+  });
+  const A = (t: string): string => tok(t);
+  const ev = EVENT_TOKENS;
+  const frameAlts = [
+    `${A(ev.call)} hdr out? locs`,
+    `${A(ev.line)} hdr out? locs`,
+    `${A(ev.return)} hdr out? locs val?`,
+    `${A(ev.exception)} hdr out? locs val`,
+  ];
+  if (delta) {
+    const s = scopeOfFunc(table, delta.func);
+    if (s && s.lines.length) {
+      rules.push(`dh ::= l${table.indexOf(s)} ${lit(` ${delta.depth} ${delta.func}`)}`);
+      frameAlts.push(`${A(ev.line)} dh out? ${A(TOKENS.arg)} ".." locs`);
+    }
+  }
+  const exits = `(${A(EXIT_TOKENS.normal)} out? | ${A(EXIT_TOKENS.error)} out? val? | ${A(EXIT_TOKENS.limit)} out?)`;
+  return [
+    `root ::= (frame | exit) "\\n"`,
+    `frame ::= ${A(TOKENS.frame)} (${frameAlts.join(" | ")})`,
+    `exit ::= ${exits}`,
+    `hdr ::= ${hdrs.join(" | ")}`,
+    `locs ::= (${A(TOKENS.arg)} nm "=" txt)*`,
+    `out ::= ${A(TOKENS.out)} otxt`,
+    `val ::= ${A(TOKENS.value)} txt`,
+    namesRule(src.names),
+    ...TEXT_RULES,
+    ...rules,
+  ].join("\n");
+}
+
+// A JSON string. As in the native format, "<|" never appears in it: that is a special token's text.
+const JSON_STRING = [
+  String.raw`js ::= "\"" jc* "\""`,
+  String.raw`jc ::= [^"\\<\x00-\x1f] | esc | "<"+ ([^"\\<|\x00-\x1f] | esc)`,
+  String.raw`esc ::= "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])`,
+];
+
+/**
+ * The grammar of one state as JSON, for chat models:
+ * {"event": "line", "line": 3, "function": "f", "depth": 0, "locals": {"x": "1"}, "value": "...", "stdout": "..."}
+ * or {"exit": "normal" | "error", "value": "...", "stdout": "..."}.
+ */
+export function jsonGrammar(src: PySource): string {
+  const table = scopeTable(src);
+  const rules: string[] = [];
+  const hdrs: string[] = [];
+  table.forEach((s, i) => {
+    if (!s.lines.length) return;
+    rules.push(`l${i} ::= ${s.lines.map((l) => lit(String(l))).join(" | ")}`);
+    rules.push(`h${i} ::= "\\"line\\": " l${i} ", \\"function\\": " ${alt(scopeFuncNames(s).map((f) => lit(JSON.stringify(f))))}`);
+    hdrs.push(`h${i}`);
+  });
+  return [
+    `root ::= frame | exit`,
+    `frame ::= "{\\"event\\": " ev ", " hdr ", \\"depth\\": " dep ", \\"locals\\": {" (pair (", " pair)*)? "}" (", \\"value\\": " js)? (", \\"stdout\\": " js)? "}"`,
+    `exit ::= "{\\"exit\\": " ("\\"normal\\"" | "\\"error\\"") (", \\"value\\": " js)? (", \\"stdout\\": " js)? "}"`,
+    `ev ::= "\\"call\\"" | "\\"line\\"" | "\\"return\\"" | "\\"exception\\""`,
+    `hdr ::= ${hdrs.join(" | ")}`,
+    `pair ::= "\\"" nm "\\": " js`,
+    ...JSON_STRING,
+    namesRule(src.names),
+    `dep ::= [0-9] | [1-9] [0-9]`,
+    ...rules,
+  ].join("\n");
+}
+
+/** The grammar of one JSON string (an expression's repr). */
+export const jsonStringGrammar = (): string => [`root ::= js`, ...JSON_STRING].join("\n");

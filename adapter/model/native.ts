@@ -1,0 +1,186 @@
+// The native dialect, for models trained on our trajectories: the prompt is the trajectory text
+// (header without metadata, source, the steps so far, then `<|action_sep|>` and the action) and
+// the model writes one frame or exit, constrained by a grammar built from the program.
+//
+// The prompt only ever grows by the new action and frame, so the context sequence's cache holds
+// the session. When it would outgrow the context, old steps are dropped: the prompt restarts at
+// a later state written with full locals (the header and source always stay). The dropped window
+// moves in large jumps, so most steps still extend the cached prefix.
+import type { LlamaGrammar, Token } from "node-llama-cpp";
+import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../trajectory.js";
+import type { PySource } from "../pysource.js";
+import type { LoadedModel } from "./backend.js";
+import { checkFrame, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
+import { lit, nativeGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
+
+export interface NativeOptions {
+  contextSize: number;
+  /** Most tokens one frame may take. */
+  maxTokens: number;
+  /** Decode without a grammar (then every answer is checked after parsing). */
+  grammar?: boolean;
+}
+
+/** After dropping old steps, the prompt fills at most this part of the room: later steps extend it. */
+const REFILL = 0.5;
+
+export class NativeDialect implements Dialect {
+  readonly name = "native" as const;
+  readonly table: ScopeLines[];
+  private readonly head: Token[];
+  private readonly stepTokens = new Map<string, Token[]>();
+  private readonly grammars = new Map<string, Promise<LlamaGrammar | undefined>>();
+  private readonly stop: Token[] = [];
+  private readonly stopText?: string;
+  /** Index of the first step in the prompt. */
+  windowStart = 0;
+  /** Why grammars are not used, when they failed to build. */
+  grammarProblem?: string;
+
+  constructor(
+    private readonly lm: LoadedModel,
+    private readonly src: PySource,
+    private readonly opts: NativeOptions,
+  ) {
+    this.table = scopeTable(src);
+    const m = lm.model;
+    const bos = m.tokens.shouldPrependBosToken && m.tokens.bos !== null ? [m.tokens.bos] : [];
+    this.head = [...bos, ...this.tokenize(serializeHeader() + TOKENS.src + "\n" + escapeText(normalizeSource(src.source)))];
+    const as = this.special(TOKENS.action);
+    if (as !== undefined) this.stop.push(as);
+    else this.stopText = TOKENS.action;
+  }
+
+  private tokenize(text: string): Token[] {
+    return this.lm.model.tokenize(text, true);
+  }
+
+  /** The id of a special token the model has as one token. */
+  private special(text: string): Token | undefined {
+    const t = this.tokenize(text);
+    return t.length === 1 && this.lm.model.isSpecialToken(t[0]) ? t[0] : undefined;
+  }
+
+  /** Tokens of one step's text; steps are cut at special tokens, so a prompt is their concatenation. */
+  private tokensOf(text: string): Token[] {
+    let t = this.stepTokens.get(text);
+    if (!t) {
+      t = this.tokenize(text);
+      if (this.stepTokens.size > 4096) this.stepTokens.clear();
+      this.stepTokens.set(text, t);
+    }
+    return t;
+  }
+
+  /**
+   * Tokens of step i as the prompt writes it: in full when it opens the window (no action, full
+   * locals), else after step i-1 (delta locals where the format says so). Cached on the step
+   * object: a session's steps are the same objects from one prediction to the next.
+   */
+  private stepTokensAt(steps: readonly Step[], i: number, first: boolean): Token[] {
+    const step = steps[i];
+    const prev = first ? undefined : steps[i - 1]?.frame;
+    const cache = first ? this.openers : this.followers;
+    const hit = cache.get(step);
+    if (hit && hit.prev === prev) return hit.tokens;
+    let text: string;
+    if (first) {
+      if (!step.frame) throw new Error("a prompt window must start at a frame");
+      text = serializeStep({ frame: step.frame });
+    } else text = serializeStep(step, prev);
+    const tokens = this.tokensOf(text);
+    cache.set(step, { prev, tokens });
+    return tokens;
+  }
+
+  private readonly openers = new WeakMap<Step, { prev: Frame | undefined; tokens: Token[] }>();
+  private readonly followers = new WeakMap<Step, { prev: Frame | undefined; tokens: Token[] }>();
+
+  /** The prompt's tokens, dropping old steps when the session outgrows the context. */
+  promptTokens(steps: readonly Step[], action: Action): Token[] {
+    if (!steps.length) throw new Error("a prediction needs the current state");
+    const n = steps.length;
+    const actionToks = this.tokensOf(TOKENS.action + serializeAction(action) + "\n");
+    const room = this.opts.contextSize - this.opts.maxTokens - 1;
+    // The window's start must still be in the history (a step back may have cut it) and a frame.
+    if (this.windowStart >= n || !steps[this.windowStart].frame) this.windowStart = 0;
+    const w0 = this.windowStart;
+    // rest[i - w0]: tokens of the steps after step i, each written after its predecessor.
+    const rest: number[] = new Array(n - w0).fill(0);
+    for (let i = n - 2; i >= w0; i--) rest[i - w0] = this.stepTokensAt(steps, i + 1, false).length + rest[i + 1 - w0];
+    const size = (w: number): number => this.head.length + this.stepTokensAt(steps, w, true).length + rest[w - w0] + actionToks.length;
+    if (size(this.windowStart) > room) {
+      let chosen = -1;
+      for (let w = this.windowStart + 1; w < n; w++) {
+        if (!steps[w].frame) continue;
+        const s = size(w);
+        if (s <= room && chosen < 0) chosen = w;
+        if (s <= room * REFILL) {
+          chosen = w;
+          break;
+        }
+      }
+      if (chosen < 0) {
+        const need = size(n - 1);
+        throw new PredictionError(
+          `the program and its current state take ${need} tokens, more than the model's context leaves room for (${room}); use a model with a longer context`,
+          "",
+        );
+      }
+      this.windowStart = chosen;
+    }
+    const w = this.windowStart;
+    const out = [...this.head, ...this.stepTokensAt(steps, w, true)];
+    for (let i = w + 1; i < n; i++) out.push(...this.stepTokensAt(steps, i, false));
+    out.push(...actionToks);
+    return out;
+  }
+
+  async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
+    const prompt = this.promptTokens(steps, action);
+    const req: DialectRequest = { prompt, stopTokens: this.stop, maxTokens: this.opts.maxTokens };
+    if (this.stopText) req.stopText = this.stopText;
+    if (this.opts.grammar !== false) {
+      const g = await this.grammarFor(steps, action);
+      if (g) req.grammar = g;
+    }
+    return req;
+  }
+
+  /** The grammar for the next frame; the delta form of locals only where the format allows it. */
+  private grammarFor(steps: readonly Step[], action: Action): Promise<LlamaGrammar | undefined> {
+    const prev = lastFrame(steps);
+    let delta: DeltaTarget | undefined;
+    if (prev && (action.kind === "step_into" || action.kind === "step_over") && (prev.event === "call" || prev.event === "line") && prev.file === undefined)
+      delta = { depth: prev.depth, func: prev.func };
+    const key = delta ? `${delta.depth} ${delta.func}` : "";
+    let g = this.grammars.get(key);
+    if (!g) {
+      const text = nativeGrammar(this.src, (t) => {
+        const id = this.special(t);
+        return id !== undefined ? `<[${id}]>` : lit(t);
+      }, delta);
+      g = this.lm.llama.createGrammar({ grammar: text }).catch((e: Error) => {
+        this.grammarProblem = `the frame grammar could not be built (${e.message}); answers are checked after decoding instead`;
+        return undefined;
+      });
+      this.grammars.set(key, g);
+    }
+    return g;
+  }
+
+  parse(text: string, steps: readonly Step[], action: Action): Step {
+    const prev = lastFrame(steps);
+    const body = TOKENS.action + serializeAction(action) + "\n" + text + (text.endsWith("\n") ? "" : "\n");
+    let parsed: Step[];
+    try {
+      parsed = parseSteps(body, prev);
+    } catch (e) {
+      throw new PredictionError(`the model's answer is not a frame: ${(e as Error).message}`, text);
+    }
+    if (parsed.length !== 1) throw new PredictionError(`the model wrote ${parsed.length} states where one was asked for`, text);
+    const step = parsed[0];
+    if (step.frame) checkFrame(step.frame, this.table, text);
+    return step;
+  }
+}

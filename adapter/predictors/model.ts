@@ -1,0 +1,303 @@
+// Predict mode: a local GGUF model predicts every state. The user's program is never run: its
+// text is read by the tolerant parser (adapter/pysource.ts), the first state is built from the
+// entry call's arguments, and every later state is the model's answer, constrained to states
+// this program can be in and checked before it is returned.
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
+import { FORMAT_VERSION, type Action, type Frame, type Step } from "../trajectory.js";
+import { bindCall, parsePython, type PySource } from "../pysource.js";
+import { evaluateExpression, ExprError } from "../expr.js";
+import { defaultThreads, loadModel, type GpuSetting, type LoadedModel } from "../model/backend.js";
+import { resolveModel } from "../model/resolve.js";
+import { ModelFileError } from "../model/gguf.js";
+import { ModelSequence, type GenerateResult } from "../model/sequence.js";
+import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
+import { NativeDialect } from "../model/native.js";
+import { InstructDialect } from "../model/instruct.js";
+import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
+
+export interface ModelPredictorOptions {
+  /** Path of the Python file (read unless `source` is given). */
+  program: string;
+  source?: string;
+  /** Entry call such as `f([1, 2])`; absent: the file runs as a script. */
+  call?: string;
+  /** GGUF path or URI; empty: the bundled model. */
+  model?: string;
+  dialect?: "auto" | DialectName;
+  gpu?: GpuSetting;
+  /** CPU threads (0 or absent: from the machine). */
+  threads?: number;
+  /** Context size in tokens (default: the model's training context, at most 8192). */
+  contextSize?: number;
+  /** Most tokens one predicted state may take. */
+  maxTokens?: number;
+  /** Decode native frames without the grammar (answers are then only checked). */
+  grammar?: boolean;
+  /** Speculative decoding by input lookup (drafts copied from the prompt, verified in a batch). */
+  speculative?: boolean;
+  /** Where downloaded models are cached. */
+  cacheDir?: string;
+  /** Relative model paths resolve against this directory. */
+  cwd?: string;
+  signal?: AbortSignal;
+  /** llama.cpp's messages and other diagnostics (never written to stdout). */
+  log?: (message: string) => void;
+  /** Progress of resolving, downloading and loading the model. */
+  onStatus?: (s: ModelStatus) => void;
+  /** Called after each generated token with the count so far. */
+  onToken?: (generated: number) => void;
+}
+
+export type ModelStatus =
+  | { stage: "resolving"; model: string }
+  | { stage: "downloading"; model: string; downloadedBytes: number; totalBytes: number }
+  | { stage: "loading"; path: string }
+  | ({ stage: "ready" } & ModelDescription);
+
+export interface ModelDescription {
+  path: string;
+  name: string;
+  dialect: DialectName;
+  /** "cpu", "cuda", "metal" or "vulkan". */
+  device: string;
+  gpuNames: string[];
+  threads: number;
+  contextSize: number;
+  loadMs: number;
+}
+
+/** What one model call cost. */
+export interface StepStats {
+  action: string;
+  promptTokens: number;
+  /** Prompt tokens evaluated (the rest were in the cache). */
+  evaluatedTokens: number;
+  generatedTokens: number;
+  promptMs: number;
+  generateMs: number;
+  confidence: number;
+  minConfidence: number;
+  stop: GenerateResult["stop"];
+}
+
+const DEFAULT_CONTEXT = 8192;
+
+export class ModelPredictor implements Predictor {
+  readonly source: string;
+  readonly stats: StepStats[] = [];
+  private readonly table: ScopeLines[];
+  private disposed = false;
+
+  private constructor(
+    readonly program: string,
+    readonly src: PySource,
+    readonly call: string | undefined,
+    readonly loaded: LoadedModel,
+    readonly dialect: Dialect,
+    readonly sequence: ModelSequence,
+    private readonly first: Frame,
+    private readonly onToken?: (generated: number) => void,
+  ) {
+    this.source = src.source;
+    this.table = scopeTable(src);
+  }
+
+  /** Reads and checks the program, resolves and loads the model (shared), and opens a context for this session. */
+  static async create(opts: ModelPredictorOptions): Promise<ModelPredictor> {
+    const text = opts.source ?? (await readFile(opts.program, "utf8").catch(() => {
+      throw new Error(`cannot read the program ${opts.program}`);
+    }));
+    const src = await parsePython(text);
+    const first = await firstFrame(src, opts.call);
+    const spec = opts.model ?? "";
+    opts.onStatus?.({ stage: "resolving", model: spec || "(bundled)" });
+    const path = await resolveModel(spec, {
+      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      onProgress: (p) => opts.onStatus?.({ stage: "downloading", model: spec, ...p }),
+    });
+    opts.signal?.throwIfAborted();
+    opts.onStatus?.({ stage: "loading", path });
+    const lm = await loadModel(path, { gpu: opts.gpu ?? "auto", ...(opts.log ? { log: opts.log } : {}) });
+    const trained = lm.info.contextLength ?? DEFAULT_CONTEXT;
+    const contextSize = Math.max(256, opts.contextSize ?? Math.min(DEFAULT_CONTEXT, trained));
+    const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : lm.info.dialect === "native" ? "native" : "instruct";
+    if (name === "native" && lm.info.format !== undefined && lm.info.format !== FORMAT_VERSION)
+      throw new ModelFileError(`${path} was trained on trajectory format version ${lm.info.format}; this debugger speaks version ${FORMAT_VERSION}`, path);
+    const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 512 : 768), Math.floor(contextSize / 2));
+    const dialect: Dialect =
+      name === "native"
+        ? new NativeDialect(lm, src, { contextSize, maxTokens, grammar: opts.grammar !== false })
+        : new InstructDialect(lm, src, { maxTokens, fileName: basename(opts.program) });
+    const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : defaultThreads();
+    const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
+    const p = new ModelPredictor(opts.program, src, opts.call, lm, dialect, sequence, first, opts.onToken);
+    opts.onStatus?.({ stage: "ready", ...p.describe() });
+    return p;
+  }
+
+  describe(): ModelDescription {
+    return {
+      path: this.loaded.path,
+      name: this.loaded.info.name ?? basename(this.loaded.path),
+      dialect: this.dialect.name,
+      device: this.loaded.device,
+      gpuNames: this.loaded.gpuNames,
+      threads: this.sequence.threads,
+      contextSize: this.sequence.contextSize,
+      loadMs: this.loaded.loadMs,
+    };
+  }
+
+  /** The entry call's frame (its arguments bound from the call), or the script's module frame: no model needed. */
+  async start(opts?: PredictOptions): Promise<Predicted> {
+    opts?.signal?.throwIfAborted();
+    return { step: { frame: structuredClone(this.first) }, confidence: 1, tokens: 0, ms: 0 };
+  }
+
+  async predict(history: readonly Predicted[], action: Action, opts: PredictOptions = {}): Promise<Predicted> {
+    if (this.disposed) throw new Error("the model predictor was disposed");
+    const steps = history.map((h) => h.step);
+    const last = steps.at(-1);
+    if (!last) throw new Error("predict needs the current state (history is empty)");
+    if (last.exit) return { step: { action, exit: last.exit }, confidence: 1, tokens: 0, ms: 0 };
+    if (action.kind === "continue" && opts.breakpoints?.length) return this.continueTo(steps, opts.breakpoints, opts.signal);
+    return this.step(steps, action, opts.signal);
+  }
+
+  /**
+   * `continue` with breakpoints: the model knows no breakpoints, so it is asked for
+   * `breakpoint L`, L being the breakpoint the program most plausibly reaches first (see
+   * breakpointOrder). When the model answers that L is never reached (the exit), the next
+   * candidate is asked; when none is reached, the exit stands.
+   */
+  private async continueTo(steps: readonly Step[], breakpoints: readonly number[], signal?: AbortSignal): Promise<Predicted> {
+    const order = breakpointOrder(this.src, this.table, steps, breakpoints).slice(0, 4);
+    let total: Predicted | undefined;
+    let tokens = 0;
+    let ms = 0;
+    for (const line of order) {
+      const p = await this.step(steps, { kind: "breakpoint", line }, signal);
+      tokens += p.tokens ?? 0;
+      ms += p.ms ?? 0;
+      total = { ...p, tokens, ms };
+      if (p.step.frame) return total;
+    }
+    const exit = total?.step.exit;
+    if (exit) return { ...total!, step: { action: { kind: "continue" }, exit } };
+    return this.step(steps, { kind: "continue" }, signal);
+  }
+
+  /** Leaves the answer the room the context has left; a prompt that leaves too little is an error the user can act on. */
+  private fit(req: DialectRequest): DialectRequest {
+    const room = this.sequence.contextSize - req.prompt.length;
+    if (room < 32)
+      throw new PredictionError(`the prompt takes ${req.prompt.length} tokens of the model's ${this.sequence.contextSize}-token context, leaving no room for an answer: use a model with a longer context or a shorter program`, "");
+    return room < req.maxTokens ? { ...req, maxTokens: room } : req;
+  }
+
+  private async generate(req: DialectRequest, signal?: AbortSignal): Promise<GenerateResult> {
+    return this.sequence.generate(req.prompt, {
+      maxTokens: req.maxTokens,
+      stopTokens: req.stopTokens,
+      ...(req.grammar ? { grammar: req.grammar } : {}),
+      ...(req.stopText ? { stopText: req.stopText } : {}),
+      ...(signal ? { signal } : {}),
+      ...(this.onToken ? { onToken: this.onToken } : {}),
+    });
+  }
+
+  /** One model call: the state `action` leads to. */
+  private async step(steps: readonly Step[], action: Action, signal?: AbortSignal): Promise<Predicted> {
+    const t0 = performance.now();
+    const req = this.fit(await this.dialect.request(steps, action));
+    const r = await this.generate(req, signal);
+    this.stats.push({
+      action: action.kind + (action.line !== undefined ? " " + action.line : ""),
+      promptTokens: r.promptTokens,
+      evaluatedTokens: r.evaluatedTokens,
+      generatedTokens: r.tokens.length,
+      promptMs: r.promptMs,
+      generateMs: r.generateMs,
+      confidence: r.confidence,
+      minConfidence: r.minConfidence,
+      stop: r.stop,
+    });
+    if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
+    const step = this.dialect.parse(r.text, steps, action);
+    step.action = action;
+    return { step, confidence: r.confidence, tokens: r.tokens.length, ms: performance.now() - t0 };
+  }
+
+  /**
+   * An expression about the current state: a local's repr; what adapter/expr.ts computes from
+   * the locals; else, for chat models, the model's answer. Never by running code.
+   */
+  async evaluate(history: readonly Predicted[], expression: string, opts: PredictOptions = {}): Promise<string | undefined> {
+    const steps = history.map((h) => h.step);
+    const frame = lastFrame(steps);
+    if (!frame) return undefined;
+    const e = expression.trim();
+    if (Object.hasOwn(frame.locals, e)) return frame.locals[e];
+    try {
+      return evaluateExpression(e, frame.locals);
+    } catch (err) {
+      if (!(err instanceof ExprError)) throw err;
+    }
+    if (!this.dialect.question || !this.dialect.answer) return undefined;
+    const req = this.fit(await this.dialect.question(steps, e));
+    const r = await this.generate(req, opts.signal);
+    if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
+    return this.dialect.answer(r.text);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.sequence.dispose();
+  }
+}
+
+/** The first state: the entry call's call event with its bound arguments, or the script's <module> call event. */
+async function firstFrame(src: PySource, call: string | undefined): Promise<Frame> {
+  if (call && call.trim()) {
+    const b = await bindCall(src, call);
+    return { event: "call", line: b.func.callLine, depth: 0, func: b.func.qualname, locals: b.locals };
+  }
+  // As the tracer reports it: a <module> call event stands on the code's first line.
+  return { event: "call", line: 1, depth: 0, func: "<module>", locals: {} };
+}
+
+/**
+ * The order in which `continue` tries breakpoints: first those ahead in the current function,
+ * then those earlier in a loop around the current line (the next iteration), then the same for
+ * each caller up the stack (after its call site), then every other breakpoint by line. It is
+ * the order a run through straight-line code with loops meets them; calls into other functions
+ * are what the model itself resolves when a candidate is never reached.
+ */
+export function breakpointOrder(src: PySource, table: readonly ScopeLines[], steps: readonly Step[], breakpoints: readonly number[]): number[] {
+  const bps = [...new Set(breakpoints)].sort((a, b) => a - b);
+  const out: number[] = [];
+  const add = (ls: number[]): void => {
+    for (const l of ls) if (!out.includes(l)) out.push(l);
+  };
+  // The current frame and its callers (the last known state at each smaller depth).
+  const chain: Frame[] = [];
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const f = steps[i].frame;
+    if (f && (chain.length === 0 ? true : f.depth < chain[chain.length - 1].depth)) chain.push(f);
+  }
+  chain.forEach((f, k) => {
+    if (k === 0 && (f.event === "return" || f.event === "exception")) return; // leaving: nothing ahead here
+    const scope = scopeOfFunc(table, f.func);
+    const inScope = (l: number): boolean => !scope || scope.lines.includes(l);
+    add(bps.filter((l) => l > f.line && inScope(l)));
+    for (const loop of src.loops.filter((lp) => lp.line <= f.line && f.line <= lp.endLine).sort((a, b) => b.line - a.line))
+      add(bps.filter((l) => l >= loop.line && l <= f.line && inScope(l)));
+  });
+  add(bps);
+  return out;
+}

@@ -1,0 +1,396 @@
+// Compare mode over the real protocol: the built adapter (`node dist/adapter.js`) driven by
+// @vscode/debugadapter-testsupport's DebugClient, with real debugpy beside the prediction. With a
+// recording of the program as the predicted side (launch attribute "predictor": "record") the two
+// sides must agree at every step, and the "Real (debugpy)" scope must hold what the tracer records
+// at the same state. Mismatches are made on purpose (an edited predicted state; a program that
+// runs differently under debugpy) and must be flagged exactly where the two sides differ.
+import { before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { runTrace, type TraceResult } from "../adapter/tracer.js";
+import { transition } from "../adapter/semantics.js";
+import { findDebugpyPython } from "../adapter/debugpy.js";
+import { checkPair, stateLabel, type CompareSnapshot, type RealState } from "../adapter/compare.js";
+import { parse, parseMany, type Action, type Step } from "../adapter/trajectory.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ADAPTER = join(ROOT, "dist", "adapter.js");
+const FIX = join(ROOT, "test", "fixtures", "compare");
+const CALLS = join(FIX, "calls.py");
+const SCRIPT = join(FIX, "script.py");
+const CRUX = join(FIX, "cruxeval_5.py");
+const DIVERGES = join(FIX, "diverges.py");
+const THREAD = { threadId: 1 };
+const T = { timeout: 300_000 };
+
+before(() => {
+  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+});
+
+// ---- the real run, for expectations ----
+
+const traces = new Map<string, Promise<TraceResult>>();
+/** The tracer's run, with the Python compare mode uses (the recording on the predicted side is made with it too). */
+function realRun(program: string, call?: string): Promise<TraceResult> {
+  const key = `${program}|${call ?? ""}`;
+  if (!traces.has(key)) traces.set(key, findDebugpyPython().then((python) => runTrace(program, { call, python })));
+  return traces.get(key)!;
+}
+
+const stateAt = (trace: TraceResult, i: number): Step => (i < trace.frames.length ? { frame: trace.frames[i] } : { exit: trace.exit });
+
+// ---- a client ----
+
+interface Session {
+  dc: DebugClient;
+  output: DebugProtocol.OutputEvent["body"][];
+  text(category?: string): string;
+}
+
+async function open(): Promise<Session> {
+  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
+  dc.defaultTimeout = 60_000;
+  await dc.start();
+  const output: DebugProtocol.OutputEvent["body"][] = [];
+  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
+  return { dc, output, text: (c) => output.filter((o) => !c || o.category === c).map((o) => o.output).join("") };
+}
+
+/** The first of several events, with a timeout that does not outlive it. */
+function firstOf(dc: DebugClient, names: string[], ms = 60_000): Promise<DebugProtocol.Event> {
+  return new Promise((resolve, reject) => {
+    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
+    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
+    function done(settle: () => void): void {
+      clearTimeout(timer);
+      for (const [name, h] of handlers) dc.removeListener(name, h);
+      settle();
+    }
+    for (const [name, h] of handlers) dc.on(name, h);
+  });
+}
+
+async function launch(s: Session, args: Record<string, unknown>, bps: number[] = []): Promise<DebugProtocol.Event> {
+  const first = firstOf(s.dc, ["stopped", "terminated"]);
+  await Promise.all([
+    s.dc.waitForEvent("initialized").then(async () => {
+      await s.dc.setBreakpointsRequest({ source: { path: args.program as string }, breakpoints: bps.map((line) => ({ line })) });
+      await s.dc.configurationDoneRequest();
+    }),
+    s.dc.launch({ mode: "compare", predictor: "record", ...args }),
+  ]);
+  return first;
+}
+
+const REQUESTS: Record<string, (dc: DebugClient) => Promise<unknown>> = {
+  step_into: (dc) => dc.stepInRequest(THREAD),
+  step_over: (dc) => dc.nextRequest(THREAD),
+  step_return: (dc) => dc.stepOutRequest(THREAD),
+  continue: (dc) => dc.continueRequest(THREAD),
+};
+
+/** One action; resolves with the stop it leads to, or the end of the session. */
+async function act(s: Session, kind: Action["kind"]): Promise<DebugProtocol.Event> {
+  const next = firstOf(s.dc, ["stopped", "terminated"]);
+  await REQUESTS[kind](s.dc);
+  return next;
+}
+
+interface Scopes {
+  names: string[];
+  predicted: DebugProtocol.Variable[];
+  real: DebugProtocol.Variable[];
+}
+
+async function compareScopes(s: Session): Promise<Scopes> {
+  const frames = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+  const scopes = (await s.dc.scopesRequest({ frameId: frames[0].id })).body.scopes;
+  const vars = async (i: number): Promise<DebugProtocol.Variable[]> => (await s.dc.variablesRequest({ variablesReference: scopes[i].variablesReference })).body.variables;
+  return { names: scopes.map((x) => x.name), predicted: await vars(0), real: await vars(1) };
+}
+
+const row = (vars: DebugProtocol.Variable[], name: string): string | undefined => vars.find((v) => v.name === name)?.value;
+const plain = (vars: DebugProtocol.Variable[]): Record<string, string> => Object.fromEntries(vars.filter((v) => !v.name.startsWith("(")).map((v) => [v.name, v.value]));
+const marked = (vars: DebugProtocol.Variable[]): string[] => vars.filter((v) => v.value.includes("≠ real")).map((v) => v.name);
+
+async function snapshot(s: Session): Promise<CompareSnapshot> {
+  return (await s.dc.customRequest("ndbg/compare")).body as CompareSnapshot;
+}
+
+/** The Real scope against the tracer's state: what debugpy observed must be what the tracer recorded. */
+function expectReal(scopes: Scopes, want: Step, unobserved: readonly string[], where: string): void {
+  const label = stateLabel(want, unobserved as RealState["unobserved"]);
+  assert.ok(row(scopes.real, "(state)")?.startsWith(label), `${where}: real (state) ${row(scopes.real, "(state)")} / tracer ${label}`);
+  const f = want.frame;
+  if (!f) return;
+  if (unobserved.includes("locals")) assert.equal(row(scopes.real, "(locals)"), "not observed by debugpy here", where);
+  else assert.deepEqual(plain(scopes.real), f.locals, `${where}: real locals`);
+  if ((f.event === "return" || f.event === "exception") && !unobserved.includes("value"))
+    assert.equal(row(scopes.real, f.event === "return" ? "(return)" : "(exception)"), f.value ?? "(none)", `${where}: real value`);
+}
+
+/** A small seeded generator, so a failing walk can be replayed. */
+function rng(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => ((x = (x * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+}
+
+/**
+ * Walks a program in compare mode with a recording on the predicted side: at every stop the two
+ * scopes are there, nothing is marked, and the Real scope holds the tracer's state there.
+ */
+async function agreeingWalk(program: string, call: string | undefined, bps: number[], pick: () => Action["kind"]): Promise<CompareSnapshot> {
+  const trace = await realRun(program, call);
+  const s = await open();
+  try {
+    let ev = await launch(s, { program, call, stopOnEntry: true }, bps);
+    let i = 0;
+    for (let n = 0; n < 300 && ev.event === "stopped"; n++) {
+      const where = `${program.split("/").pop()} ${call ?? ""} step ${n}`;
+      const scopes = await compareScopes(s);
+      assert.deepEqual(scopes.names, ["Predicted", "Real (debugpy)"]);
+      assert.deepEqual(marked(scopes.predicted), [], `${where}: nothing is marked`);
+      const snap = await snapshot(s);
+      assert.equal(snap.current?.check?.exact, true, `${where}: ${JSON.stringify(snap.current)}`);
+      expectReal(scopes, stateAt(trace, i), snap.current!.real.unobserved ?? [], where);
+      const kind = pick();
+      i = transition(trace.frames, i, { kind }, bps);
+      ev = await act(s, kind);
+    }
+    assert.equal(ev.event, "terminated", "the walk reached the end");
+    assert.equal(i, trace.frames.length, "the predicted side ended where the real run ended");
+    const snap = await snapshot(s);
+    assert.equal(snap.agreement.states.agree, snap.agreement.states.total);
+    assert.equal(snap.agreement.compared, snap.agreement.steps);
+    assert.equal(snap.firstDivergence, null);
+    assert.match(s.text("console"), /Compare summary over \d+ states: states (\d+)\/\1 \(100%\)/);
+    return snap;
+  } finally {
+    await s.dc.stop();
+  }
+}
+
+// ---- tests ----
+
+test("with a recording as the predicted side, both sides agree at every step and Real holds the tracer's states", T, async () => {
+  const into = (): Action["kind"] => "step_into";
+  const snap = await agreeingWalk(CALLS, "total([3, 1, 2])", [], into);
+  assert.ok(snap.history.some((p) => p.real.origin === "rebuilt" && p.real.event === "call"), "calls are rebuilt");
+  assert.ok(snap.history.some((p) => p.real.event === "return" && p.real.value === "[3, 3, 3]"), "a return value comes from debugpy");
+  await agreeingWalk(SCRIPT, undefined, [], into);
+  await agreeingWalk(CRUX, "f('DSUWeqExTQdCMGpqur', 'a', 'x')", [], into);
+  const kinds: Action["kind"][] = ["step_into", "step_into", "step_over", "step_return", "continue"];
+  for (const [program, call, bps] of [[CALLS, "mixed(3)", [48, 64]], [CALLS, "crash(0)", [30, 35]], [SCRIPT, undefined, [5, 11]]] as const) {
+    for (const seed of [1, 2]) {
+      const r = rng(seed);
+      await agreeingWalk(program, call, [...bps], () => kinds[Math.floor(r() * kinds.length)]);
+    }
+  }
+});
+
+test("an edited predicted state is flagged exactly there, and resync replaces it with the real one", T, async () => {
+  const s = await open();
+  try {
+    await launch(s, { program: CALLS, call: "total([3, 1, 2])" });
+    for (const k of ["step_into", "step_into", "step_into", "step_into", "step_into"] as const) await act(s, k);
+    let scopes = await compareScopes(s);
+    assert.equal(row(scopes.predicted, "best"), "None");
+    const frames = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    const predictedRef = (await s.dc.scopesRequest({ frameId: frames[0].id })).body.scopes[0].variablesReference;
+    const realRef = (await s.dc.scopesRequest({ frameId: frames[0].id })).body.scopes[1].variablesReference;
+    await assert.rejects(s.dc.setVariableRequest({ variablesReference: realRef, name: "best", value: "1" }), /real program's variables are shown, not set/);
+    await s.dc.setVariableRequest({ variablesReference: predictedRef, name: "best", value: "99" });
+    scopes = await compareScopes(s);
+    assert.deepEqual(marked(scopes.predicted), ["best"]);
+    assert.equal(row(scopes.predicted, "best"), "99  ≠ real None");
+    assert.equal(row(scopes.real, "best"), "None");
+    let snap = await snapshot(s);
+    assert.deepEqual(snap.current?.check?.differing, ["best"]);
+    assert.equal(snap.current?.check?.exact, false);
+    assert.equal(snap.current?.edited, true);
+    assert.equal(snap.firstDivergence, snap.current?.index);
+    // Resync: the predicted state is the real one again.
+    snap = (await s.dc.customRequest("ndbg/resync")).body as CompareSnapshot;
+    assert.equal(snap.current?.resynced, true);
+    scopes = await compareScopes(s);
+    assert.deepEqual(marked(scopes.predicted), []);
+    assert.equal(row(scopes.predicted, "best"), "None");
+    // The recording replays on from the real run: the next state agrees.
+    await act(s, "step_into");
+    scopes = await compareScopes(s);
+    assert.deepEqual(marked(scopes.predicted), []);
+    assert.equal((await snapshot(s)).current?.check?.exact, true);
+    assert.match(s.text("console"), /best = 99 ≠ real None/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a real run that differs from the recording is flagged exactly where it differs: a value, a line", T, async () => {
+  for (const [call, differing] of [["ids()", "pid"], ["branch()", "seen"]] as const) {
+    const trace = await realRun(DIVERGES, call);
+    const s = await open();
+    try {
+      let ev = await launch(s, { program: DIVERGES, call });
+      let i = 0;
+      while (ev.event === "stopped") {
+        const snap = await snapshot(s);
+        const pair = snap.current!;
+        const scopes = await compareScopes(s);
+        // Flags equal a recomputation from the two states, and sit on the differing names only.
+        const predicted = stateAt(trace, i);
+        const real: RealState = { step: pair.real.kind === "frame" ? { frame: { event: pair.real.event!, line: pair.real.line!, depth: pair.real.depth!, func: pair.real.func!, locals: pair.real.locals!, ...(pair.real.value !== undefined ? { value: pair.real.value } : {}) } } : { exit: { status: pair.real.status! } }, unobserved: pair.real.unobserved ?? [], origin: pair.real.origin! };
+        assert.deepEqual(pair.check, checkPair(predicted, real) ?? null, `step ${pair.index}`);
+        const want = pair.check?.differing ?? [];
+        assert.deepEqual(marked(scopes.predicted).filter((n) => !n.startsWith("(")).sort(), [...want].sort());
+        if (predicted.frame && differing in predicted.frame.locals && !pair.real.unobserved?.includes("locals") && pair.real.locals && differing in pair.real.locals) assert.ok(want.includes(differing), `${differing} is flagged at step ${pair.index}`);
+        i = transition(trace.frames, i, { kind: "step_into" });
+        ev = await act(s, "step_into");
+      }
+      const snap = await snapshot(s);
+      assert.ok(snap.firstDivergence !== null, `${call}: a divergence was found`);
+      if (call === "branch()") {
+        // The recording takes the else branch (line 20), the real run the if branch (line 18).
+        const lineMismatch = snap.history.find((p) => p.check?.line === false);
+        assert.equal(lineMismatch?.predicted.line, 20);
+        assert.equal(lineMismatch?.real.line, 18);
+        assert.match(s.text("console"), /line 20 ≠ real 18/);
+      } else {
+        assert.ok(snap.history.every((p) => p.check?.line !== false), "ids(): only a value differs");
+      }
+    } finally {
+      await s.dc.stop();
+    }
+  }
+});
+
+test("resync launch option: each mismatching state is replaced by the real one, and the figures say per step", T, async () => {
+  const s = await open();
+  try {
+    let ev = await launch(s, { program: DIVERGES, call: "ids()", resync: true });
+    while (ev.event === "stopped") {
+      const snap = await snapshot(s);
+      assert.equal(snap.mode, "resync");
+      const scopes = await compareScopes(s);
+      assert.deepEqual(marked(scopes.predicted), [], "the state shown is the real one");
+      if (snap.current?.check && !snap.current.check.exact) assert.equal(snap.current.resynced, true);
+      ev = await act(s, "step_into");
+    }
+    const snap = await snapshot(s);
+    assert.ok(snap.history.some((p) => p.resynced), "some state was resynced");
+    assert.match(s.text("console"), /resynced: the next step starts from the real state/);
+    assert.match(s.text("console"), /per step, resynced/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a real program that never gets there ends its side at the time limit; the prediction goes on", T, async () => {
+  const s = await open();
+  try {
+    // Under debugpy the function loops forever; the recording does not.
+    let ev = await launch(s, { program: DIVERGES, call: "hangs_for_real(1)", timeout: 1 }, [29]);
+    assert.equal(ev.event, "stopped");
+    ev = await act(s, "continue");
+    assert.equal(ev.event, "stopped", "the prediction stops at its breakpoint");
+    let snap = await snapshot(s);
+    assert.equal(snap.real.ended, true);
+    assert.match(snap.real.note ?? "", /did not reach its next stop within 1 s \(it was at line 2[78]/);
+    assert.equal(snap.current?.check, null, "no real state: not compared");
+    let scopes = await compareScopes(s);
+    assert.match(row(scopes.real, "(state)") ?? "", /^no real state/);
+    assert.deepEqual(marked(scopes.predicted), []);
+    ev = await act(s, "step_into");
+    assert.equal(ev.event, "stopped", "the prediction goes on");
+    snap = await snapshot(s);
+    assert.equal(snap.current?.check, null);
+    assert.equal(snap.agreement.compared, snap.agreement.steps - 2);
+    assert.match(s.text("console"), /The real program's side has ended: the real program did not reach its next stop within 1 s/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a real program that crashes ends with the same error on both sides", T, async () => {
+  const s = await open();
+  try {
+    const ev = await launch(s, { program: CALLS, call: "crash(0)", stopOnEntry: false });
+    assert.equal(ev.event, "terminated");
+    assert.match(s.text(), /The real program ended with an error: ZeroDivisionError\('division by zero'\)/);
+    assert.match(s.text(), /Program ended with an error: ZeroDivisionError\('division by zero'\)/);
+    const snap = await snapshot(s);
+    assert.equal(snap.current?.real.kind, "exit");
+    assert.equal(snap.current?.real.value, "ZeroDivisionError('division by zero')");
+    assert.equal(snap.current?.check?.exact, true);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("saveTrace: both trajectories in the one format in compare mode, the session's one otherwise", T, async () => {
+  const trace = await realRun(CALLS, "chain(1)");
+  let s = await open();
+  try {
+    let ev = await launch(s, { program: CALLS, call: "chain(1)" });
+    const kinds: Action["kind"][] = ["step_into", "step_into", "step_over", "step_into", "step_return", "step_into"];
+    for (const k of kinds) if (ev.event === "stopped") ev = await act(s, k);
+    const text = ((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;
+    const [predicted, real] = parseMany(text);
+    assert.equal(predicted.meta?.side, "predicted");
+    assert.equal(real.meta?.side, "real");
+    assert.equal(real.meta?.debugger, "debugpy");
+    assert.equal(predicted.meta?.call, "chain(1)");
+    assert.equal(real.steps.length, kinds.length + 1);
+    let i = 0;
+    real.steps.forEach((step, k) => {
+      if (k > 0) i = transition(trace.frames, i, step.action!);
+      const unobserved = ((real.meta?.unobserved as Record<string, string[]> | undefined) ?? {})[String(k)] ?? [];
+      const c = checkPair(stateAt(trace, i), { step, unobserved: unobserved as RealState["unobserved"], origin: "stop" });
+      assert.ok(c?.exact, `real step ${k} is the tracer's state ${i}`);
+      const bare = (x: object | undefined): object | undefined => (x ? { ...x, stdout: undefined } : x);
+      assert.deepEqual(bare(predicted.steps[k].frame ?? predicted.steps[k].exit), bare(stateAt(trace, i).frame ?? stateAt(trace, i).exit), `predicted step ${k}`);
+    });
+  } finally {
+    await s.dc.stop();
+  }
+  // Record mode: the one trajectory.
+  s = await open();
+  try {
+    const first = firstOf(s.dc, ["stopped"]);
+    await Promise.all([s.dc.waitForEvent("initialized").then(() => s.dc.configurationDoneRequest()), s.dc.launch({ mode: "record", program: CALLS, call: "chain(1)" })]);
+    await first;
+    await act(s, "step_into");
+    const text = ((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;
+    const t = parse(text);
+    assert.equal(t.meta?.mode, "record");
+    assert.equal(t.steps.length, 2);
+    assert.equal(t.steps[1].action?.kind, "step_into");
+    await assert.rejects(s.dc.customRequest("ndbg/compare"), /not in compare mode/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("compare mode runs forwards only, and says how to get debugpy when the Python has none", T, async () => {
+  let s = await open();
+  try {
+    await launch(s, { program: CALLS, call: "chain(1)" });
+    await act(s, "step_into");
+    await assert.rejects(s.dc.stepBackRequest(THREAD), /compare mode runs forwards only/);
+  } finally {
+    await s.dc.stop();
+  }
+  s = await open();
+  try {
+    const ended = firstOf(s.dc, ["terminated"]);
+    await assert.rejects(s.dc.launch({ mode: "compare", predictor: "record", program: CALLS, call: "chain(1)", python: "/nonexistent/python3" }), /needs debugpy[\s\S]*python3-debugpy/);
+    await ended;
+  } finally {
+    await s.dc.stop();
+  }
+});

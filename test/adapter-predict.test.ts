@@ -1,0 +1,306 @@
+// Predict mode over the real protocol: the built adapter (`node dist/adapter.js`) driven by
+// @vscode/debugadapter-testsupport's DebugClient, with a real GGUF (a tiny random-weight llama
+// written by training/gguf.py --random) run by node-llama-cpp on the CPU. A random model's
+// answers are garbage, so these tests check the protocol and validity: every stop is a state of
+// the program (its lines are executable lines), an invalid answer is an error in the console
+// with the session still stopped where it was, and the user's program never runs.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { parsePython, type PySource } from "../adapter/pysource.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ADAPTER = join(ROOT, "dist", "adapter.js");
+const BROKEN = join(ROOT, "test", "fixtures", "broken");
+const THREAD = { threadId: 1 };
+const T = { timeout: 180_000 };
+
+let dir = "";
+/** A random model that mostly writes short frames (seed 2), and one that mostly writes until cut off (seed 0). */
+let gguf = "";
+let ggufLong = "";
+
+function python(): string {
+  for (const p of ["python3", "/usr/bin/python3"]) {
+    try {
+      execFileSync(p, ["-c", "import numpy"], { stdio: "ignore" });
+      return p;
+    } catch {
+      // next
+    }
+  }
+  throw new Error("no python with numpy found (apt-get install python3-numpy)");
+}
+
+before(() => {
+  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+  dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-predict-"));
+  const py = python();
+  const tok = join(dir, "tok.json");
+  execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(ROOT, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
+  gguf = join(dir, "random.gguf");
+  ggufLong = join(dir, "random-long.gguf");
+  for (const [seed, out] of [["2", gguf], ["0", ggufLong]])
+    execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", seed, "--tokenizer", tok, "--out", out], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
+});
+
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// ---- a client ----
+
+interface Session {
+  dc: DebugClient;
+  output: DebugProtocol.OutputEvent["body"][];
+  events: DebugProtocol.Event[];
+  text(category?: string): string;
+}
+
+async function open(): Promise<Session> {
+  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
+  dc.defaultTimeout = 60_000;
+  await dc.start();
+  const output: DebugProtocol.OutputEvent["body"][] = [];
+  const events: DebugProtocol.Event[] = [];
+  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
+  dc.on("ndbg/model", (e: DebugProtocol.Event) => events.push(e));
+  return { dc, output, events, text: (c) => output.filter((o) => c === undefined || o.category === c).map((o) => o.output).join("") };
+}
+
+/** The first of several events, with a timeout that does not outlive it. */
+function firstOf(dc: DebugClient, names: string[], ms = 60_000): Promise<DebugProtocol.Event> {
+  return new Promise((resolve, reject) => {
+    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
+    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
+    function done(settle: () => void): void {
+      clearTimeout(timer);
+      for (const [name, h] of handlers) dc.removeListener(name, h);
+      settle();
+    }
+    for (const [name, h] of handlers) dc.on(name, h);
+  });
+}
+
+const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", model: gguf, gpu: "cpu", threads: 1, ...args });
+
+/** initialize, launch in predict mode, breakpoints during configuration; resolves with the first stop. */
+async function launch(s: Session, args: Record<string, unknown>, lines: number[] = []): Promise<DebugProtocol.StoppedEvent> {
+  const first = firstOf(s.dc, ["stopped", "terminated"]);
+  await Promise.all([
+    s.dc.waitForEvent("initialized").then(async () => {
+      await s.dc.setBreakpointsRequest({ source: { path: args.program as string }, breakpoints: lines.map((line) => ({ line })) });
+      await s.dc.configurationDoneRequest();
+    }),
+    s.dc.launch(base(args)),
+  ]);
+  const e = await first;
+  assert.equal(e.event, "stopped", "the session starts stopped at the entry");
+  return e as DebugProtocol.StoppedEvent;
+}
+
+/** A move: its stop (a predicted state, or the same state after an error in the console) or the end. */
+async function move(s: Session, request: (dc: DebugClient) => Promise<unknown>): Promise<DebugProtocol.Event> {
+  const [, e] = await Promise.all([request(s.dc), firstOf(s.dc, ["stopped", "terminated"])]);
+  return e;
+}
+
+async function stack(s: Session): Promise<DebugProtocol.StackFrame[]> {
+  return (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+}
+
+async function locals(s: Session, frameId: number): Promise<Record<string, DebugProtocol.Variable>> {
+  const scopes = (await s.dc.scopesRequest({ frameId })).body.scopes;
+  const vars = (await s.dc.variablesRequest({ variablesReference: scopes[0].variablesReference })).body.variables;
+  return Object.fromEntries(vars.map((v) => [v.name, v]));
+}
+
+/** Every frame of the program stands on an executable line (a <module> call on line 1). */
+async function assertStackValid(s: Session, src: PySource, program: string): Promise<DebugProtocol.StackFrame[]> {
+  const frames = await stack(s);
+  assert.ok(frames.length > 0);
+  for (const f of frames) {
+    if (f.source?.path !== program) continue;
+    if (f.name === "<module>" && f.line === 1) continue;
+    assert.ok(src.lines.includes(f.line), `frame ${f.name} stands on line ${f.line}, not an executable line (${src.lines.join(",")})`);
+  }
+  return frames;
+}
+
+test("launch predicts from the entry call: its arguments as variables, the device in the ndbg/model event", T, async () => {
+  const s = await open();
+  try {
+    const program = join(BROKEN, "syntax_error.py");
+    const stop = await launch(s, { program, call: "fine(3, 'a', scale=2)" });
+    assert.equal(stop.body.reason, "entry");
+    const [top] = await stack(s);
+    assert.deepEqual([top.name, top.line], ["fine", 14]);
+    const vars = await locals(s, top.id);
+    assert.equal(vars.n.value, "3");
+    assert.equal(vars.scale.value, "2");
+    assert.equal(vars.rest.value, "('a',)");
+    assert.ok(vars.rest.variablesReference > 0, "a tuple expands");
+    assert.equal(vars.opts.value, "{}");
+    const ev = s.events.find((e) => e.body?.device);
+    assert.ok(ev, "an ndbg/model event");
+    assert.equal(ev.body.device, "cpu");
+    assert.equal(typeof ev.body.name, "string");
+    assert.match(s.text("console"), /Model .* on cpu/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("every step stops on a state of the program, or reports the model's error and stays; the session never crashes", T, async () => {
+  for (const [file, call] of [["unfinished.py", "run('1 + 2')"], ["half_written.py", "fib(4)"], ["missing_import.py", "mean([1, 2])"]] as const) {
+    const s = await open();
+    try {
+      const program = join(BROKEN, file);
+      const src = await parsePython(readFileSync(program, "utf8"));
+      await launch(s, { program, call }, [src.lines[src.lines.length - 1]]);
+      let before = await assertStackValid(s, src, program);
+      const moves: ((dc: DebugClient) => Promise<unknown>)[] = [
+        (dc) => dc.nextRequest(THREAD), (dc) => dc.stepInRequest(THREAD), (dc) => dc.stepOutRequest(THREAD),
+        (dc) => dc.nextRequest(THREAD), (dc) => dc.continueRequest(THREAD),
+      ];
+      for (const m of moves) {
+        const errorsBefore = (s.text().match(/Could not go on/g) ?? []).length;
+        const e = await move(s, m);
+        if (e.event === "terminated") break;
+        const frames = await assertStackValid(s, src, program);
+        const failed = (s.text().match(/Could not go on/g) ?? []).length > errorsBefore;
+        if (failed) assert.deepEqual(frames.map((f) => [f.name, f.line]), before.map((f) => [f.name, f.line]), "after an error the state is the one before");
+        before = frames;
+      }
+      // Still answering.
+      const threads = await s.dc.threadsRequest();
+      assert.equal(threads.success, true);
+    } finally {
+      await s.dc.stop();
+    }
+  }
+});
+
+test("setVariable edits the state the next prediction starts from; evaluate reads the state; step back replays the history", T, async () => {
+  const s = await open();
+  try {
+    const program = join(BROKEN, "unfinished.py");
+    const src = await parsePython(readFileSync(program, "utf8"));
+    await launch(s, { program, call: "run('1 + 2', verbose=True)" });
+    const [entry] = await stack(s);
+    const scopes = (await s.dc.scopesRequest({ frameId: entry.id })).body.scopes;
+    const set = await s.dc.setVariableRequest({ variablesReference: scopes[0].variablesReference, name: "text", value: "'2 * 3'" });
+    assert.equal(set.body.value, "'2 * 3'");
+    assert.equal((await locals(s, entry.id)).text.value, "'2 * 3'");
+    const ev = await s.dc.evaluateRequest({ expression: "text * 2 if verbose else None", frameId: entry.id, context: "watch" });
+    assert.equal(ev.body.result, "'2 * 32 * 3'");
+    const e = await move(s, (dc) => dc.stepInRequest(THREAD));
+    if (e.event === "terminated") return;
+    await assertStackValid(s, src, program);
+    if (!/Could not go on/.test(s.text())) {
+      // A predicted state: stepping back returns to the (edited) entry from the history, without the model.
+      await move(s, (dc) => dc.stepBackRequest(THREAD));
+      const [back] = await stack(s);
+      assert.deepEqual([back.name, back.line], [entry.name, entry.line], "back at the entry state");
+      assert.equal((await locals(s, back.id)).text.value, "'2 * 3'");
+    }
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("pause stops a generation in flight; terminate ends the session at once", T, async () => {
+  const s = await open();
+  try {
+    const program = join(BROKEN, "unfinished.py");
+    const src = await parsePython(readFileSync(program, "utf8"));
+    await launch(s, { program, call: "run('x')", model: ggufLong });
+    const before = await stack(s);
+    const stopped = firstOf(s.dc, ["stopped", "terminated"]);
+    await s.dc.nextRequest(THREAD);
+    await s.dc.pauseRequest(THREAD);
+    const e = (await stopped) as DebugProtocol.StoppedEvent;
+    assert.equal(e.event, "stopped");
+    const frames = await assertStackValid(s, src, program);
+    if (e.body.reason === "pause") assert.deepEqual(frames.map((f) => [f.name, f.line]), before.map((f) => [f.name, f.line]), "a paused step stays where it was");
+    const ended = firstOf(s.dc, ["terminated"]);
+    await s.dc.nextRequest(THREAD);
+    await s.dc.terminateRequest();
+    await ended;
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a missing, corrupt or truncated model ends the launch with a clear error", T, async () => {
+  const bytes = readFileSync(gguf);
+  const truncated = join(dir, "truncated.gguf");
+  writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  const noKey = Buffer.from(bytes);
+  noKey.write("llama.feed_forward_lengtX", bytes.indexOf("llama.feed_forward_length"), "latin1");
+  const aborting = join(dir, "no-ffn.gguf");
+  writeFileSync(aborting, noKey);
+  const cases: [string, RegExp][] = [
+    [join(dir, "absent.gguf"), /model file not found/],
+    [truncated, /truncated/],
+    [aborting, /lacks llama\.feed_forward_length/],
+  ];
+  for (const [model, re] of cases) {
+    const s = await open();
+    try {
+      const ended = firstOf(s.dc, ["terminated"]);
+      await s.dc.initializeRequest({ adapterID: "neural-python", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true });
+      await assert.rejects(s.dc.launch(base({ program: join(BROKEN, "unfinished.py"), call: "run('x')", model })), (err: Error) => re.test(err.message));
+      await ended;
+      assert.match(s.text("stderr"), re);
+    } finally {
+      await s.dc.stop();
+    }
+  }
+});
+
+test("predict mode runs no user code: a program that writes a file leaves no file", T, async () => {
+  const work = mkdtempSync(join(dir, "nofile-"));
+  const program = join(work, "writes_file.py");
+  copyFileSync(join(BROKEN, "writes_file.py"), program);
+  const s = await open();
+  try {
+    await launch(s, { program }, [8]);
+    for (const m of [(dc: DebugClient) => dc.stepInRequest(THREAD), (dc: DebugClient) => dc.nextRequest(THREAD), (dc: DebugClient) => dc.continueRequest(THREAD)]) {
+      const e = await move(s, m);
+      if (e.event === "terminated") break;
+    }
+    await s.dc.evaluateRequest({ expression: "save('again')", context: "repl" }).catch(() => undefined);
+  } finally {
+    await s.dc.stop();
+  }
+  assert.ok(!existsSync(join(work, "ran.txt")), "the program ran");
+});
+
+test("ndbg predict prints a state (or the model's error) per action, as ndbg steps does", T, async () => {
+  const program = join(BROKEN, "syntax_error.py");
+  const src = await parsePython(readFileSync(program, "utf8"));
+  const r = spawnSync(process.execPath, [join(ROOT, "dist", "ndbg.js"), "predict", program, "--call", "fine(2)", "--actions", "step_into,step_over,step_back,continue", "--breakpoints", "17", "--model", gguf, "--threads", "1", "--gpu", "cpu", "--json"], { encoding: "utf8", timeout: 120_000 });
+  assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr}`);
+  const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(lines.map((l) => l.action), ["step_into", "step_over", "step_back", "continue"]);
+  for (const l of lines) {
+    if (l.error !== undefined) {
+      assert.equal(typeof l.raw, "string");
+      continue;
+    }
+    if (l.event === "exit") assert.ok(["normal", "error", "limit"].includes(l.status));
+    else assert.ok(src.lines.includes(l.line), `line ${l.line}`);
+  }
+  assert.match(r.stderr, /model .* on cpu, 1 thread/);
+  const bad = spawnSync(process.execPath, [join(ROOT, "dist", "ndbg.js"), "predict", program, "--call", "nope()", "--actions", "step_into", "--model", gguf], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /names nope, which this file does not define/);
+});

@@ -1,0 +1,336 @@
+// ndbg eval, end to end: the built CLI on a few programs with a real GGUF (a tiny llama with
+// random weights, written by scripts/tiny-model.sh --random), the real tracer and real Python
+// executing the asserts. A random model is wrong nearly always, so these tests check that the
+// figures are computed right (against an independent recomputation from real traces) and that
+// pass/fail is decided by execution, never that the model is accurate.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  argumentText,
+  assertFor,
+  checkAsserts,
+  readPrograms,
+  returnLineFromCode,
+  score,
+  sampleCases,
+  type ActionFigures,
+  type AssertCase,
+  type CruxReport,
+  type Program,
+  type StepsItem,
+  type StepsReport,
+} from "../adapter/evaluation.js";
+import { findFunction, parsePython } from "../adapter/pysource.js";
+import { transition } from "../adapter/semantics.js";
+import { runTrace, TraceBatch, type TraceResult } from "../adapter/tracer.js";
+import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Frame, type Step } from "../adapter/trajectory.js";
+
+const ROOT = join(import.meta.dirname, "..");
+const NDBG = join(ROOT, "dist", "ndbg.js");
+const T = { timeout: 240_000 };
+const dir = mkdtempSync(join(tmpdir(), "ndbg-eval-"));
+let gguf = "";
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function sh(cmd: string, args: string[]): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd: ROOT, timeout: 200_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+const ndbg = (...args: string[]): Promise<Result> => sh(process.execPath, [NDBG, ...args]);
+/** The last line of stdout, as JSON. */
+const lastJson = <X>(r: Result): X => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as X;
+
+// CRUXEval-shaped programs chosen so that every action has somewhere to go: loops, a helper
+// call, output, defaults, *args / keyword-only / **kwargs, two returns.
+const PROGRAMS: Program[] = [
+  { id: "loop", code: "def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n", input: "4", output: "6" },
+  {
+    id: "helper",
+    code: "def g(x):\n    y = x * 2\n    print('g', y)\n    return y\n\ndef f(a, b=1):\n    t = g(a) + b\n    u = [t, a]\n    return u\n",
+    input: "2",
+    output: "[5, 2]",
+  },
+  {
+    id: "kinds",
+    code: "def f(text, *rest, sep='-', **kw):\n    parts = [text, *rest]\n    if kw:\n        return sep.join(parts) + '!' + ','.join(sorted(kw))\n    return sep.join(parts)\n",
+    input: "'a', 'b', sep='+', z=1",
+    output: "'a+b!z'",
+  },
+];
+const DATA = join(dir, "programs.jsonl");
+writeFileSync(DATA, PROGRAMS.map((p) => JSON.stringify(p)).join("\n") + "\n");
+
+/** Each program traced by the one-process tracer (not the batch the command uses). */
+const traces = new Map<string, TraceResult>();
+
+before(async () => {
+  const b = execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  void b;
+  gguf = execFileSync("bash", ["scripts/tiny-model.sh", join(dir, "model"), "--random"], { cwd: ROOT, encoding: "utf8", timeout: 120_000, stdio: ["ignore", "pipe", "pipe"] }).trim().split("\n").at(-1)!;
+  for (const p of PROGRAMS) {
+    const file = join(dir, `${p.id}.py`);
+    writeFileSync(file, p.code);
+    traces.set(p.id, await runTrace(file, { call: `f(${p.input})`, timeout: 20 }));
+  }
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const ratio = (k: number, n: number): number | null => (n ? k / n : null);
+
+/** The true state after an action, rebuilt from the trace: a frame with the output written on the way, or the exit. */
+function truthOf(run: TraceResult, from: number, to: number): Step {
+  const n = run.frames.length;
+  let out = "";
+  for (let k = from + 1; k <= Math.min(to, n - 1); k++) out += run.frames[k].stdout ?? "";
+  if (to === n) {
+    out += run.exit.stdout ?? "";
+    return { exit: { status: run.exit.status, ...(run.exit.value !== undefined ? { value: run.exit.value } : {}), ...(out ? { stdout: out } : {}) } };
+  }
+  const { stdout: _s, ...f } = run.frames[to];
+  return { frame: { ...f, ...(out && to > from ? { stdout: out } : {}) } };
+}
+
+/** The baselines, by their definitions: the next line of the same call, locals unchanged. */
+function baselineOf(cur: Frame, truth: Step): { exact: boolean; line: boolean; locals: boolean } {
+  const t = truth.frame;
+  if (!t) return { exact: false, line: false, locals: false };
+  const line = t.line === cur.line + 1;
+  const locals = sameLocals(t.locals, cur.locals);
+  const exact = line && locals && t.event === "line" && t.depth === cur.depth && t.func === cur.func && t.value === undefined && !t.stdout;
+  return { exact, line, locals };
+}
+
+test("eval steps: every figure is recomputed from the real traces and the answers", T, async () => {
+  const r = await ndbg("eval", "steps", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--seed", "5", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const rep = lastJson<StepsReport & { command: string }>(r);
+  assert.equal(rep.command, "eval steps");
+  assert.deepEqual(rep.programs, { total: 3, evaluated: 3, skipped: {} });
+  assert.equal(rep.model?.dialect, "native");
+  assert.equal(rep.model?.threads, 1);
+
+  // The cases: as sampled on the real trace, each from a frame where the action moves.
+  const expected: string[] = [];
+  for (const p of PROGRAMS) {
+    const run = traces.get(p.id)!;
+    for (const c of sampleCases(run.frames, 2, 5, p.id)) {
+      assert.ok(c.from < run.frames.length, "cases start at a frame");
+      assert.notEqual(c.to, c.from, "the action moves");
+      assert.equal(c.to, transition(run.frames, c.from, c.action, []));
+      if (c.action.kind === "breakpoint" && c.to < run.frames.length) assert.equal(run.frames[c.to].line, c.action.line);
+      expected.push(`${p.id} ${c.action.kind} ${c.action.line ?? ""} ${c.from} ${c.to}`);
+    }
+  }
+  assert.deepEqual(rep.items.map((x) => `${x.id} ${x.action} ${x.line ?? ""} ${x.from} ${x.to}`), expected);
+  for (const a of ACTION_KINDS) assert.ok(rep.actions[a].count > 0, `${a} was evaluated`);
+
+  // Each item: truth from the trace, baselines by definition, the model's score from its answer.
+  for (const it of rep.items) {
+    const run = traces.get(it.id)!;
+    const truth = truthOf(run, it.from, it.to);
+    assert.deepEqual(it.truth.frame ?? it.truth.exit, truth.frame ?? truth.exit, `truth of ${it.id} ${it.action} from ${it.from}`);
+    assert.deepEqual(it.baseline, baselineOf(run.frames[it.from], truth), `baseline of ${it.id} ${it.action} from ${it.from}`);
+    const p = it.predicted;
+    assert.equal(p === undefined, it.error !== undefined, "an answer or an error, never both");
+    const exact = !!p && (p.frame && truth.frame ? sameFrame(p.frame, truth.frame) : p.exit && truth.exit ? sameExit(p.exit, truth.exit) : false);
+    assert.equal(it.exact, exact);
+    const bothExit = !!p?.exit && !!truth.exit;
+    assert.equal(it.lineOk, bothExit || (!!p?.frame && !!truth.frame && p.frame.line === truth.frame.line));
+    assert.equal(it.localsOk, bothExit || (!!p?.frame && !!truth.frame && sameLocals(p.frame.locals, truth.frame.locals)));
+    assert.ok(it.ms > 0 && it.tokens >= 0);
+  }
+
+  // Per action and overall: rates of the items.
+  const check = (f: ActionFigures, xs: StepsItem[]): void => {
+    const n = xs.length;
+    const k = (pred: (x: StepsItem) => boolean): number => xs.filter(pred).length;
+    assert.equal(f.count, n);
+    assert.equal(f.exact, ratio(k((x) => x.exact), n));
+    assert.equal(f.line, ratio(k((x) => x.lineOk), n));
+    assert.equal(f.locals, ratio(k((x) => x.localsOk), n));
+    assert.deepEqual(f.baseline, { exact: ratio(k((x) => x.baseline.exact), n), line: ratio(k((x) => x.baseline.line), n), locals: ratio(k((x) => x.baseline.locals), n) });
+    assert.equal(f.errors, k((x) => x.error !== undefined));
+    assert.equal(f.tokens, xs.reduce((s, x) => s + x.tokens, 0));
+  };
+  for (const a of ACTION_KINDS) check(rep.actions[a], rep.items.filter((x) => x.action === a));
+  check(rep.overall, rep.items);
+  assert.ok(rep.overall.tokens > 0, "the model generated tokens");
+  assert.ok(rep.time.totalMs >= rep.time.predictMs && rep.time.predictMs > 0);
+
+  // The baselines hold where they should: from `s = 0` step_over lands on the next line with `s` new.
+  const loop = traces.get("loop")!;
+  assert.deepEqual(baselineOf(loop.frames[1], truthOf(loop, 1, 2)), { exact: false, line: true, locals: false });
+});
+
+test("eval steps: the readable table names every action, then the overall row", T, async () => {
+  const r = await ndbg("eval", "steps", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
+  assert.equal(r.code, 0, r.stderr);
+  for (const a of [...ACTION_KINDS, "overall"]) assert.match(r.stdout, new RegExp(`^${a} +\\d+ `, "m"));
+  assert.match(r.stdout, /programs: 1 evaluated of 1/);
+  assert.match(r.stdout, /line\+1/);
+});
+
+test("the checker: a correct prediction passes and a wrong one fails, by executing the assert", T, async () => {
+  const cases = PROGRAMS.flatMap((p) => [
+    assertFor("output", p, p.output!), // right
+    assertFor("input", p, p.input), // right
+    assertFor("output", p, "None"), // wrong
+    assertFor("input", p, p.id === "loop" ? "5" : "'zz'"), // wrong value or a TypeError
+  ]);
+  const got = await checkAsserts(cases, { timeout: 5 });
+  assert.deepEqual(got.map((g) => g.pass), PROGRAMS.flatMap(() => [true, true, false, false]));
+  assert.equal(got[2].error, "AssertionError");
+
+  // A bad item fails only itself: it hangs, crashes, exits, eats memory or smuggles in statements.
+  const ok = assertFor("output", PROGRAMS[0], "6");
+  const bad: Program[] = [
+    { id: "hang", code: "def f(x):\n    while True:\n        pass\n", input: "1", output: "1" },
+    { id: "exit", code: "import os\ndef f(x):\n    os._exit(0)\n", input: "1", output: "1" },
+    { id: "sysexit", code: "import sys\ndef f(x):\n    sys.exit(1)\n", input: "1", output: "1" },
+    { id: "memory", code: "def f(x):\n    return 'a' * (10 ** 11)\n", input: "1", output: "1" },
+    { id: "noise", code: "def f(x):\n    print('x' * 100000)\n    return x\n", input: "1", output: "1" },
+  ];
+  const mixed = [ok, ...bad.map((p) => assertFor("output", p, p.output!)), ok, assertFor("output", PROGRAMS[0], "6\nraise SystemExit"), assertFor("input", PROGRAMS[0], "4), print(1"), ok];
+  const res = await checkAsserts(mixed, { timeout: 1 });
+  assert.deepEqual(res.map((x) => x.pass), [true, false, false, false, false, true, true, false, false, true]);
+  assert.equal(res[1].error, "timeout");
+  assert.match(res[7].error!, /does not parse/);
+  assert.match(res[8].error!, /not one call of f/);
+});
+
+test("eval cruxeval: output (step_return and step_over) and input, pass@1 from executed asserts", T, async () => {
+  for (const task of ["output", "input"] as const) {
+    const r = await ndbg("eval", "cruxeval", "--data", DATA, "--task", task, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--max-steps", "4", "--json");
+    assert.equal(r.code, 0, r.stderr);
+    const rep = lastJson<CruxReport & { command: string }>(r);
+    assert.equal(rep.command, "eval cruxeval");
+    assert.equal(rep.task, task);
+    assert.equal(rep.count, 3);
+    const methods = task === "output" ? ["step_return", "step_over"] : ["inv_step_return"];
+    assert.deepEqual(Object.keys(rep.methods), methods);
+    assert.deepEqual(rep.items.map((i) => i.id), PROGRAMS.map((p) => p.id));
+    for (const m of methods) {
+      const as = rep.items.map((i) => i.attempts[m]);
+      const passed = as.filter((a) => a.pass).length;
+      assert.equal(rep.methods[m].passed, passed);
+      assert.equal(rep.methods[m].passAt1, passed / 3);
+      assert.equal(rep.methods[m].predicted, as.filter((a) => a.prediction !== undefined).length);
+      for (const a of as) {
+        assert.ok(a.pass === false || a.prediction !== undefined, "only a prediction can pass");
+        assert.ok(a.pass || a.error, "a failure says why");
+        if (m === "step_over") assert.ok(a.steps! >= 1 && a.steps! <= 4, "step_over runs are bounded");
+      }
+    }
+    // Whatever was predicted is judged again by the same checker: the same verdicts.
+    const again = rep.items.flatMap((it) => methods.filter((m) => it.attempts[m].prediction !== undefined).map((m) => ({ it, m })));
+    const verdicts = await checkAsserts(again.map(({ it, m }) => assertFor(task, PROGRAMS.find((p) => p.id === it.id)!, it.attempts[m].prediction!)));
+    again.forEach(({ it, m }, i) => assert.equal(verdicts[i].pass, it.attempts[m].pass));
+    assert.equal(rep.items[0].expected, task === "output" ? "6" : "4");
+  }
+  const text = await ndbg("eval", "cruxeval", "--data", DATA, "--task", "input", "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /CRUXEval-I \(input prediction\) on 1 item\n/);
+  assert.match(text.stdout, /pass@1 +\d+\.\d%/);
+});
+
+test("a state is scored whole (exact), by its line, and by its locals; no answer scores nothing", () => {
+  const at: Frame = { event: "line", line: 3, depth: 0, func: "f", locals: { n: "4", s: "0" } };
+  assert.deepEqual(score({ frame: at }, { frame: { ...at, locals: { s: "0", n: "4" } } }), { exact: true, line: true, locals: true });
+  assert.deepEqual(score({ frame: { ...at, stdout: "x\n" } }, { frame: at }), { exact: false, line: true, locals: true });
+  assert.deepEqual(score({ frame: { ...at, line: 4 } }, { frame: at }), { exact: false, line: false, locals: true });
+  assert.deepEqual(score({ frame: { ...at, locals: { n: "4" } } }, { frame: at }), { exact: false, line: true, locals: false });
+  assert.deepEqual(score({ exit: { status: "normal" } }, { exit: { status: "normal" } }), { exact: true, line: true, locals: true });
+  assert.deepEqual(score({ exit: { status: "normal", stdout: "1" } }, { exit: { status: "normal" } }), { exact: false, line: true, locals: true });
+  assert.deepEqual(score({ exit: { status: "normal" } }, { frame: at }), { exact: false, line: false, locals: false });
+  assert.deepEqual(score(undefined, { frame: at }), { exact: false, line: false, locals: false });
+});
+
+const CRUX = join(ROOT, "..", "shared", "data", "cruxeval.jsonl");
+test("the checker passes every CRUXEval answer, output and input", { ...T, skip: existsSync(CRUX) ? false : `no data at ${CRUX}` }, async () => {
+  const progs = await readPrograms(CRUX, { needOutput: true });
+  for (const task of ["output", "input"] as const) {
+    const res = await checkAsserts(progs.map((p) => assertFor(task, p, task === "output" ? p.output! : p.input)));
+    const failed = res.map((r, i) => (r.pass ? "" : `${progs[i].id}: ${r.error}`)).filter(Boolean);
+    assert.deepEqual(failed, [], `${task}: the right answers pass`);
+  }
+  // A perfect inverse call: the real call frame's locals, written as arguments, pass (but for
+  // arguments whose repr is no Python, such as a lambda's).
+  const batch = new TraceBatch({ maxEvents: 2000, timeout: 5 });
+  const perfect: AssertCase[] = [];
+  try {
+    for (const p of progs) {
+      const run = await batch.trace({ source: p.code, call: `f(${p.input})` });
+      perfect.push(assertFor("input", p, argumentText(findFunction(await parsePython(p.code), "f")!, run.frames[0].locals)));
+    }
+  } finally {
+    await batch.close();
+  }
+  const inv = await checkAsserts(perfect);
+  const wrong = perfect.filter((c, i) => !inv[i].pass && !c.call.includes("<function"));
+  assert.deepEqual(wrong, []);
+  assert.ok(inv.filter((r) => r.pass).length >= progs.length - 2);
+  // Answers of the wrong item fail, where Python holds the two answers different (True == 1).
+  const equal = (a: string, b: string): boolean => a === b || [["True", "1"], ["False", "0"]].some((g) => g.includes(a) && g.includes(b));
+  const shifted = progs.slice(0, 100).map((p, i) => ({ p, other: progs[(i + 1) % 100] })).filter(({ p, other }) => !equal(p.output!, other.output!));
+  const res = await checkAsserts(shifted.map(({ p, other }) => assertFor("output", p, other.output!)));
+  assert.ok(res.every((r) => !r.pass));
+});
+
+test("the inverse call's argument text and return line come from the code", async () => {
+  const src = await parsePython(PROGRAMS[2].code);
+  const f = findFunction(src, "f")!;
+  assert.equal(argumentText(f, { text: "'a'", rest: "('b',)", sep: "'+'", kw: "{'z': 1}" }), "'a', *('b',), sep='+', **{'z': 1}");
+  assert.equal(argumentText(f, { rest: "()", sep: "'+'", kw: "{}" }), "*(), sep='+', **{}");
+  const g = findFunction(await parsePython(PROGRAMS[1].code), "f")!;
+  assert.equal(argumentText(g, { b: "3", a: "1", t: "7" }), "1, 3", "parameter order; other locals are not arguments");
+  assert.equal(argumentText(g, { b: "3" }), "b=3", "after a missing parameter, by name");
+  // The last return statement of f itself, not of a nested function; else its last statement.
+  assert.equal(returnLineFromCode(src, f), 5);
+  const nested = await parsePython("def f(x):\n    def g():\n        return 1\n    y = g() + x\n    if y: return y\n    print(y)\n");
+  assert.equal(returnLineFromCode(nested, findFunction(nested, "f")!), 5);
+  const none = await parsePython("def f(x):\n    x.append(1)\n    x.sort()\n");
+  assert.equal(returnLineFromCode(none, findFunction(none, "f")!), 3);
+});
+
+test("eval: bad input is a clear error", T, async () => {
+  let r = await ndbg("eval");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /steps or cruxeval/);
+  r = await ndbg("eval", "steps");
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--data is missing/);
+  r = await ndbg("eval", "cruxeval", "--data", DATA);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--task is missing/);
+  r = await ndbg("eval", "steps", "--data", join(dir, "missing.jsonl"), "--model", gguf);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /cannot read .*missing\.jsonl/);
+  const bad = join(dir, "bad.jsonl");
+  writeFileSync(bad, JSON.stringify(PROGRAMS[0]) + "\n{oops\n");
+  r = await ndbg("eval", "steps", "--data", bad, "--model", gguf);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /bad\.jsonl:2: not a JSON object/);
+  const noOut = join(dir, "noout.jsonl");
+  writeFileSync(noOut, JSON.stringify({ id: "a", code: "def f(x):\n    return x\n", input: "1" }) + "\n");
+  r = await ndbg("eval", "cruxeval", "--data", noOut, "--task", "output", "--model", gguf);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /"output" string is needed/);
+  r = await ndbg("eval", "steps", "--data", DATA, "--model", join(dir, "none.gguf"));
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /model file not found/);
+  r = await ndbg("eval", "steps", "--data", DATA, "--actions-per-program", "0");
+  assert.equal(r.code, 2);
+});
