@@ -76,6 +76,8 @@ export class RealSide {
   private seen = new Map<number, { locals: Record<string, string>; line: number }>();
   /** The frame of the latest exception stop (a frame that leaves from there was unwound). */
   private raisedIn?: number;
+  /** The exception each live frame last raised (or passed on), by frame id. */
+  private raisedRepr = new Map<number, string>();
   /** The repr of the uncaught exception that is ending the program. */
   private uncaught?: string;
   private readonly sources = new Map<string, Promise<PySource | undefined>>();
@@ -257,7 +259,6 @@ export class RealSide {
       return;
     }
     const events = await this.absorb(prev, cmd, next);
-    if (process.env.NDBG_DEBUG_COMPARE) process.stderr.write(`[real] ${cmd} -> ${next.kind === "stop" ? `${next.reason} ${next.frames.map((f) => `${f.name}@${f.line}#${f.id}`).join("<")}${next.inDriver ? " driver" : ""}` : "exit"} => ${events.map((e) => stateLabel(e.step)).join(", ")}\n`);
     const out = this.dbg.takeOutput();
     const last = events[events.length - 1];
     if (out && last) {
@@ -324,7 +325,9 @@ export class RealSide {
     popped.forEach((r, i) => {
       const outermost = i === popped.length - 1;
       const shown = outermost && pushed.length === 0 && cmd !== "continue" ? returnValue(returns, r.name) : undefined;
-      out.push(this.returnState(r, wasOuter.length - 1 - i, exact, shown));
+      // The exception it raised stops again in the caller: it left by that exception (a `finally` may have run).
+      const unwound = next.reason === "exception" && next.exception?.repr !== undefined && this.raisedRepr.get(r.id) === next.exception.repr;
+      out.push(this.returnState(r, wasOuter.length - 1 - i, exact, shown, unwound));
     });
     for (const [i, f] of pushed.entries()) {
       const isTop = i === pushed.length - 1;
@@ -333,6 +336,7 @@ export class RealSide {
     this.live = next.frames;
     this.liveNames = new Map(await Promise.all(next.frames.map(async (f) => [f, await this.qualname(f)] as const)));
     for (const id of [...this.seen.keys()]) if (!next.frames.some((f) => f.id === id)) this.seen.delete(id);
+    for (const id of [...this.raisedRepr.keys()]) if (!next.frames.some((f) => f.id === id)) this.raisedRepr.delete(id);
     if (top && locals) this.seen.set(top.id, { locals, line: top.line });
     if (isReturnStop && !(prev.kind === "stop" && prev.foreign)) {
       out[out.length - 1].origin = "stop";
@@ -340,11 +344,21 @@ export class RealSide {
     }
     if (next.inDriver || next.foreign || !top) return out;
     if (prev.kind === "stop" && prev.foreign && !popped.length && !pushed.length) return out; // back from untraced code: not an event
+    const before = live[0];
+    if (exact && !popped.length && !pushed.length && next.reason === "step" && prev.kind === "stop" && prev.reason !== "exception" && before && before.line !== top.line && /^\s*except\b/.test(await this.lineText(top))) {
+      // debugpy never stops on StopIteration, GeneratorExit or StopAsyncIteration: a handler
+      // reached straight from a line of the same frame had that line raise. Its locals are the
+      // handler's (the `as` name is bound after this stop); the exception itself is not seen.
+      const raised: Frame = { event: "exception", line: before.line, depth: next.frames.length - 1, func: await this.qualname(top), locals: { ...(locals ?? {}) } };
+      if (top.file !== undefined) raised.file = top.file;
+      out.push({ step: { frame: raised }, unobserved: ["value"], origin: "rebuilt" });
+    }
     const frame: Frame = { event: next.reason === "exception" ? "exception" : "line", line: top.line, depth: next.frames.length - 1, func: await this.qualname(top), locals: locals ?? {} };
     if (top.file !== undefined) frame.file = top.file;
     const unobserved: Observable[] = [];
     if (frame.event === "exception") {
       this.raisedIn = top.id;
+      if (next.exception?.repr !== undefined) this.raisedRepr.set(top.id, next.exception.repr);
       if (next.exception?.repr !== undefined) frame.value = next.exception.repr;
       else unobserved.push("value");
     } else if (this.raisedIn === top.id) this.raisedIn = undefined;
@@ -353,7 +367,7 @@ export class RealSide {
   }
 
   /** A frame's return, as far as debugpy showed it. */
-  private returnState(r: RealFrameInfo, depth: number, lineKnown: boolean, shown: string | undefined): RealState {
+  private returnState(r: RealFrameInfo, depth: number, lineKnown: boolean, shown: string | undefined, unwound = false): RealState {
     // r is as the previous stop showed it: its line is where the frame last was.
     const last = this.seen.get(r.id);
     const frame: Frame = { event: "return", line: r.line, depth, func: this.liveNames.get(r) ?? r.name, locals: { ...(last?.locals ?? {}) } };
@@ -364,7 +378,9 @@ export class RealSide {
     // continue its handler may have run unseen: the value is not known.
     const raised = this.raisedIn === r.id;
     if (raised) this.raisedIn = undefined;
-    if (raised && !lineKnown) unobserved.push("value");
+    if (unwound) {
+      // no value
+    } else if (raised && !lineKnown) unobserved.push("value");
     else if (raised) {
       // unwound: no value
     } else if (r.name === "<module>") frame.value = "None";
@@ -539,22 +555,25 @@ export interface Ratio {
   total: number;
 }
 
-/** Agreement so far: over pairs with a real state; lines and locals over pairs where they were compared. */
+/**
+ * Agreement so far, over the states the actions led to (the first state is given, not predicted)
+ * that have a real state beside them; lines and locals over those where they were compared.
+ */
 export interface Agreement {
   /** "resync": each step predicted from the real state (per-step accuracy); "free": the prediction runs free (horizon). */
   mode: "resync" | "free";
-  /** Pairs so far (the first state included). */
+  /** Actions so far (pairs after the first). */
   steps: number;
-  /** Pairs with a real state. */
+  /** Of those, pairs with a real state. */
   compared: number;
   states: Ratio;
   lines: Ratio;
   locals: Ratio;
   /** Single variables (a name on either side). */
   names: Ratio;
-  /** Index of the first pair that is not exact, or null. */
+  /** Index (step number) of the first pair after the first state that is not exact, or null. */
   firstDivergence: number | null;
-  /** Pairs that agreed before the first divergence (all of them while there is none). */
+  /** Steps that agreed before the first divergence (all of them while there is none). */
   horizon: number;
   /** Mean milliseconds per mirrored step: the real side (debugpy) and the prediction. */
   realMs: number;
@@ -591,7 +610,8 @@ function ratio(pairs: readonly Pair[], pick: (c: PairCheck) => boolean | null): 
   return r;
 }
 
-export function agreementOf(pairs: readonly Pair[], mode: "resync" | "free"): Agreement {
+export function agreementOf(all: readonly Pair[], mode: "resync" | "free"): Agreement {
+  const pairs = all.filter((p) => p.index > 0);
   const compared = pairs.filter((p) => p.check);
   const first = compared.find((p) => !p.check!.exact);
   const names = { agree: 0, total: 0 };
@@ -599,7 +619,7 @@ export function agreementOf(pairs: readonly Pair[], mode: "resync" | "free"): Ag
     names.agree += p.check!.names.agree;
     names.total += p.check!.names.total;
   }
-  const moves = pairs.filter((p) => p.index > 0);
+  const moves = pairs;
   const mean = (xs: number[]): number => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0);
   return {
     mode,
@@ -929,7 +949,10 @@ export class ComparePredictor implements Predictor {
     if (!real.step.frame) throw new Error(real.origin === "cut" ? `there is no real state to resync to (${real.note})` : "the real program has ended: there is no state to resync to");
     const pf = pair.predicted.frame;
     // What debugpy did not observe stays as predicted.
-    const frame: Frame = { ...real.step.frame, locals: { ...real.step.frame.locals } };
+    // The real locals, in the predicted state's order where the names are the same.
+    const rl = real.step.frame.locals;
+    const names = [...Object.keys(pf?.locals ?? {}).filter((k) => k in rl), ...Object.keys(rl).filter((k) => !(k in (pf?.locals ?? {})))];
+    const frame: Frame = { ...real.step.frame, locals: Object.fromEntries(names.map((k) => [k, rl[k]])) };
     if (real.unobserved.includes("locals") && pf) frame.locals = { ...pf.locals };
     if (real.unobserved.includes("line") && pf) frame.line = pf.line;
     if (real.unobserved.includes("value") && pf?.value !== undefined) frame.value = pf.value;
@@ -984,7 +1007,7 @@ export async function startComparison(
   signal?: AbortSignal,
 ): Promise<ComparePredictor> {
   const [realR, innerR] = await Promise.allSettled([
-    RealSide.start({ python: opts.python, program: opts.program, call: opts.call, cwd: opts.cwd, timeout: opts.timeout, maxRepr: opts.maxRepr, maxMoves: opts.maxSteps }, signal),
+    RealSide.start({ python: opts.python, program: opts.program, call: opts.call, cwd: opts.cwd, timeout: opts.timeout, maxRepr: opts.maxRepr, maxMoves: Math.min(opts.maxSteps, 1000) }, signal),
     inner,
   ]);
   if (realR.status === "rejected" || innerR.status === "rejected") {

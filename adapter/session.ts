@@ -67,14 +67,14 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
       });
     }
     case "compare":
-      return createComparison(config);
+      return createComparison(config, hooks);
   }
 }
 
 /** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
-async function createComparison(config: LaunchConfig): Promise<Predictor> {
+async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const python = await findDebugpyPython(config.python);
-  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python });
+  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python }, hooks);
   return startComparison(
     { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
     inner,
@@ -734,11 +734,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
     for (; this.compareShown.pairs < cmp.pairs.length; this.compareShown.pairs++) {
       const p = cmp.pairs[this.compareShown.pairs];
       const what = p.index === 0 ? "first state" : `step ${p.index} (${p.action})`;
-      this.console(`compare · ${what}: ${describeDifference(p)}${p.resynced ? " (resynced: the next step starts from the real state)" : ""} · ${describeAgreement(a)}`);
+      const figures = a.steps ? ` · ${describeAgreement(a)}` : "";
+      this.console(`compare · ${what}: ${describeDifference(p)}${p.resynced ? " (resynced: the next step starts from the real state)" : ""}${figures}`);
     }
     if (engine.ended && !this.compareShown.summary) {
       this.compareShown.summary = true;
-      this.console(`Compare summary over ${a.steps} states: ${describeAgreement(a)}; per step: debugpy ${a.realMs} ms, prediction ${a.predictedMs} ms.`);
+      this.console(`Compare summary over ${a.steps} steps: ${describeAgreement(a)}; per step: debugpy ${a.realMs} ms, prediction ${a.predictedMs} ms.`);
     }
   }
 
@@ -790,7 +791,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
           vars.push(real.unobserved.includes("value") ? info(name, "(not observed)") : fixed(this.variable(name, reprToNode(rf.value ?? "(none)"))));
         }
         if (real.unobserved.includes("locals")) vars.push(info("(locals)", "not observed by debugpy here"));
-        else for (const [name, repr] of Object.entries(rf.locals)) vars.push({ ...this.variable(name, reprToNode(repr)), presentationHint: { attributes: ["readOnly"] } });
+        else {
+          // In the predicted state's order, side by side; names only the real state has last.
+          const order = Object.keys(shown.locals);
+          const rank = (k: string): number => (order.includes(k) ? order.indexOf(k) : order.length);
+          const names = Object.keys(rf.locals).sort((a, b) => rank(a) - rank(b));
+          for (const name of names) vars.push({ ...this.variable(name, reprToNode(rf.locals[name])), presentationHint: { attributes: ["readOnly"] } });
+        }
       }
     }
     response.body = { variables: vars };

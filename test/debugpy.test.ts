@@ -185,7 +185,7 @@ async function walk(program: string, call: string | undefined, pick: (i: number)
     check(`after action ${n} (${action.kind})`);
     steps++;
   }
-  assert.ok(side.ended, "the walk reached the end");
+  if (i >= trace.frames.length) assert.ok(side.ended, "both ended");
   return steps;
 }
 
@@ -197,6 +197,7 @@ test("step into every event: the real side matches the recording (calls, returns
     [join(FIX, "calls.py"), "chain(1)"],
     [join(FIX, "calls.py"), "crash(0)"],
     [join(FIX, "calls.py"), "mixed(3)"],
+    [join(FIX, "calls.py"), "first_or_none([])"],
     [join(FIX, "script.py"), undefined],
     [join(FIX, "cruxeval_5.py"), "f('DSUWeqExTQdCMGpqur', 'a', 'x')"],
     [join(PROGRAMS, "multifile.py"), "main()"],
@@ -214,9 +215,31 @@ test("mixed actions with breakpoints: step over, step out and continue reach the
     [join(FIX, "script.py"), undefined, [5, 11]],
   ];
   for (const [program, call, bps] of cases) {
-    for (const seed of [1, 2, 3]) {
+    for (const seed of [1, 2]) {
       const r = rng(seed);
       await walk(program, call, () => ({ kind: kinds[Math.floor(r() * kinds.length)] }), bps);
     }
   }
+});
+
+test("a step over the end of a callback (library code calling user code) is a return, not the next call", T, async () => {
+  // debugpy goes on into the next call of the same function, with the id of the frame that ended.
+  const program = join(PROGRAMS, "callbacks.py");
+  const steps: Action["kind"][] = ["step_into", "step_into", "step_into", "step_into", "step_over", "step_over", "step_into", "step_over", "step_over", "step_over"];
+  await walk(program, "main()", (n) => ({ kind: steps[n] ?? "step_over" }));
+  const calls = join(FIX, "calls.py"); // inner(x) + inner(x + 1): two calls on one line
+  const chain: Action["kind"][] = ["step_into", "step_into", "step_into", "step_over", "step_over", "step_over", "step_into", "step_into", "step_over", "step_over"];
+  await walk(calls, "chain(1)", (n) => ({ kind: chain[n] ?? "step_over" }));
+});
+
+test("a step over a yield is the generator's return, then the consumer's next line (debugpy's own would run to the end)", T, async () => {
+  const program = join(PROGRAMS, "generators.py");
+  const steps: Action["kind"][] = ["step_into", "step_into", "step_into", "step_into", "step_over", "step_over", "step_over", "step_over"];
+  await walk(program, "elsewhere()", (n) => ({ kind: steps[n] ?? "step_into" }), [], steps.length);
+});
+
+test("a frame left by an exception after its finally block ran returns no value (the exception stops again in the caller)", T, async () => {
+  const kinds: Action["kind"][] = ["step_into", "step_into", "step_over", "step_over", "step_return", "continue"];
+  const r = rng(15);
+  await walk(join(PROGRAMS, "exceptions.py"), "main()", () => ({ kind: kinds[Math.floor(r() * kinds.length)] }), [3, 16]);
 });
