@@ -3,7 +3,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh || exit 1
-[ -d node_modules ] || npm ci --no-audit --no-fund || exit 1
+[ -d node_modules ] || npm install --no-audit --no-fund || exit 1
 npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 log=$(mktemp -d)
