@@ -12,7 +12,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, type BreakpointSpec } from "./engine.js";
 import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
-import type { ModelStatus } from "./predictors/model.js";
+import type { ModelPredictor, ModelStatus } from "./predictors/model.js";
 import { runTrace } from "./tracer.js";
 import type { Exit, Frame } from "./trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
@@ -831,6 +831,18 @@ export class NeuralPythonSession extends LoggingDebugSession {
       case "ndbg/saveTrace":
         return this.answer(response, () => {
           response.body = { text: this.traceText() };
+          this.sendResponse(response);
+        });
+      case "ndbg/stats":
+        // Every model call since launch, oldest first (for `ndbg bench`); empty for other predictors.
+        return this.answer(response, () => {
+          const p = this.predictor as Partial<Pick<ModelPredictor, "stats" | "describe" | "sequence">> | undefined;
+          response.body = {
+            pid: process.pid,
+            model: typeof p?.describe === "function" ? p.describe() : undefined,
+            steps: p?.stats ?? [],
+            predictions: p?.sequence?.predictions,
+          };
           this.sendResponse(response);
         });
       default:

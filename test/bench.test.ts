@@ -129,6 +129,12 @@ test("ndbg bench --json: one object with every figure, neural against debugpy, r
     }
     ratioOf(g.ratio[side], g[side][g[side].length - 1].stop, g[side][0].stop, `growth.ratio.${side}`);
   }
+  for (const side of ["neural", "debugpy"] as const)
+    for (const which of ["first", "last"] as const) {
+      const sp = g.spans[side][which];
+      summary(sp.stop, `growth.spans.${side}.${which}.stop`);
+      assert.ok(sp.from >= 2 && sp.to >= sp.from && sp.to <= LONG, `growth.spans.${side}.${which}: moves ${sp.from}-${sp.to}`);
+    }
   for (const p of g.neural) {
     positive(p.modelMs, `growth.neural@${p.position}.modelMs`);
     positive(p.promptTokens, `growth.neural@${p.position}.promptTokens`);

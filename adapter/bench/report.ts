@@ -37,7 +37,8 @@ export function formatReport(r: BenchResult): string {
   }
   out.push("");
   out.push(`inspect (stackTrace+scopes+variables): neural ${f(r.inspect.neural.median)} ms, debugpy ${f(r.inspect.debugpy.median)} ms (median)`);
-  out.push(`tokens: ${f(r.tokens.perStep)} generated per step (${f(r.tokens.perCall)} per model call), ${f(r.tokens.evaluatedPerStep)} prompt tokens evaluated per step, ${f(r.tokens.perSecond, 0)} tokens/s while generating`);
+  out.push(`tokens: ${f(r.tokens.perStep)} generated per step (${f(r.tokens.perCall)} per model call), ${f(r.tokens.evaluatedPerStep)} prompt tokens evaluated per step, ${f(r.tokens.perSecond, 0)} tokens/s while generating` +
+    (r.tokens.drafts.validated + r.tokens.drafts.refuted ? `; speculative drafts ${r.tokens.drafts.validated} accepted, ${r.tokens.drafts.refuted} rejected` : ""));
   out.push(
     `first stop after launch: neural ${f(r.launch.neural.cold.median, 0)} ms with model load (spawn to stop ${f(r.launch.neural.cold.spawnToStop, 0)}), ` +
       `${f(r.launch.neural.warm.median, 0)} ms warm (restart in the same adapter); debugpy ${f(r.launch.debugpy.cold.median, 0)} ms (spawn to stop ${f(r.launch.debugpy.cold.spawnToStop, 0)})`,
@@ -54,6 +55,13 @@ export function formatReport(r: BenchResult): string {
   if (g.cpuRatio) {
     out.push("cpu neural".padEnd(10) + g.positions.map((p) => pad(f(g.neural.find((x) => x.position === p)?.cpu), 10)).join("") + pad(f(g.cpuRatio.neural, 2), 12));
     out.push("cpu dbgpy".padEnd(10) + g.positions.map((p) => pad(f(g.debugpy.find((x) => x.position === p)?.cpu), 10)).join("") + pad(f(g.cpuRatio.debugpy, 2), 12));
+  }
+  for (const side of ["neural", "debugpy"] as const) {
+    const sp = g.spans[side];
+    out.push(
+      `${side} over stretches: moves ${sp.first.from}-${sp.first.to} ${f(sp.first.stop.median)} ms (cpu ${f(sp.first.cpu?.median)}), ` +
+        `moves ${sp.last.from}-${sp.last.to} ${f(sp.last.stop.median)} ms (cpu ${f(sp.last.cpu?.median)}, p90 ${f(sp.last.cpu?.p90)})`,
+    );
   }
   out.push("model ms".padEnd(10) + g.positions.map((p) => pad(f(g.neural.find((x) => x.position === p)?.modelMs), 10)).join(""));
   out.push("prompt".padEnd(10) + g.positions.map((p) => pad(f(g.neural.find((x) => x.position === p)?.promptTokens, 0), 10)).join("") + "   tokens in the prompt");

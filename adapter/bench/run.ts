@@ -78,6 +78,14 @@ export interface GrowthPoint {
   tokens?: number;
 }
 
+export interface SpanFigures {
+  /** Positions of the first and last move of the stretch. */
+  from: number;
+  to: number;
+  stop: Summary;
+  cpu?: Summary;
+}
+
 export interface BenchResult {
   bench: 1;
   date: string;
@@ -89,7 +97,8 @@ export interface BenchResult {
   all: ActionFigures;
   /** stackTrace + scopes + variables after a stop, ms. */
   inspect: { neural: Summary; debugpy: Summary };
-  tokens: { perStep: number; perSecond: number; perCall: number; evaluatedPerStep: number };
+  /** Tokens generated per move and per model call, generation speed, prompt tokens evaluated per move; draft tokens accepted and rejected (speculative decoding, when on). */
+  tokens: { perStep: number; perSecond: number; perCall: number; evaluatedPerStep: number; drafts: { validated: number; refuted: number } };
   launch: {
     neural: { cold: Summary & { spawnToStop: number }; warm: Summary };
     debugpy: { cold: Summary & { spawnToStop: number } };
@@ -100,6 +109,11 @@ export interface BenchResult {
     positions: number[];
     neural: GrowthPoint[];
     debugpy: GrowthPoint[];
+    /**
+     * Over stretches rather than single positions (a step's cost depends on where it falls in
+     * the prompt window): moves 2-11 against the last 100, stop and CPU time per side.
+     */
+    spans: Record<SideName, { first: SpanFigures; last: SpanFigures }>;
     /** Moves each long session made (fewer than asked when the program ended). */
     reached: { neural: number; debugpy: number };
     /** Last position's stop time / first position's, per side; the same for CPU time. */
@@ -134,6 +148,7 @@ interface Collected {
   warm: number[];
   memory: { neural: number; debugpyAdapter: number; debugpyProgram: number };
   model?: ModelInfo;
+  drafts: { validated: number; refuted: number };
   notes: string[];
 }
 
@@ -150,6 +165,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     launches: { neural: [], debugpy: [] },
     warm: [],
     memory: { neural: 0, debugpyAdapter: 0, debugpyProgram: 0 },
+    drafts: { validated: 0, refuted: 0 },
     notes: [],
   };
   const neuralCfg: NeuralConfig = { adapter: o.adapter, threads: o.threads, gpu: o.gpu, ...(o.model ? { model: o.model } : {}), ...(o.extra ? { extra: o.extra } : {}), ...(o.env ? { env: o.env } : {}) };
@@ -165,6 +181,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   };
   const close = async (s: Session): Promise<void> => {
     const m = s.memory();
+    if (s instanceof NeuralSession && s.predictions) {
+      c.drafts.validated += s.predictions.validated;
+      c.drafts.refuted += s.predictions.refuted;
+    }
     if (s.side === "neural") c.memory.neural = Math.max(c.memory.neural, m.adapter ?? 0);
     else {
       c.memory.debugpyAdapter = Math.max(c.memory.debugpyAdapter, m.adapter ?? 0);
@@ -295,6 +315,17 @@ function growth(moves: readonly Move[], positions: readonly number[]): GrowthPoi
   return out;
 }
 
+/** Moves `from`..`to` (1-based, the first move left out) of a long session that gave a stop. */
+function span(moves: readonly Move[], from: number, to: number): SpanFigures {
+  const lo = Math.max(2, from);
+  const hi = Math.max(lo, Math.min(moves.length, to));
+  const win = moves.slice(lo - 1, hi).filter((m) => !m.ended);
+  const use = win.length ? win : moves.slice(-1);
+  const out: SpanFigures = { from: lo, to: hi, stop: summarize(use.map((m) => m.stop))! };
+  if (use.every((m) => m.cpu !== undefined)) out.cpu = summarize(use.map((m) => m.cpu!));
+  return out;
+}
+
 /** 5, 200 and 500 for a session of 500 moves; proportionally for other lengths. */
 export function growthPositions(long: number): number[] {
   return [...new Set([Math.min(5, long), Math.max(1, Math.round(long * 0.4)), long])].sort((a, b) => a - b);
@@ -349,6 +380,7 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
       perSecond: round(genMs > 0 ? (gen / genMs) * 1000 : 0),
       perCall: round(gen / Math.max(1, cs.length)),
       evaluatedPerStep: round(cs.reduce((a, x) => a + x.evaluatedTokens, 0) / Math.max(1, nMoves)),
+      drafts: c.drafts,
     },
     launch: {
       neural: { cold: launchSummary(c.launches.neural), warm: summarize(c.warm)! },
@@ -362,6 +394,10 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
       positions,
       neural: gN,
       debugpy: gD,
+      spans: {
+        neural: { first: span(long.neural, 2, 11), last: span(long.neural, long.neural.length - 99, long.neural.length) },
+        debugpy: { first: span(long.debugpy, 2, 11), last: span(long.debugpy, long.debugpy.length - 99, long.debugpy.length) },
+      },
       reached: { neural: long.neural.length, debugpy: long.debugpy.length },
       ratio: { neural: gRatio(gN), debugpy: gRatio(gD) },
       ...(gN.length >= 2 && gD.length >= 2 && gN.every((p) => p.cpu) && gD.every((p) => p.cpu)

@@ -181,6 +181,8 @@ export class NeuralSession extends DapSession {
   statsSupported?: boolean;
   statsProblem?: string;
   model?: ModelInfo;
+  /** Draft tokens of speculative decoding accepted and rejected in this session, when the adapter reports them. */
+  predictions?: { validated: number; refuted: number };
   /** A launch in the same process after the first (the model is kept warm): restart sent to its stop, ms. */
   warm?: number;
   private args: Record<string, unknown> = {};
@@ -232,8 +234,9 @@ export class NeuralSession extends DapSession {
       return undefined;
     }
     this.statsSupported = true;
-    const body = r.msg.body as { model?: ModelInfo; steps?: ModelCall[] };
+    const body = r.msg.body as { model?: ModelInfo; steps?: ModelCall[]; predictions?: { validated: number; refuted: number } };
     if (body.model) this.model = body.model;
+    if (body.predictions) this.predictions = { validated: body.predictions.validated, refuted: body.predictions.refuted };
     const all = body.steps ?? [];
     if (all.length < this.seen) this.seen = 0; // a restart began a new session
     const fresh = all.slice(this.seen);

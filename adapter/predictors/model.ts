@@ -127,7 +127,8 @@ export class ModelPredictor implements Predictor {
     const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : lm.info.dialect === "native" ? "native" : "instruct";
     if (name === "native" && lm.info.format !== undefined && lm.info.format !== FORMAT_VERSION)
       throw new ModelFileError(`${path} was trained on trajectory format version ${lm.info.format}; this debugger speaks version ${FORMAT_VERSION}`, path);
-    const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 512 : 768), Math.floor(contextSize / 2));
+    // A native frame is tens of tokens: a low cap makes a model that runs away cheap to stop.
+    const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
         ? new NativeDialect(lm, src, { contextSize, maxTokens, grammar: opts.grammar !== false })
