@@ -22,8 +22,6 @@ export class ValueSyntaxError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Reading literals
 
-const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
-const isIdStart = (c: string): boolean => /[\p{ID_Start}_]/u.test(c);
 const isIdPart = (c: string): boolean => /[\p{ID_Continue}\u00b7]/u.test(c);
 
 const DIGITS = "[0-9](?:_?[0-9])*";

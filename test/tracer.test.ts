@@ -20,11 +20,6 @@ const trace = (name: string, opts: TraceOptions = {}) => runTrace(fixture(name),
 
 /** "event line depth func", the position of a frame. */
 const where = (f: Frame): string => `${f.event} ${f.line} ${f.depth} ${f.func}`;
-const at = (frames: Frame[], event: string, line: number): Frame => {
-  const f = frames.find((x) => x.event === event && x.line === line);
-  assert.ok(f, `no ${event} at line ${line}`);
-  return f;
-};
 
 test("recursion: depth grows with each call and returns unwind it", async () => {
   const r = await trace("recursion.py");
