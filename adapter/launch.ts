@@ -5,7 +5,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "./expr.js";
 
-export const MODES = ["predict", "record", "compare"] as const;
+export const MODES = ["predict", "record", "compare", "replay"] as const;
 export type Mode = (typeof MODES)[number];
 export const DIALECTS = ["auto", "native", "instruct"] as const;
 export type Dialect = (typeof DIALECTS)[number];
@@ -98,9 +98,12 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   }
   if (!isFile) return fail(`program is not a file: ${path}`);
 
-  const mode = str("mode") ?? LAUNCH_DEFAULTS.mode;
+  const isTrace = path.endsWith(".ndbg");
+  const mode = str("mode") ?? (isTrace ? "replay" : LAUNCH_DEFAULTS.mode);
   if (mode instanceof Error) return fail(mode.message);
   if (!(MODES as readonly string[]).includes(mode)) return fail(`"mode" must be one of ${MODES.join(", ")}, not "${mode}"`);
+  if (isTrace !== (mode === "replay"))
+    return fail(isTrace ? `${path} is a trace file: replay it with "mode": "replay" (${mode} mode debugs a Python file)` : `replay mode replays a trace file (.ndbg), not ${path}`);
   const dialect = str("dialect") ?? LAUNCH_DEFAULTS.dialect;
   if (dialect instanceof Error) return fail(dialect.message);
   if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not "${dialect}"`);

@@ -1,7 +1,11 @@
-// The debug adapter as a program: speaks DAP on stdio (or on a port with --server=PORT), so
-// VS Code and any other DAP client can start it with `node dist/adapter.js`.
+// The debug adapter as a program: speaks DAP on stdio, so VS Code and any other DAP client can
+// start it with `node dist/adapter.js`. With `--listen=PIPE` it serves one session per
+// connection on a named pipe or Unix socket and stays up between them (the extension keeps one
+// warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once.
 import { DebugSession } from "@vscode/debugadapter";
 import { NeuralPythonSession } from "./session.js";
+import { serve } from "./serve.js";
+import { GPU_SETTINGS, type GpuSetting } from "./model/backend.js";
 
 // stdout is the DAP stream: whatever a library prints (llama.cpp's load messages) goes to stderr.
 for (const level of ["log", "info", "debug", "warn"] as const) console[level] = console.error;
@@ -11,4 +15,16 @@ process.on("unhandledRejection", (e) => {
   process.stderr.write(`neural-python adapter: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
 });
 
-DebugSession.run(NeuralPythonSession);
+const arg = (name: string): string | undefined => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a === undefined ? undefined : a.slice(name.length + 3);
+};
+const listen = arg("listen");
+if (listen) {
+  const gpu = arg("gpu");
+  const preload = arg("preload");
+  serve(listen, {
+    ...(preload !== undefined ? { preload } : {}),
+    ...(gpu !== undefined && (GPU_SETTINGS as readonly string[]).includes(gpu) ? { gpu: gpu as GpuSetting } : {}),
+  });
+} else DebugSession.run(NeuralPythonSession);

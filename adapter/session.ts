@@ -24,6 +24,8 @@ import { findDebugpyPython } from "./debugpy.js";
 import { serialize, serializeMany } from "./trajectory.js";
 
 const THREAD_ID = 1;
+/** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
+const TRACE_SOURCE = 1;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
@@ -68,6 +70,8 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
     }
     case "compare":
       return createComparison(config, hooks);
+    case "replay":
+      return RecordedPredictor.fromTraceFile(config.program);
   }
 }
 
@@ -159,9 +163,33 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return n;
   }
 
-  private path(frame: Frame): string {
-    const program = this.config!.program;
+  /**
+   * The Python file the states stand in: the program, or in replay mode the trace's program
+   * where it is still there unchanged; undefined: its text is shown from the trace itself.
+   */
+  private programFile(): string | undefined {
+    if (this.config?.mode !== "replay") return this.config?.program;
+    return this.predictor instanceof RecordedPredictor ? this.predictor.sourceFile : undefined;
+  }
+
+  private path(frame: Frame): string | undefined {
+    const program = this.programFile();
+    if (program === undefined) return undefined;
     return frame.file === undefined ? program : resolve(dirname(program), frame.file);
+  }
+
+  /** A frame's source: its file, or the program's text as the trace holds it. */
+  private sourceOf(frame: Frame): Source {
+    const path = this.path(frame);
+    if (path !== undefined) return new Source(basename(path), this.convertDebuggerPathToClient(path));
+    const named = this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined;
+    return new Source(`${basename(named ?? "program.py")} (from ${basename(this.config!.program)})`, undefined, TRACE_SOURCE);
+  }
+
+  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
+    if (args.sourceReference !== TRACE_SOURCE || !this.predictor) return this.fail(response, "no such source");
+    response.body = { content: this.predictor.source, mimeType: "text/x-python" };
+    this.sendResponse(response);
   }
 
   /** Runs a request's work and always answers it: thrown errors become error responses. */
@@ -311,6 +339,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.end();
   }
 
+  /** The connection is gone (server mode): frees the session's predictor and context. */
+  async close(): Promise<void> {
+    this.ended = true;
+    await this.release();
+  }
+
   protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments, request?: DebugProtocol.Request): Promise<void> {
     await this.release();
     this.ended = true;
@@ -345,7 +379,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
         return resolve(p);
       }
     };
-    return real(path) === real(this.config.program);
+    const program = this.programFile();
+    return program !== undefined && real(path) === real(program);
   }
 
   private applyBreakpoints(): void {
@@ -560,9 +595,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const start = args.startFrame ?? 0;
     const count = args.levels ? args.levels : this.frames.length;
     const frames = this.frames.slice(start, start + count).map((f, i) => {
-      const path = this.path(f);
-      const sf = new StackFrame(start + i + 1, f.func, new Source(basename(path), this.convertDebuggerPathToClient(path)), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
-      return sf;
+      return new StackFrame(start + i + 1, f.func, this.sourceOf(f), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
     });
     response.body = { stackFrames: frames, totalFrames: this.frames.length };
     this.sendResponse(response);
@@ -861,7 +894,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine;
     const config = this.config;
     if (!engine || !config) throw new Error("the program has not been launched");
-    const meta: Record<string, unknown> = { program: basename(config.program), ...(config.call ? { call: config.call } : {}), mode: config.mode };
+    const meta: Record<string, unknown> = { program: basename(this.programFile() ?? config.program), ...(config.call ? { call: config.call } : {}), mode: config.mode };
     const cmp = this.comparison;
     if (!cmp) return serialize(engine.trajectory(meta));
     const predicted = engine.trajectory({

@@ -1,6 +1,6 @@
 // The trajectory format, version 1: the one serializer and the one parser of program states
-// and the debugger actions between them. Specified in docs/TRAJECTORY.md; training/trajectory.py
-// is its Python twin, and both are tested against the golden files in test/golden/.
+// and the debugger actions between them. Specified in docs/TRAJECTORY.md and tested against the
+// golden files in test/golden/. Training data is written by this serializer too (`ndbg data`).
 
 export const FORMAT_VERSION = 1;
 
@@ -226,6 +226,7 @@ function parseFramePieces(ps: Piece[], prev: Frame | undefined, action: Action |
   const frame: Frame = { event: ev.kind.slice(6) as EventKind, line: Number(m[1]), depth: Number(m[2]), func: m[3], locals: {} };
   if (m[4] !== undefined) frame.file = m[4];
   let delta = false;
+  const written = new Set<string>();
   for (let i = 1; i <= last; i++) {
     const p = ps[i];
     const text = field(i);
@@ -240,7 +241,10 @@ function parseFramePieces(ps: Piece[], prev: Frame | undefined, action: Action |
       }
       const eq = text.indexOf("=");
       if (eq <= 0) fail(p, `bad local "${text}": expected NAME=REPR`);
-      frame.locals[text.slice(0, eq)] = unescapeText(text.slice(eq + 1));
+      const name = text.slice(0, eq);
+      if (written.has(name)) fail(p, `local "${name}" written twice in one frame`);
+      written.add(name);
+      frame.locals[name] = unescapeText(text.slice(eq + 1));
     } else fail(p, `unexpected ${p.token} inside a frame`);
   }
   if (delta && !isDelta(prev, action, frame)) fail(ev, "locals written as a delta where the format requires them in full");

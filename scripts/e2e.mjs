@@ -53,7 +53,14 @@ const node24 = join(nodeDir, "bin", "node");
 const codeServerDir = join(cache, "code-server", "node_modules", "code-server");
 const serverMain = join(codeServerDir, "lib", "vscode", "out", "server-main.js");
 
+// What an outer `npm run` passes down describes that npm and its Node: npm_config_user_agent
+// names Node 20, and code-server's postinstall reads the Node version from it. The inner npm
+// gets its own; its settings still come from the npmrc files.
+const OUTER_NPM = /^(npm_(?!config_)|npm_config_(user_agent|node_gyp|npm_version|local_prefix)$|NODE$|INIT_CWD$)/;
+const withoutOuterNpm = (env) => Object.fromEntries(Object.entries(env).filter(([k]) => !OUTER_NPM.test(k)));
+
 function npmInstall(prefix, spec, env) {
+  env = withoutOuterNpm(env);
   mkdirSync(prefix, { recursive: true });
   // A package.json of its own keeps npm from walking up into the repository's.
   if (!existsSync(join(prefix, "package.json"))) writeFileSync(join(prefix, "package.json"), '{ "private": true }\n');

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test: type check, build, the TypeScript suites (node's test runner) and the Python suites.
+# Every test: type check, build, the TypeScript suites (node's test runner), the Python suites and
+# the end-to-end tests in a real VS Code (scripts/e2e.mjs; NDBG_E2E=0 leaves them out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh || exit 1
@@ -15,6 +16,14 @@ py_rc=${PIPESTATUS[0]}
 pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# fail [0-9]+' "$log/node.txt" | awk '{print $3}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
-total_fail=$(( ${fail:-0} + ${pyfail:-0} ))
-echo "tests: $(( ${pass:-0} + ${pyran:-0} - ${pyfail:-0} )) passed, ${total_fail} failed"
-[ "$node_rc" = 0 ] && [ "$py_rc" = 0 ]
+e2e_rc=0; e2epass=0; e2efail=0
+if [ "${NDBG_E2E:-1}" != 0 ]; then
+  node scripts/e2e.mjs 2>&1 | tee "$log/e2e.txt"
+  e2e_rc=${PIPESTATUS[0]}
+  e2epass=$(grep -oE '# pass [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
+  e2efail=$(grep -oE '# fail [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
+  [ "$e2e_rc" = 0 ] || [ "${e2efail:-0}" != 0 ] || e2efail=1   # it failed before its tests ran
+fi
+total_fail=$(( ${fail:-0} + ${pyfail:-0} + ${e2efail:-0} ))
+echo "tests: $(( ${pass:-0} + ${pyran:-0} - ${pyfail:-0} + ${e2epass:-0} )) passed, ${total_fail} failed (in VS Code: ${e2epass:-0} passed, ${e2efail:-0} failed)"
+[ "$node_rc" = 0 ] && [ "$py_rc" = 0 ] && [ "$e2e_rc" = 0 ]

@@ -1,22 +1,113 @@
-// Runs the debug adapter out of the extension host, as its own Node process speaking DAP on
-// stdio: a model that aborts the process that loads it (a bad GGUF can) then ends one session,
-// not the editor's extensions.
+// Runs the debug adapter out of the extension host, as its own Node process: a model that aborts
+// the process that loads it (a bad GGUF can) then ends that process's sessions, not the editor's
+// extensions. One adapter process is kept warm and serves every session over a named pipe
+// (neuralPython.keepAdapterWarm): it starts when the extension activates (when debugging or
+// the Run view's configurations are first asked for) and loads the configured model at once, so
+// the first stop does not wait for llama.cpp and the model. When it is off, or the warm process
+// cannot start, each session gets its own process on stdio.
 import * as vscode from "vscode";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 
-export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {}
+/** How long the warm process may take to listen. */
+const LISTEN_TIMEOUT_MS = 15_000;
 
-  createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactory, vscode.Disposable {
+  private warm?: WarmAdapter;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+    context.subscriptions.push(this);
+    if (keepWarm()) this.warmAdapter().ready.catch(() => undefined);
+  }
+
+  private adapterPath(): string {
     const adapter = this.context.asAbsolutePath("dist/adapter.js");
     if (!existsSync(adapter)) throw new Error(`Neural Python: the debug adapter is missing (${adapter}); build the extension first.`);
-    // The extension host's executable is Electron in desktop VS Code: it runs as plain Node with
-    // ELECTRON_RUN_AS_NODE; elsewhere (remote and web servers) it is Node itself.
-    const env: Record<string, string> = {};
-    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = "1";
+    return adapter;
+  }
+
+  /** The warm process, started again when the last one is gone. */
+  private warmAdapter(): WarmAdapter {
+    if (!this.warm || this.warm.exited) {
+      const settings = vscode.workspace.getConfiguration("neuralPython");
+      this.warm = new WarmAdapter(this.adapterPath(), settings.get<string>("model") ?? "", settings.get<string>("gpu") ?? "auto", this.log);
+    }
+    return this.warm;
+  }
+
+  async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
+    const adapter = this.adapterPath();
+    if (keepWarm()) {
+      try {
+        const pipe = await this.warmAdapter().ready;
+        this.log.info(`"${session.name}": warm adapter on ${pipe}`);
+        return new vscode.DebugAdapterNamedPipeServer(pipe);
+      } catch (e) {
+        this.log.warn(`the warm adapter is not available (${(e as Error).message}); starting one for this session`);
+      }
+    }
     const cwd = session.workspaceFolder?.uri.scheme === "file" ? session.workspaceFolder.uri.fsPath : undefined;
     this.log.info(`starting adapter for "${session.name}": ${process.execPath} ${adapter}`);
-    return new vscode.DebugAdapterExecutable(process.execPath, [adapter], { env, ...(cwd ? { cwd } : {}) });
+    return new vscode.DebugAdapterExecutable(process.execPath, [adapter], { env: nodeEnv(), ...(cwd ? { cwd } : {}) });
+  }
+
+  dispose(): void {
+    this.warm?.stop();
+  }
+}
+
+const keepWarm = (): boolean => vscode.workspace.getConfiguration("neuralPython").get<boolean>("keepAdapterWarm") !== false;
+
+/** The extension host's executable is Electron in desktop VS Code: it runs as plain Node with ELECTRON_RUN_AS_NODE. */
+function nodeEnv(): Record<string, string> {
+  return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+}
+
+/** `node dist/adapter.js --listen=PIPE --preload=MODEL`: resolves `ready` with the pipe once it listens. */
+class WarmAdapter {
+  readonly ready: Promise<string>;
+  exited = false;
+  private readonly proc: ChildProcess;
+
+  constructor(adapter: string, model: string, gpu: string, log: vscode.LogOutputChannel) {
+    const id = `ndbg-${process.pid}-${randomBytes(4).toString("hex")}`;
+    const pipe = process.platform === "win32" ? `\\\\.\\pipe\\${id}` : join(tmpdir(), `${id}.sock`);
+    const args = [adapter, `--listen=${pipe}`, `--preload=${model}`, `--gpu=${gpu}`];
+    log.info(`starting the warm adapter: ${process.execPath} ${args.join(" ")}`);
+    this.proc = spawn(process.execPath, args, { env: { ...process.env, ...nodeEnv() }, stdio: ["pipe", "pipe", "pipe"] });
+    this.proc.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      for (const line of d.split("\n")) if (line.trim()) log.info(`adapter: ${line}`);
+    });
+    this.ready = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`it did not listen within ${LISTEN_TIMEOUT_MS / 1000} s`)), LISTEN_TIMEOUT_MS);
+      let out = "";
+      this.proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+        if (out.includes(`listening ${pipe}`)) {
+          clearTimeout(timer);
+          resolve(pipe);
+        }
+      });
+      this.proc.on("error", (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      this.proc.on("exit", (code, signal) => {
+        this.exited = true;
+        clearTimeout(timer);
+        reject(new Error(`it exited (${signal ?? `code ${code}`})`));
+        if (code || signal) log.warn(`the warm adapter exited (${signal ?? `code ${code}`}); the next session starts a new one`);
+      });
+    });
+  }
+
+  stop(): void {
+    // Closing its stdin ends it (see adapter/serve.ts); a kill makes sure.
+    this.proc.stdin?.end();
+    setTimeout(() => this.exited || this.proc.kill(), 2000).unref();
   }
 }
 

@@ -30,6 +30,8 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
     config.type = DEBUG_TYPE;
     config.request ??= "launch";
     config.program ??= "${file}";
+    // Relative paths are the workspace's (the adapter process may serve several workspaces).
+    if (isEmpty(config.cwd) && folder?.uri.scheme === "file") config.cwd = folder.uri.fsPath;
     const settings = vscode.workspace.getConfiguration("neuralPython", folder?.uri);
     for (const key of SETTINGS) {
       const value = settings.get(key);
@@ -43,7 +45,7 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
     const program = config.program as string;
     // A trace file is replayed: recorded states only, nothing runs, so no trust is needed.
     if (isTraceFile(program)) {
-      config.mode = "record";
+      config.mode = "replay";
       this.log.info(`replay ${JSON.stringify(config)}`);
       return config;
     }
@@ -92,7 +94,7 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
 export class NeuralDynamicConfigurations implements vscode.DebugConfigurationProvider {
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     const doc = vscode.window.activeTextEditor?.document;
-    if (doc?.languageId === "ndbg-trace") return [{ type: DEBUG_TYPE, request: "launch", name: "Neural Python: replay this trace", program: "${file}", mode: "record" }];
+    if (doc?.languageId === "ndbg-trace") return [{ type: DEBUG_TYPE, request: "launch", name: "Neural Python: replay this trace", program: "${file}", mode: "replay" }];
     return [
       { type: DEBUG_TYPE, request: "launch", name: "Neural Python: predict current file", program: "${file}", mode: "predict" },
       { type: DEBUG_TYPE, request: "launch", name: "Neural Python: record current file", program: "${file}", mode: "record" },

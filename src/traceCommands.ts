@@ -1,7 +1,7 @@
 // Trace files from and into the debugger: "Save Debug Session as Trace" asks the active session's
 // adapter for its trajectory (custom request `ndbg/saveTrace`, arguments {}, response body
 // { text: string }: the session so far in the trajectory format) and writes it to a .ndbg file;
-// "Replay in Debugger" starts a record-mode session whose program is the trace file itself.
+// "Replay in Debugger" starts a replay-mode session whose program is the trace file itself.
 import * as vscode from "vscode";
 import { DEBUG_TYPE } from "./debugConfig.js";
 
@@ -60,7 +60,7 @@ export function replayTrace(uri?: vscode.Uri): Thenable<boolean> {
     request: "launch",
     name: `Replay ${baseName(uri.path)}`,
     program: uri.fsPath,
-    mode: "record",
+    mode: "replay",
   });
 }
 

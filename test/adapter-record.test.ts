@@ -8,7 +8,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { runTrace, type TraceResult } from "../adapter/tracer.js";
+import { serialize } from "../adapter/trajectory.js";
 import { transition } from "../adapter/semantics.js";
 import type { Action, Frame } from "../adapter/trajectory.js";
 
@@ -460,6 +463,8 @@ test("bad launch arguments get a clear error in the console and the response, an
     [{ program: CALLS, mode: "predict", model: join(FIX, "missing.gguf") }, /model file not found: .*missing\.gguf/],
     [{ program: CALLS, gpu: "tpu" }, /"gpu" must be one of auto, cuda, metal, vulkan, cpu/],
     [{ program: CALLS, threads: -1 }, /"threads" must be a whole number/],
+    [{ program: join(ROOT, "test", "golden", "minimal.ndbg"), mode: "record" }, /minimal\.ndbg is a trace file: replay it with "mode": "replay"/],
+    [{ program: CALLS, mode: "replay" }, /replay mode replays a trace file \(\.ndbg\), not .*calls\.py/],
     [{ program: CALLS, call: "main(3)", python: "/nonexistent/python3" }, /python/i],
   ];
   for (const [args, message] of cases) {
@@ -553,5 +558,89 @@ test("launch limits reach the tracer: a run that never ends is cut off and said 
     assert.match(s.text("stderr"), /stopped by a limit/);
   } finally {
     await s.dc.stop();
+  }
+});
+
+test("replay mode: a saved session stop by stop, a full recording by the semantics, the source from the trace when its file is gone", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-replay-"));
+  const program = join(dir, "calls.py");
+  copyFileSync(CALLS, program);
+  const trace = await realRun(CALLS, "main(3)");
+  // A record session: next, step in, next; saved as a trace.
+  const rec = await open();
+  let saved: string;
+  try {
+    await launch(rec, { program, call: "main(3)" });
+    for (const request of [(dc: DebugClient) => dc.nextRequest(THREAD), (dc: DebugClient) => dc.stepInRequest(THREAD), (dc: DebugClient) => dc.nextRequest(THREAD)]) await move(rec, request);
+    saved = ((await rec.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;
+  } finally {
+    await rec.dc.stop();
+  }
+  const sessionFile = join(dir, "session.ndbg");
+  writeFileSync(sessionFile, saved);
+  const stops = [0, { kind: "step_over" }, { kind: "step_into" }, { kind: "step_over" }].reduce<number[]>(
+    (acc, a) => (typeof a === "number" ? [a] : [...acc, next(trace, acc.at(-1)!, a as Action)]),
+    [],
+  );
+
+  // The saved session: any forward move goes to the next saved stop, step back to the one before.
+  const s = await open();
+  try {
+    const { stopped } = await launch(s, { program: sessionFile, mode: "replay" }, [], program);
+    assert.equal(stopped?.body.reason, "entry");
+    await expectState(s, trace, stops[0], program);
+    await move(s, (dc) => dc.stepOutRequest(THREAD));
+    await expectState(s, trace, stops[1], program);
+    await move(s, (dc) => dc.nextRequest(THREAD));
+    await expectState(s, trace, stops[2], program);
+    await move(s, (dc) => dc.stepBackRequest(THREAD));
+    await expectState(s, trace, stops[1], program);
+    await move(s, (dc) => dc.stepInRequest(THREAD));
+    await move(s, (dc) => dc.stepInRequest(THREAD));
+    await expectState(s, trace, stops[3], program);
+    const ended = s.dc.waitForEvent("terminated");
+    await s.dc.continueRequest(THREAD);
+    await ended;
+  } finally {
+    await s.dc.stop();
+  }
+
+  // Every event of the run, as `ndbg trace` writes it: the semantics answer each action.
+  const full = serialize({
+    version: 1,
+    meta: { program: "calls.py", call: "main(3)" },
+    source: trace.source,
+    steps: [...trace.frames.map((frame, i) => (i ? { action: { kind: "step_into" as const }, frame } : { frame })), { action: { kind: "step_into" as const }, exit: trace.exit }],
+  });
+  const fullFile = join(dir, "full.ndbg");
+  writeFileSync(fullFile, full);
+  const r = await open();
+  try {
+    const { stopped } = await launch(r, { program: fullFile, mode: "replay", stopOnEntry: false }, [{ line: 9 }], program);
+    assert.equal(stopped?.body.reason, "breakpoint");
+    let i = next(trace, 0, { kind: "continue" }, [9]);
+    await expectState(r, trace, i, program);
+    await move(r, (dc) => dc.stepOutRequest(THREAD));
+    i = next(trace, i, { kind: "step_return" }, [9]);
+    await expectState(r, trace, i, program);
+  } finally {
+    await r.dc.stop();
+  }
+
+  // The program's file gone: its text comes from the trace, as a source reference.
+  rmSync(program);
+  const g = await open();
+  try {
+    await launch(g, { program: sessionFile, mode: "replay" }, [], program);
+    const [top] = await frames(g);
+    assert.equal(top.source?.path, undefined);
+    assert.match(top.source?.name ?? "", /calls\.py \(from session\.ndbg\)/);
+    const ref = top.source!.sourceReference!;
+    assert.ok(ref > 0);
+    const content = (await g.dc.sourceRequest({ sourceReference: ref, source: top.source })).body.content;
+    assert.equal(content, trace.source);
+  } finally {
+    await g.dc.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -13,6 +13,8 @@ import { disposeAll, getBackend } from "../adapter/model/backend.js";
 import { ModelFileError, checkModelFile } from "../adapter/model/gguf.js";
 import { PredictionError } from "../adapter/model/dialect.js";
 import { nativeGrammar, jsonGrammar, scopeTable } from "../adapter/model/grammar.js";
+import { HISTORY_TOKENS } from "../adapter/model/native.js";
+import { isLooping } from "../adapter/model/sequence.js";
 import { resolveModel } from "../adapter/model/resolve.js";
 import { parsePython } from "../adapter/pysource.js";
 import { runTrace } from "../adapter/tracer.js";
@@ -235,7 +237,7 @@ test("an edited history (setVariable, step back) rolls the cache back and predic
   }
 });
 
-test("a long session stays within the context: old steps are dropped in large jumps, later steps reuse the cache", T, async () => {
+test("a long session keeps a bounded history: old steps are dropped in large jumps, most steps reuse the cache", T, async () => {
   const dirp = mkdtempSync(join(dir, "long-"));
   const program = join(dirp, "loop.py");
   writeFileSync(program, "def f(n):\n    s = 0\n    for i in range(n):\n        s += i * i\n    return s\n");
@@ -244,11 +246,15 @@ test("a long session stays within the context: old steps are dropped in large ju
   const p = await create({ program, call: "f(60)" });
   try {
     const ctx = p.describe().contextSize;
-    for (let k = 100; k < 106; k++) await attempt(p, history.slice(0, k), { kind: "step_over" });
+    for (let k = 100; k < 120; k++) await attempt(p, history.slice(0, k), { kind: "step_over" });
+    const seen = JSON.stringify(p.stats.map((s) => [s.promptTokens, s.evaluatedTokens]));
     for (const s of p.stats) assert.ok(s.promptTokens < ctx, `prompt of ${s.promptTokens} tokens in a ${ctx}-token context`);
-    // After the first drop the window stays put: the following steps evaluate only what is new.
-    const later = p.stats.slice(2);
-    assert.ok(later.every((s) => s.evaluatedTokens < s.promptTokens / 2), JSON.stringify(p.stats.map((s) => [s.promptTokens, s.evaluatedTokens])));
+    // The prompt holds the program and at most HISTORY_TOKENS of steps (and the action): flat.
+    const sizes = p.stats.map((s) => s.promptTokens);
+    assert.ok(Math.max(...sizes) - Math.min(...sizes) <= HISTORY_TOKENS, seen);
+    // Between drops the window stays put: those steps evaluate only what is new.
+    const cached = p.stats.slice(1).filter((s) => s.evaluatedTokens < s.promptTokens / 2);
+    assert.ok(cached.length >= (p.stats.length - 1) * 0.6, seen);
   } finally {
     await p.dispose();
   }
@@ -340,6 +346,17 @@ test("a context too small for the prompt is a clean error", T, async () => {
   } finally {
     await p.dispose();
   }
+});
+
+test("a frame's locals are bounded by the file's names in the grammar; an answer in a loop is cut", async () => {
+  const src = await parsePython("def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n");
+  const g = nativeGrammar(src, (t) => JSON.stringify(t));
+  assert.match(g, new RegExp(`^locs ::= \\("<\\|arg_sep\\|>" nm "=" txt\\)\\{0,${src.names.length}\\}$`, "m"));
+  assert.equal(isLooping([1, 2, 3]), false);
+  const loop = [9, 8, ...Array.from({ length: 30 }, (_, i) => [5, 6, 7][i % 3])];
+  assert.equal(isLooping(loop), true, "period 3");
+  assert.equal(isLooping([...loop, 4]), false, "broken by the last token");
+  assert.equal(isLooping(Array.from({ length: 40 }, (_, i) => i % 9)), false, "period 9 is beyond the window's periods");
 });
 
 test("grammars built from the program parse in llama.cpp", T, async () => {

@@ -1,9 +1,8 @@
 // ndbg steps: records a real run (or reads a trace file) and applies debugger actions to it
 // through the engine, as the debug adapter does in record mode; prints the state after each.
-import { readFile } from "node:fs/promises";
 import { Engine } from "../engine.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
-import { parse, TrajectoryError, type Frame, type Step } from "../trajectory.js";
+import type { Frame, Step } from "../trajectory.js";
 import type { Predicted } from "../predictor.js";
 import { InputError, RUN_FLAGS, flags, guarded, record, traceOptions } from "./trace.js";
 
@@ -52,17 +51,10 @@ export function parseLines(text: string): number[] {
 async function recording(file: string, values: Parameters<typeof traceOptions>[0]): Promise<RecordedPredictor> {
   if (!file.endsWith(".ndbg")) return new RecordedPredictor(await record(file, traceOptions(values)));
   if (values.call !== undefined) throw new InputError("--call applies to a program, not to a trace file", 2);
-  let text: string;
   try {
-    text = await readFile(file, "utf8");
+    return await RecordedPredictor.fromTraceFile(file);
   } catch (e) {
-    throw new InputError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  try {
-    return RecordedPredictor.fromTrajectory(parse(text));
-  } catch (e) {
-    if (e instanceof TrajectoryError) throw new InputError(`${file} is not a trace file: ${e.message}`);
-    throw new InputError(`${file}: ${(e as Error).message}`);
+    throw new InputError((e as Error).message);
   }
 }
 

@@ -83,10 +83,24 @@ const TEXT_RULES = [
   `dep ::= [0-9] | [1-9] [0-9]`,
 ];
 
-function namesRule(names: readonly string[]): string {
+/** The names locals can have: the file's identifiers (any identifier when there are too many to list). */
+function localNames(names: readonly string[]): string[] | undefined {
   const ids = names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
-  if (ids.length === 0 || ids.length > 5000) return `nm ::= [A-Za-z_] [A-Za-z0-9_]*`;
-  return `nm ::= ${ids.map(lit).join(" | ")}`;
+  return ids.length === 0 || ids.length > 5000 ? undefined : ids;
+}
+
+function namesRule(names: readonly string[]): string {
+  const ids = localNames(names);
+  return ids ? `nm ::= ${ids.map(lit).join(" | ")}` : `nm ::= [A-Za-z_] [A-Za-z0-9_]*`;
+}
+
+/**
+ * Locals, each name at most once: so no more of them than the file has names. The bound stops a
+ * model that lists locals on and on; the parser refuses a name written twice.
+ */
+function localsRule(arg: string, names: readonly string[]): string {
+  const n = localNames(names)?.length;
+  return `locs ::= (${arg} nm "=" txt)${n === undefined ? "*" : `{0,${n}}`}`;
 }
 
 export interface DeltaTarget {
@@ -131,7 +145,7 @@ export function nativeGrammar(src: PySource, tok: (special: string) => string, d
     `frame ::= ${A(TOKENS.frame)} (${frameAlts.join(" | ")})`,
     `exit ::= ${exits}`,
     `hdr ::= ${hdrs.join(" | ")}`,
-    `locs ::= (${A(TOKENS.arg)} nm "=" txt)*`,
+    localsRule(A(TOKENS.arg), src.names),
     `out ::= ${A(TOKENS.out)} otxt`,
     `val ::= ${A(TOKENS.value)} txt`,
     namesRule(src.names),

@@ -3,9 +3,10 @@
 // the model writes one frame or exit, constrained by a grammar built from the program.
 //
 // The prompt only ever grows by the new action and frame, so the context sequence's cache holds
-// the session. When it would outgrow the context, old steps are dropped: the prompt restarts at
-// a later state written with full locals (the header and source always stay). The dropped window
-// moves in large jumps, so most steps still extend the cached prefix.
+// the session. When the history outgrows its budget (historyTokens, and always the context), old
+// steps are dropped: the prompt restarts at a later state written with full locals (the header
+// and source always stay). The dropped window moves in large jumps, so most steps still extend
+// the cached prefix, and a step costs the same at step 500 as at step 5.
 import type { LlamaGrammar, Token } from "node-llama-cpp";
 import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../trajectory.js";
 import type { PySource } from "../pysource.js";
@@ -19,10 +20,19 @@ export interface NativeOptions {
   maxTokens: number;
   /** Decode without a grammar (then every answer is checked after parsing). */
   grammar?: boolean;
+  /** Most tokens of history (steps) the prompt keeps after the program (default HISTORY_TOKENS). */
+  historyTokens?: number;
 }
 
-/** After dropping old steps, the prompt fills at most this part of the room: later steps extend it. */
+/**
+ * The history a prompt keeps by default. The next state depends mostly on the current one (which
+ * is always there, in full); a longer history costs attention on every generated token.
+ */
+export const HISTORY_TOKENS = 128;
+/** After dropping old steps, the history fills at most this part of its budget: later steps extend it. */
 const REFILL = 0.5;
+/** An answer may take at least this many tokens, and at most twice the current state's plus this. */
+const ANSWER_SLACK = 48;
 
 export class NativeDialect implements Dialect {
   readonly name = "native" as const;
@@ -102,6 +112,7 @@ export class NativeDialect implements Dialect {
     const n = steps.length;
     const actionToks = this.tokensOf(TOKENS.action + serializeAction(action) + "\n");
     const room = this.opts.contextSize - this.opts.maxTokens - 1;
+    const budget = Math.min(room, this.head.length + (this.opts.historyTokens ?? HISTORY_TOKENS));
     // The window's start must still be in the history (a step back may have cut it) and a frame.
     if (this.windowStart >= n || !steps[this.windowStart].frame) this.windowStart = 0;
     const w0 = this.windowStart;
@@ -109,17 +120,22 @@ export class NativeDialect implements Dialect {
     const rest: number[] = new Array(n - w0).fill(0);
     for (let i = n - 2; i >= w0; i--) rest[i - w0] = this.stepTokensAt(steps, i + 1, false).length + rest[i + 1 - w0];
     const size = (w: number): number => this.head.length + this.stepTokensAt(steps, w, true).length + rest[w - w0] + actionToks.length;
-    if (size(this.windowStart) > room) {
+    if (size(this.windowStart) > budget) {
+      const refill = this.head.length + (budget - this.head.length) * REFILL;
       let chosen = -1;
+      let latest = -1;
       for (let w = this.windowStart + 1; w < n; w++) {
         if (!steps[w].frame) continue;
+        latest = w;
         const s = size(w);
-        if (s <= room && chosen < 0) chosen = w;
-        if (s <= room * REFILL) {
+        if (s <= budget && chosen < 0) chosen = w;
+        if (s <= refill) {
           chosen = w;
           break;
         }
       }
+      // A current state larger than the history budget still goes in whole while the context has room.
+      if (chosen < 0 && latest >= 0 && size(latest) <= room) chosen = latest;
       if (chosen < 0) {
         const need = size(n - 1);
         throw new PredictionError(
@@ -138,13 +154,22 @@ export class NativeDialect implements Dialect {
 
   async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
     const prompt = this.promptTokens(steps, action);
-    const req: DialectRequest = { prompt, stopTokens: this.stop, maxTokens: this.opts.maxTokens };
+    // A next state is about as long as the current one (a return adds its value, a call its
+    // arguments): a cap near that stops a runaway answer early without cutting a real one.
+    const current = this.stepTokensAt(steps, this.lastFrameIndex(steps), true).length;
+    const maxTokens = Math.min(this.opts.maxTokens, Math.max(ANSWER_SLACK, 2 * current + ANSWER_SLACK));
+    const req: DialectRequest = { prompt, stopTokens: this.stop, maxTokens };
     if (this.stopText) req.stopText = this.stopText;
     if (this.opts.grammar !== false) {
       const g = await this.grammarFor(steps, action);
       if (g) req.grammar = g;
     }
     return req;
+  }
+
+  private lastFrameIndex(steps: readonly Step[]): number {
+    for (let i = steps.length - 1; i >= 0; i--) if (steps[i].frame) return i;
+    throw new Error("a prediction needs the current state");
   }
 
   /** The grammar for the next frame; the delta form of locals only where the format allows it. */

@@ -15,7 +15,7 @@ export interface ResolveOptions {
   signal?: AbortSignal;
 }
 
-const isUri = (s: string): boolean => /^(hf:|huggingface:|https?:\/\/)/i.test(s);
+export const isUri = (s: string): boolean => /^(hf:|huggingface:|https?:\/\/)/i.test(s);
 
 export function defaultCacheDir(): string {
   return process.env.NDBG_MODEL_CACHE || join(homedir(), ".cache", "ndbg", "models");

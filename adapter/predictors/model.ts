@@ -8,7 +8,7 @@ import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
 import { FORMAT_VERSION, type Action, type Frame, type Step } from "../trajectory.js";
 import { bindCall, parsePython, type PySource } from "../pysource.js";
 import { evaluateExpression, ExprError } from "../expr.js";
-import { defaultThreads, loadModel, type GpuSetting, type LoadedModel } from "../model/backend.js";
+import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
 import { ModelSequence, type GenerateResult } from "../model/sequence.js";
@@ -35,6 +35,8 @@ export interface ModelPredictorOptions {
   maxTokens?: number;
   /** Decode native frames without the grammar (answers are then only checked). */
   grammar?: boolean;
+  /** Most tokens of history a native prompt keeps (see HISTORY_TOKENS). */
+  historyTokens?: number;
   /** Speculative decoding by input lookup (drafts copied from the prompt, verified in a batch). */
   speculative?: boolean;
   /** Where downloaded models are cached. */
@@ -131,9 +133,9 @@ export class ModelPredictor implements Predictor {
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(lm, src, { contextSize, maxTokens, grammar: opts.grammar !== false })
+        ? new NativeDialect(lm, src, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}) })
         : new InstructDialect(lm, src, { maxTokens, fileName: basename(opts.program) });
-    const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : defaultThreads();
+    const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
     const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
     const p = new ModelPredictor(opts.program, src, opts.call, lm, dialect, sequence, first, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
@@ -227,7 +229,7 @@ export class ModelPredictor implements Predictor {
       minConfidence: r.minConfidence,
       stop: r.stop,
     });
-    if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
+    unfinished(r, req);
     const step = this.dialect.parse(r.text, steps, action);
     step.action = action;
     return { step, confidence: r.confidence, tokens: r.tokens.length, ms: performance.now() - t0 };
@@ -251,7 +253,7 @@ export class ModelPredictor implements Predictor {
     if (!this.dialect.question || !this.dialect.answer) return undefined;
     const req = this.fit(await this.dialect.question(steps, e));
     const r = await this.generate(req, opts.signal);
-    if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
+    unfinished(r, req);
     return this.dialect.answer(r.text);
   }
 
@@ -260,6 +262,12 @@ export class ModelPredictor implements Predictor {
     this.disposed = true;
     await this.sequence.dispose();
   }
+}
+
+/** An answer cut before its end is an error the user sees, never a state. */
+function unfinished(r: GenerateResult, req: DialectRequest): void {
+  if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
+  if (r.stop === "repeat") throw new PredictionError(`the model's answer went round in a loop after ${r.tokens.length} tokens`, r.text);
 }
 
 /** The first state: the entry call's call event with its bound arguments, or the script's <module> call event. */

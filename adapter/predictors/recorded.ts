@@ -1,7 +1,9 @@
 // Record mode: states come from a real run recorded by the tracer, and every action is answered
 // by the debugger semantics over that recording. Time travel is free: a state's `ref` is its
 // index in the trace (frames.length for the exit).
-import type { Action, Exit, Frame, Step, Trajectory } from "../trajectory.js";
+import { readFile } from "node:fs/promises";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
 import { transition } from "../semantics.js";
 import { evaluateExpression, ExprError } from "../expr.js";
@@ -13,39 +15,104 @@ export interface Recording {
   exit: Exit;
 }
 
+/** Where an action leads from state i of a recording (frames.length: the exit). */
+export type Moves = (frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly number[]) => number;
+
+/**
+ * The moves through a saved debugging session: its states are those the session stopped at, not
+ * every event, so the semantics cannot be replayed over them. Every forward action goes to the
+ * next saved state (continue and breakpoints: the next one on a breakpoint line), every inverse
+ * action to the one before.
+ */
+export const sessionMoves: Moves = (frames, i, action, breakpoints = []) => {
+  const n = frames.length;
+  const on = (lines: readonly number[], k: number): boolean => k < n && lines.includes(frames[k].line);
+  switch (action.kind) {
+    case "continue":
+    case "breakpoint": {
+      const lines = action.kind === "breakpoint" ? [action.line!] : breakpoints;
+      let k = i + 1;
+      while (k < n && !on(lines, k)) k++;
+      return k;
+    }
+    case "inv_breakpoint": {
+      let k = i - 1;
+      while (k > 0 && !on([action.line!], k)) k--;
+      return Math.max(0, k);
+    }
+    default:
+      return action.kind.startsWith("inv_") ? Math.max(0, i - 1) : Math.min(n, i + 1);
+  }
+};
+
 export class RecordedPredictor implements Predictor {
   readonly source: string;
   readonly frames: readonly Frame[];
   readonly exit: Exit;
   /** The trace index a session starts at. */
   readonly first: number;
+  /** Every event of a run (the debugger semantics), or the stops of a saved session (sessionMoves). */
+  readonly replays: "run" | "session";
+  /** A trace file's program: as its header names it, and its file where it is still there unchanged. */
+  programName?: string;
+  sourceFile?: string;
+  private readonly moves: Moves;
 
   /** `first`: where a session starts (default 0, the first event); later states may precede it. */
-  constructor(run: Recording, opts: { first?: number } = {}) {
+  constructor(run: Recording, opts: { first?: number; moves?: Moves } = {}) {
     this.source = run.source;
     this.frames = run.frames;
     this.exit = run.exit;
+    this.moves = opts.moves ?? transition;
+    this.replays = opts.moves && opts.moves !== transition ? "session" : "run";
     this.first = opts.first ?? 0;
     if (!Number.isInteger(this.first) || this.first < 0 || this.first > this.frames.length)
       throw new RangeError(`first state ${this.first} is outside the trace (0..${this.frames.length})`);
   }
 
   /**
-   * A recording saved as a trajectory (`ndbg trace` writes every event, step_into between them):
-   * its steps in order are the run. A trajectory of other actions skips events, so the
-   * semantics could not be replayed over it: that is an error. No exit step means the run was cut.
+   * A trajectory replayed: a recording of every event (`ndbg trace`: step_into between them) is
+   * the run, and the debugger semantics answer every action over it; any other trajectory (a
+   * saved debugging session) is replayed stop by stop (sessionMoves). No exit step means the
+   * run was cut. States after a step back in a saved session are replayed in the order saved.
    */
   static fromTrajectory(t: Trajectory): RecordedPredictor {
     const frames: Frame[] = [];
     let exit: Exit | undefined;
     t.steps.forEach((s, i) => {
-      if (i > 0 && s.action?.kind !== "step_into")
-        throw new Error(`step ${i} is reached by ${s.action?.kind ?? "no action"}: a recording needs every event of the run, joined by step_into (as \`ndbg trace\` writes)`);
       if (exit) throw new Error(`step ${i} follows the program's exit`);
       if (s.frame) frames.push(s.frame);
       else exit = s.exit;
     });
-    return new RecordedPredictor({ source: t.source, frames, exit: exit ?? { status: "limit" } });
+    const everyEvent = t.steps.every((s, i) => i === 0 || s.action?.kind === "step_into");
+    return new RecordedPredictor({ source: t.source, frames, exit: exit ?? { status: "limit" } }, everyEvent ? {} : { moves: sessionMoves });
+  }
+
+  /**
+   * A trace file (.ndbg) replayed: its first trajectory (a compare session saves the predicted
+   * side first). The program named in its header is shown where it still holds the same source.
+   */
+  static async fromTraceFile(path: string): Promise<RecordedPredictor> {
+    const text = await readFile(path, "utf8").catch((e: Error) => {
+      throw new Error(`cannot read the trace ${path}: ${e.message}`);
+    });
+    let ts: Trajectory[];
+    try {
+      ts = parseMany(text);
+    } catch (e) {
+      throw new Error(`${path} is not a trace file: ${(e as Error).message}`);
+    }
+    const t = ts[0];
+    if (!t.steps.length || !t.steps[0].frame) throw new Error(`${path} holds no program state to replay`);
+    const p = RecordedPredictor.fromTrajectory(t);
+    const named = t.meta?.program;
+    if (typeof named === "string" && named) {
+      p.programName = named;
+      const file = isAbsolute(named) ? named : resolve(dirname(path), named);
+      const current = await readFile(file, "utf8").catch(() => undefined);
+      if (current !== undefined && normalizeSource(current) === normalizeSource(t.source)) p.sourceFile = file;
+    }
+    return p;
   }
 
   readonly editRefusal = "record mode replays a real run and cannot predict from an edited state: setting variables needs predict mode";
@@ -73,7 +140,7 @@ export class RecordedPredictor implements Predictor {
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
     opts?.signal?.throwIfAborted();
     const from = this.indexOf(history);
-    const to = transition(this.frames, from, action, opts?.breakpoints);
+    const to = this.moves(this.frames, from, action, opts?.breakpoints);
     return this.at(to, action, from);
   }
 

@@ -1,0 +1,113 @@
+// The adapter as a warm server (`node dist/adapter.js --listen=SOCKET --preload=`), as the
+// extension runs it: one session per connection over the real protocol, sessions one after the
+// other and side by side, a client that vanishes without a disconnect, and the end of the
+// process when its parent closes its stdin.
+import { before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createConnection, type Socket } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import { runTrace } from "../adapter/tracer.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const ADAPTER = join(ROOT, "dist", "adapter.js");
+const CALLS = join(ROOT, "test", "fixtures", "dap", "calls.py");
+const DEMO = join(ROOT, "examples", "demo.py");
+const THREAD = { threadId: 1 };
+
+before(() => {
+  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+});
+
+interface Server {
+  proc: ChildProcess;
+  path: string;
+  stderr: () => string;
+}
+
+async function startServer(): Promise<Server> {
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-serve-"));
+  const path = join(dir, "adapter.sock");
+  const proc = spawn(process.execPath, [ADAPTER, `--listen=${path}`, "--preload=", "--gpu=cpu"], { stdio: ["pipe", "pipe", "pipe"] });
+  let err = "";
+  proc.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
+  proc.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${err}`)), 20_000);
+    proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) {
+        clearTimeout(timer);
+        resolve(out.trim());
+      }
+    });
+  });
+  assert.equal(line, `listening ${path}`);
+  return { proc, path, stderr: () => err };
+}
+
+async function connect(server: Server): Promise<{ dc: DebugClient; socket: Socket }> {
+  const socket = await new Promise<Socket>((resolve, reject) => {
+    const s = createConnection(server.path, () => resolve(s));
+    s.once("error", reject);
+  });
+  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
+  dc.defaultTimeout = 30_000;
+  dc.connect(socket, socket);
+  return { dc, socket };
+}
+
+async function launch(dc: DebugClient, args: Record<string, unknown>): Promise<void> {
+  const stopped = dc.waitForEvent("stopped");
+  await Promise.all([dc.waitForEvent("initialized").then(() => dc.configurationDoneRequest()), dc.launch({ stopOnEntry: true, ...args })]);
+  await stopped;
+}
+
+async function topLine(dc: DebugClient): Promise<number> {
+  return (await dc.stackTraceRequest(THREAD)).body.stackFrames[0].line;
+}
+
+test("one warm process serves session after session, side by side, and outlives a client that vanishes", async () => {
+  const trace = await runTrace(CALLS, { call: "main(3)" });
+  const server = await startServer();
+  try {
+    // Record mode, twice in a row: each session is the real run.
+    for (let k = 0; k < 2; k++) {
+      const { dc, socket } = await connect(server);
+      await launch(dc, { program: CALLS, call: "main(3)", mode: "record" });
+      assert.equal(await topLine(dc), trace.frames[0].line);
+      await Promise.all([dc.nextRequest(THREAD), dc.waitForEvent("stopped")]);
+      assert.equal(await topLine(dc), trace.frames[1].line, `session ${k}`);
+      await dc.disconnectRequest({});
+      socket.end();
+    }
+    // Two at once: a predict session on the (preloaded) bundled model beside a record session.
+    const a = await connect(server);
+    const b = await connect(server);
+    await Promise.all([launch(a.dc, { program: DEMO, call: "total([3, 1, 2])", mode: "predict" }), launch(b.dc, { program: CALLS, call: "main(3)", mode: "record" })]);
+    const stack = (await a.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal(stack[0].name, "total");
+    assert.equal(await topLine(b.dc), trace.frames[0].line);
+    // A client that goes without a word: the process and the other session carry on.
+    a.socket.destroy();
+    await Promise.all([b.dc.nextRequest(THREAD), b.dc.waitForEvent("stopped")]);
+    assert.equal(await topLine(b.dc), trace.frames[1].line);
+    await b.dc.disconnectRequest({});
+    b.socket.end();
+    assert.equal(server.proc.exitCode, null, server.stderr());
+    assert.match(server.stderr(), /preloaded .*\.gguf on cpu/);
+  } finally {
+    // Its parent closing stdin ends it.
+    const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
+    server.proc.stdin!.end();
+    const timer = setTimeout(() => server.proc.kill(), 10_000);
+    assert.equal(await exited, 0);
+    clearTimeout(timer);
+  }
+});
