@@ -226,7 +226,6 @@ function parseFramePieces(ps: Piece[], prev: Frame | undefined, action: Action |
   const frame: Frame = { event: ev.kind.slice(6) as EventKind, line: Number(m[1]), depth: Number(m[2]), func: m[3], locals: {} };
   if (m[4] !== undefined) frame.file = m[4];
   let delta = false;
-  const written = new Set<string>();
   for (let i = 1; i <= last; i++) {
     const p = ps[i];
     const text = field(i);
@@ -241,10 +240,7 @@ function parseFramePieces(ps: Piece[], prev: Frame | undefined, action: Action |
       }
       const eq = text.indexOf("=");
       if (eq <= 0) fail(p, `bad local "${text}": expected NAME=REPR`);
-      const name = text.slice(0, eq);
-      if (written.has(name)) fail(p, `local "${name}" written twice in one frame`);
-      written.add(name);
-      frame.locals[name] = unescapeText(text.slice(eq + 1));
+      frame.locals[text.slice(0, eq)] = unescapeText(text.slice(eq + 1));
     } else fail(p, `unexpected ${p.token} inside a frame`);
   }
   if (delta && !isDelta(prev, action, frame)) fail(ev, "locals written as a delta where the format requires them in full");

@@ -3,6 +3,7 @@
 // language server) and the "Neural Python" log. All states come from the adapter over DAP.
 import * as vscode from "vscode";
 import { NeuralAdapterFactory, NeuralTrackerFactory } from "./adapterFactory.js";
+import { registerComparePanel } from "./comparePanel.js";
 import { DEBUG_TYPE, NeuralConfigurationProvider, NeuralDynamicConfigurations } from "./debugConfig.js";
 import { startTraceLanguageClient } from "./languageClient.js";
 import { ModelStatus } from "./modelStatus.js";
@@ -29,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): NeuralPythonApi {
     vscode.commands.registerCommand("neuralPython.saveTrace", (target?: vscode.Uri) => saveSessionAsTrace(log, target instanceof vscode.Uri ? target : undefined)),
     vscode.commands.registerCommand("neuralPython.replayTrace", (uri?: vscode.Uri) => replayTrace(uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand("neuralPython.showLog", () => log.show(true)),
+    registerComparePanel(log),
     startTraceLanguageClient(context, log),
     offerReplay(),
   );

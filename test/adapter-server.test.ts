@@ -52,14 +52,21 @@ async function startServer(): Promise<Server> {
   return { proc, path, stderr: () => err };
 }
 
+/** A DebugClient on a socket the test opened (its own start() only knows TCP ports). */
+class SocketClient extends DebugClient {
+  attach(socket: Socket): void {
+    this.connect(socket, socket);
+  }
+}
+
 async function connect(server: Server): Promise<{ dc: DebugClient; socket: Socket }> {
   const socket = await new Promise<Socket>((resolve, reject) => {
     const s = createConnection(server.path, () => resolve(s));
     s.once("error", reject);
   });
-  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
+  const dc = new SocketClient(process.execPath, ADAPTER, "neural-python");
   dc.defaultTimeout = 30_000;
-  dc.connect(socket, socket);
+  dc.attach(socket);
   return { dc, socket };
 }
 

@@ -351,8 +351,8 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
   const w = await weightsRead(model.path);
   const dram = copyBandwidth(256 * MB);
   const cache = copyBandwidth(Math.max(MB, w.perToken));
-  // Whole frames only: an answer cut off (token limit, a loop) is not a frame.
-  const frames = cs.filter((x) => x.stop !== "limit" && x.stop !== "repeat");
+  // Whole frames only: an answer cut off at the token limit is not a frame.
+  const frames = cs.filter((x) => x.stop !== "limit");
   const fc = frames.length ? frames : cs;
   const perFrame = fc.length ? fc.reduce((a, x) => a + x.generatedTokens + 1, 0) / fc.length : NaN;
   const meanPrompt = mean(fc.map((x) => x.promptTokens)) ?? 0;

@@ -95,8 +95,8 @@ function namesRule(names: readonly string[]): string {
 }
 
 /**
- * Locals, each name at most once: so no more of them than the file has names. The bound stops a
- * model that lists locals on and on; the parser refuses a name written twice.
+ * A frame has no more locals than the file has names: the bound stops a model that lists locals
+ * on and on (a name it writes twice is read as its last value).
  */
 function localsRule(arg: string, names: readonly string[]): string {
   const n = localNames(names)?.length;

@@ -28,8 +28,7 @@ export interface GenerateResult {
   /** Generated tokens, without the stop token. */
   tokens: Token[];
   text: string;
-  /** "repeat": the answer went round in a loop (see REPEAT_SPAN) and was cut. */
-  stop: "token" | "text" | "eog" | "limit" | "repeat";
+  stop: "token" | "text" | "eog" | "limit";
   /** Mean and least probability of the generated tokens (the stop token included). */
   confidence: number;
   minConfidence: number;
@@ -43,25 +42,6 @@ export interface GenerateResult {
 
 /** Prompt tokens evaluated per call, so that cancellation waits for at most one chunk. */
 const CHUNK = 128;
-
-/**
- * An answer whose last REPEAT_SPAN tokens repeat with a period of at most REPEAT_PERIOD tokens
- * is a model stuck in a loop (`x=1<|arg_sep|>x=1<|arg_sep|>...`): greedy decoding never leaves
- * it, so it is cut there instead of running on to the token cap.
- */
-const REPEAT_SPAN = 24;
-const REPEAT_PERIOD = 8;
-
-export function isLooping(tokens: readonly number[]): boolean {
-  const n = tokens.length;
-  if (n < REPEAT_SPAN) return false;
-  for (let p = 1; p <= REPEAT_PERIOD; p++) {
-    let i = n - REPEAT_SPAN + p;
-    while (i < n && tokens[i] === tokens[i - p]) i++;
-    if (i === n) return true;
-  }
-  return false;
-}
 
 export class ModelSequence {
   readonly sequence: LlamaContextSequence;
@@ -175,10 +155,6 @@ export class ModelSequence {
             stop = "text";
             break;
           }
-        }
-        if (isLooping(tokens)) {
-          stop = "repeat";
-          break;
         }
         if (tokens.length >= opts.maxTokens) {
           stop = "limit";

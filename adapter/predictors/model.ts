@@ -267,7 +267,6 @@ export class ModelPredictor implements Predictor {
 /** An answer cut before its end is an error the user sees, never a state. */
 function unfinished(r: GenerateResult, req: DialectRequest): void {
   if (r.stop === "limit") throw new PredictionError(`the model's answer did not end within ${req.maxTokens} tokens`, r.text);
-  if (r.stop === "repeat") throw new PredictionError(`the model's answer went round in a loop after ${r.tokens.length} tokens`, r.text);
 }
 
 /** The first state: the entry call's call event with its bound arguments, or the script's <module> call event. */

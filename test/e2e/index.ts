@@ -7,6 +7,7 @@ import "./suites/extension.js";
 import "./suites/traceFiles.js";
 import "./suites/debugging.js";
 import "./suites/predict.js";
+import "./suites/compare.js";
 
 export async function run(): Promise<void> {
   // A plain window for the screenshots: no secondary side bar.
