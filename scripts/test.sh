@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test: type check, build, the TypeScript suites (node's test runner), the Python suites and
-# the end-to-end tests in a real VS Code (scripts/e2e.mjs; NDBG_E2E=0 leaves them out).
+# the end-to-end tests in a real VS Code on the packaged .vsix (scripts/package.mjs, then
+# scripts/e2e.mjs; NDBG_E2E=0 leaves them out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh || exit 1
@@ -18,8 +19,14 @@ pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
 e2e_rc=0; e2epass=0; e2efail=0
 if [ "${NDBG_E2E:-1}" != 0 ]; then
-  node scripts/e2e.mjs 2>&1 | tee "$log/e2e.txt"
-  e2e_rc=${PIPESTATUS[0]}
+  node scripts/package.mjs 2>&1 | tail -3 | tee "$log/package.txt"
+  vsix=$(grep -oE '^package: .*\.vsix' "$log/package.txt" | sed 's/^package: //')
+  if [ -f "$vsix" ]; then
+    E2E_VSIX="$vsix" node scripts/e2e.mjs 2>&1 | tee "$log/e2e.txt"
+    e2e_rc=${PIPESTATUS[0]}
+  else
+    echo "packaging failed: no .vsix to test" | tee "$log/e2e.txt"; e2e_rc=1
+  fi
   e2epass=$(grep -oE '# pass [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   e2efail=$(grep -oE '# fail [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   [ "$e2e_rc" = 0 ] || [ "${e2efail:-0}" != 0 ] || e2efail=1   # it failed before its tests ran
