@@ -5,11 +5,12 @@
 // reports each stop in terms of the user's files: the user frames on the stack (files in the
 // program's folder, as the tracer traces them), the driver, or the end of the program.
 // It knows DAP and Python, and nothing of predictions or of how stops are paired (compare.ts).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "./values.js";
 
 export const DEBUGPY_INSTALL_HINT =
@@ -68,128 +69,32 @@ export async function findDebugpyPython(preferred?: string): Promise<string> {
   throw new Error(`Compare mode needs debugpy, and no Python found has it (${why.join("; ")}). ${DEBUGPY_INSTALL_HINT}`);
 }
 
-// ---- a DAP client over a child process's stdio ----
+// ---- debugpy's adapter over its stdio ----
 
-type Listener = (e: DebugProtocol.Event) => void;
-
-export class DapError extends Error {}
-
-/** Requests and events of one debug adapter process. Every request has a timeout; the process dies with the client. */
-export class DapClient {
-  private readonly child: ChildProcess;
-  private buf = Buffer.alloc(0);
-  private seq = 1;
-  private readonly pending = new Map<number, { resolve: (r: DebugProtocol.Response) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private readonly listeners = new Set<Listener>();
-  private exitError?: Error;
-  stderr = "";
-
+/** The DAP client (adapter/dapClient.ts) with compare mode's errors; the adapter's end reaches listeners as an "ndbg/adapterExited" event. */
+class DebugpyClient extends DapClient {
   constructor(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
-    this.child.stdout!.on("data", (d: Buffer) => this.receive(d));
-    this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
-      if (this.stderr.length < 16_384) this.stderr += d;
+    super("debugpy", cmd, args, {
+      ...opts,
+      exitError: (why, failed, stderr) =>
+        new DapError(failed ? `cannot start ${cmd}: ${why}` : `the debug adapter exited (${why})${stderr.length ? `: ${stderr.join("\n")}` : ""}`),
     });
-    this.child.stdin!.on("error", () => undefined); // a dead adapter is reported by 'exit'
-    this.child.on("error", (e) => this.gone(new DapError(`cannot start ${cmd}: ${e.message}`)));
-    this.child.on("exit", (code, signal) => {
-      const why = this.stderr.trim().split("\n").slice(-3).join("\n");
-      this.gone(new DapError(`the debug adapter exited (${signal ? `signal ${signal}` : `code ${code}`})${why ? `: ${why}` : ""}`));
-    });
-  }
-
-  get closed(): boolean {
-    return this.exitError !== undefined;
   }
 
   /** Sends a request; resolves with the response body, rejects with the adapter's message. */
   async request<B = unknown>(command: string, args?: unknown, timeoutMs = 15_000): Promise<B> {
-    if (this.exitError) throw this.exitError;
-    const seq = this.seq++;
-    const response = await new Promise<DebugProtocol.Response>((res, rej) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(seq);
-        rej(new DapError(`debugpy did not answer "${command}" within ${Math.round(timeoutMs / 1000)} s`));
-      }, timeoutMs);
-      this.pending.set(seq, { resolve: res, reject: rej, timer });
-      this.write({ seq, type: "request", command, arguments: args });
-    });
-    if (!response.success) throw new DapError(response.message || `"${command}" failed`);
-    return response.body as B;
-  }
-
-  /** Subscribes to events; returns the unsubscriber. */
-  onEvent(fn: Listener): () => void {
-    this.listeners.add(fn);
-    return () => this.listeners.delete(fn);
+    const r = await this.send(command, args, timeoutMs);
+    if (!r.msg.success) throw new DapError(r.msg.message || `"${command}" failed`);
+    return r.msg.body as B;
   }
 
   /** Kills the adapter and everything it started. */
   close(): void {
-    if (!this.child.pid || this.child.exitCode !== null || this.child.signalCode !== null) return;
-    try {
-      if (process.platform !== "win32") process.kill(-this.child.pid, "SIGKILL");
-      else this.child.kill("SIGKILL");
-    } catch {
-      this.child.kill("SIGKILL");
-    }
+    this.kill();
   }
 
-  private write(msg: object): void {
-    const body = Buffer.from(JSON.stringify(msg), "utf8");
-    this.child.stdin!.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
-  }
-
-  private receive(d: Buffer): void {
-    this.buf = Buffer.concat([this.buf, d]);
-    for (;;) {
-      const end = this.buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const m = /Content-Length:\s*(\d+)/i.exec(this.buf.subarray(0, end).toString("ascii"));
-      if (!m) {
-        this.buf = this.buf.subarray(end + 4); // not a header we understand: skip it
-        continue;
-      }
-      const n = Number(m[1]);
-      if (this.buf.length < end + 4 + n) return;
-      const text = this.buf.subarray(end + 4, end + 4 + n).toString("utf8");
-      this.buf = this.buf.subarray(end + 4 + n);
-      let msg: DebugProtocol.ProtocolMessage;
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        continue;
-      }
-      this.dispatch(msg);
-    }
-  }
-
-  private dispatch(msg: DebugProtocol.ProtocolMessage): void {
-    if (msg.type === "response") {
-      const r = msg as DebugProtocol.Response;
-      const p = this.pending.get(r.request_seq);
-      if (!p) return;
-      clearTimeout(p.timer);
-      this.pending.delete(r.request_seq);
-      p.resolve(r);
-    } else if (msg.type === "event") {
-      for (const l of [...this.listeners]) l(msg as DebugProtocol.Event);
-    } else if (msg.type === "request") {
-      // Reverse requests (runInTerminal, startDebugging) are not needed with an internal console.
-      const req = msg as DebugProtocol.Request;
-      this.write({ seq: this.seq++, type: "response", request_seq: req.seq, command: req.command, success: false, message: "not supported" });
-    }
-  }
-
-  private gone(e: Error): void {
-    if (this.exitError) return;
-    this.exitError = e;
-    for (const [, p] of this.pending) {
-      clearTimeout(p.timer);
-      p.reject(e);
-    }
-    this.pending.clear();
-    for (const l of [...this.listeners]) l({ seq: 0, type: "event", event: "ndbg/adapterExited", body: { message: e.message } });
+  protected override ended(reason: Error): void {
+    this.emit({ seq: 0, type: "event", event: "ndbg/adapterExited", body: { message: reason.message } }, performance.now());
   }
 }
 
@@ -258,7 +163,7 @@ const ADDRESS = / at 0x[0-9a-fA-F]+/g;
 
 export class Debugpy {
   private readonly opts: DebugpyOptions;
-  private readonly dap: DapClient;
+  private readonly dap: DebugpyClient;
   private readonly dir: string;
   private readonly driver: string;
   private readonly mainReal: string;
@@ -280,7 +185,7 @@ export class Debugpy {
     writeFileSync(this.driver, driverSource);
     this.mainReal = realOrResolved(this.opts.program);
     this.mainDir = dirname(this.mainReal);
-    this.dap = new DapClient(opts.python, ["-m", "debugpy.adapter"], { cwd: this.opts.cwd, env: pythonEnv() });
+    this.dap = new DebugpyClient(opts.python, ["-m", "debugpy.adapter"], { cwd: this.opts.cwd, env: pythonEnv() });
     this.dap.onEvent((e) => this.onEvent(e));
   }
 

@@ -6,51 +6,37 @@
 // runs differently under debugpy) and must be flagged exactly where the two sides differ.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { DebugClient } from "@vscode/debugadapter-testsupport";
+import { join } from "node:path";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { runTrace, type TraceResult } from "../adapter/tracer.js";
 import { transition } from "../adapter/semantics.js";
 import { findDebugpyPython } from "../adapter/debugpy.js";
 import { checkPair, stateLabel, type CompareSnapshot, type RealState, type StateView } from "../adapter/compare.js";
 import { parse, parseMany, type Action, type Step } from "../adapter/trajectory.js";
+import { ROOT, buildDist } from "./support/dist.js";
+import { randomModel } from "./support/models.js";
+import { THREAD, firstOf, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ADAPTER = join(ROOT, "dist", "adapter.js");
 const FIX = join(ROOT, "test", "fixtures", "compare");
 const CALLS = join(FIX, "calls.py");
 const SCRIPT = join(FIX, "script.py");
 const CRUX = join(FIX, "cruxeval_5.py");
 const DIVERGES = join(FIX, "diverges.py");
-const THREAD = { threadId: 1 };
 const T = { timeout: 300_000 };
 
 let dir = "";
 
 before(() => {
-  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+  buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-compare-"));
 });
 
 after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A tiny random-weight model (training/gguf.py --random) with our tokenizer, as the model tests build it. */
-function randomModel(): string {
-  const py = ["python3", "/usr/bin/python3"].find((p) => spawnSync(p, ["-c", "import numpy"]).status === 0);
-  assert.ok(py, "no python with numpy found (apt-get install python3-numpy)");
-  const tok = join(dir, "tok.json");
-  const out = join(dir, "random.gguf");
-  execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(ROOT, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
-  execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", "2", "--tokenizer", tok, "--out", out], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
-  return out;
-}
 
 /** A state of the ndbg/compare answer, back as a step. */
 function viewStep(v: StateView): Step {
@@ -77,45 +63,10 @@ const stateAt = (trace: TraceResult, i: number): Step => (i < trace.frames.lengt
 
 // ---- a client ----
 
-interface Session {
-  dc: DebugClient;
-  output: DebugProtocol.OutputEvent["body"][];
-  text(category?: string): string;
-}
-
-async function open(): Promise<Session> {
-  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
-  dc.defaultTimeout = 60_000;
-  await dc.start();
-  const output: DebugProtocol.OutputEvent["body"][] = [];
-  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
-  return { dc, output, text: (c) => output.filter((o) => !c || o.category === c).map((o) => o.output).join("") };
-}
-
-/** The first of several events, with a timeout that does not outlive it. */
-function firstOf(dc: DebugClient, names: string[], ms = 60_000): Promise<DebugProtocol.Event> {
-  return new Promise((resolve, reject) => {
-    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
-    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
-    function done(settle: () => void): void {
-      clearTimeout(timer);
-      for (const [name, h] of handlers) dc.removeListener(name, h);
-      settle();
-    }
-    for (const [name, h] of handlers) dc.on(name, h);
-  });
-}
+const open = (): Promise<Session> => openSession(60_000);
 
 async function launch(s: Session, args: Record<string, unknown>, bps: number[] = []): Promise<DebugProtocol.Event> {
-  const first = firstOf(s.dc, ["stopped", "terminated"]);
-  await Promise.all([
-    s.dc.waitForEvent("initialized").then(async () => {
-      await s.dc.setBreakpointsRequest({ source: { path: args.program as string }, breakpoints: bps.map((line) => ({ line })) });
-      await s.dc.configurationDoneRequest();
-    }),
-    s.dc.launch({ mode: "compare", predictor: "record", ...args }),
-  ]);
-  return first;
+  return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", ...args }, args.program as string, bps.map((line) => ({ line })))).first;
 }
 
 const REQUESTS: Record<string, (dc: DebugClient) => Promise<unknown>> = {
@@ -126,11 +77,7 @@ const REQUESTS: Record<string, (dc: DebugClient) => Promise<unknown>> = {
 };
 
 /** One action; resolves with the stop it leads to, or the end of the session. */
-async function act(s: Session, kind: Action["kind"]): Promise<DebugProtocol.Event> {
-  const next = firstOf(s.dc, ["stopped", "terminated"]);
-  await REQUESTS[kind](s.dc);
-  return next;
-}
+const act = (s: Session, kind: Action["kind"]): Promise<DebugProtocol.Event> => stopAfter(s.dc, REQUESTS[kind]);
 
 interface Scopes {
   names: string[];
@@ -429,7 +376,7 @@ test("compare mode runs forwards only, and says how to get debugpy when the Pyth
 });
 
 test("with the model predicting: the protocol holds, flags equal a recomputation, and Real still follows the real run", T, async () => {
-  const model = randomModel();
+  const model = randomModel(join(dir, "random.gguf"), 2);
   const program = join(FIX, "tiny.py"); // short enough for the tiny model's context
   const call = "fib(3)";
   const trace = await realRun(program, call);

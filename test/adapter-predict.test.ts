@@ -6,19 +6,18 @@
 // with the session still stopped where it was, and the user's program never runs.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { DebugClient } from "@vscode/debugadapter-testsupport";
+import { join } from "node:path";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { parsePython, type PySource } from "../adapter/pysource.js";
+import { NDBG, ROOT, buildDist } from "./support/dist.js";
+import { randomModel } from "./support/models.js";
+import { THREAD, firstOf, launchToFirstStop, openSession, stopAfter, type Session as Client } from "./support/dap.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ADAPTER = join(ROOT, "dist", "adapter.js");
 const BROKEN = join(ROOT, "test", "fixtures", "broken");
-const THREAD = { threadId: 1 };
 const T = { timeout: 180_000 };
 
 let dir = "";
@@ -26,29 +25,11 @@ let dir = "";
 let gguf = "";
 let ggufLong = "";
 
-function python(): string {
-  for (const p of ["python3", "/usr/bin/python3"]) {
-    try {
-      execFileSync(p, ["-c", "import numpy"], { stdio: "ignore" });
-      return p;
-    } catch {
-      // next
-    }
-  }
-  throw new Error("no python with numpy found (apt-get install python3-numpy)");
-}
-
 before(() => {
-  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+  buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-predict-"));
-  const py = python();
-  const tok = join(dir, "tok.json");
-  execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(ROOT, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
-  gguf = join(dir, "random.gguf");
-  ggufLong = join(dir, "random-long.gguf");
-  for (const [seed, out] of [["2", gguf], ["0", ggufLong]])
-    execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", seed, "--tokenizer", tok, "--out", out], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
+  gguf = randomModel(join(dir, "random.gguf"), 2);
+  ggufLong = randomModel(join(dir, "random-long.gguf"), 0);
 });
 
 after(() => {
@@ -57,60 +38,28 @@ after(() => {
 
 // ---- a client ----
 
-interface Session {
-  dc: DebugClient;
-  output: DebugProtocol.OutputEvent["body"][];
+interface Session extends Client {
   events: DebugProtocol.Event[];
-  text(category?: string): string;
 }
 
 async function open(): Promise<Session> {
-  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
-  dc.defaultTimeout = 60_000;
-  await dc.start();
-  const output: DebugProtocol.OutputEvent["body"][] = [];
+  const s = await openSession(60_000);
   const events: DebugProtocol.Event[] = [];
-  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
-  dc.on("ndbg/model", (e: DebugProtocol.Event) => events.push(e));
-  return { dc, output, events, text: (c) => output.filter((o) => c === undefined || o.category === c).map((o) => o.output).join("") };
-}
-
-/** The first of several events, with a timeout that does not outlive it. */
-function firstOf(dc: DebugClient, names: string[], ms = 60_000): Promise<DebugProtocol.Event> {
-  return new Promise((resolve, reject) => {
-    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
-    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
-    function done(settle: () => void): void {
-      clearTimeout(timer);
-      for (const [name, h] of handlers) dc.removeListener(name, h);
-      settle();
-    }
-    for (const [name, h] of handlers) dc.on(name, h);
-  });
+  s.dc.on("ndbg/model", (e: DebugProtocol.Event) => events.push(e));
+  return { ...s, events };
 }
 
 const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", model: gguf, gpu: "cpu", threads: 1, ...args });
 
 /** initialize, launch in predict mode, breakpoints during configuration; resolves with the first stop. */
 async function launch(s: Session, args: Record<string, unknown>, lines: number[] = []): Promise<DebugProtocol.StoppedEvent> {
-  const first = firstOf(s.dc, ["stopped", "terminated"]);
-  await Promise.all([
-    s.dc.waitForEvent("initialized").then(async () => {
-      await s.dc.setBreakpointsRequest({ source: { path: args.program as string }, breakpoints: lines.map((line) => ({ line })) });
-      await s.dc.configurationDoneRequest();
-    }),
-    s.dc.launch(base(args)),
-  ]);
-  const e = await first;
+  const { first: e } = await launchToFirstStop(s.dc, base(args), args.program as string, lines.map((line) => ({ line })));
   assert.equal(e.event, "stopped", "the session starts stopped at the entry");
   return e as DebugProtocol.StoppedEvent;
 }
 
 /** A move: its stop (a predicted state, or the same state after an error in the console) or the end. */
-async function move(s: Session, request: (dc: DebugClient) => Promise<unknown>): Promise<DebugProtocol.Event> {
-  const [, e] = await Promise.all([request(s.dc), firstOf(s.dc, ["stopped", "terminated"])]);
-  return e;
-}
+const move = (s: Session, request: (dc: DebugClient) => Promise<unknown>): Promise<DebugProtocol.Event> => stopAfter(s.dc, request);
 
 async function stack(s: Session): Promise<DebugProtocol.StackFrame[]> {
   return (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
@@ -287,7 +236,7 @@ test("predict mode runs no user code: a program that writes a file leaves no fil
 test("ndbg predict prints a state (or the model's error) per action, as ndbg steps does", T, async () => {
   const program = join(BROKEN, "syntax_error.py");
   const src = await parsePython(readFileSync(program, "utf8"));
-  const r = spawnSync(process.execPath, [join(ROOT, "dist", "ndbg.js"), "predict", program, "--call", "fine(2)", "--actions", "step_into,step_over,step_back,continue", "--breakpoints", "17", "--model", gguf, "--threads", "1", "--gpu", "cpu", "--json"], { encoding: "utf8", timeout: 120_000 });
+  const r = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "fine(2)", "--actions", "step_into,step_over,step_back,continue", "--breakpoints", "17", "--model", gguf, "--threads", "1", "--gpu", "cpu", "--json"], { encoding: "utf8", timeout: 120_000 });
   assert.ok(r.status === 0 || r.status === 1, `exit ${r.status}: ${r.stderr}`);
   const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   assert.deepEqual(lines.map((l) => l.action), ["step_into", "step_over", "step_back", "continue"]);
@@ -300,7 +249,7 @@ test("ndbg predict prints a state (or the model's error) per action, as ndbg ste
     else assert.ok(src.lines.includes(l.line), `line ${l.line}`);
   }
   assert.match(r.stderr, /model .* on cpu, 1 thread/);
-  const bad = spawnSync(process.execPath, [join(ROOT, "dist", "ndbg.js"), "predict", program, "--call", "nope()", "--actions", "step_into", "--model", gguf], { encoding: "utf8", timeout: 60_000 });
+  const bad = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "nope()", "--actions", "step_into", "--model", gguf], { encoding: "utf8", timeout: 60_000 });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /names nope, which this file does not define/);
 });

@@ -3,10 +3,8 @@
 // the tracer's frames for the same program, walked with the debugger semantics.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,20 +12,16 @@ import { runTrace, type TraceResult } from "../adapter/tracer.js";
 import { serialize } from "../adapter/trajectory.js";
 import { transition } from "../adapter/semantics.js";
 import type { Action, Frame } from "../adapter/trajectory.js";
+import { ROOT, buildDist } from "./support/dist.js";
+import { THREAD, firstOf, launchToFirstStop, openSession, type Session } from "./support/dap.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ADAPTER = join(ROOT, "dist", "adapter.js");
 const FIX = join(ROOT, "test", "fixtures", "dap");
 const CALLS = join(FIX, "calls.py");
 const SCRIPT = join(FIX, "script.py");
 const CRASH = join(FIX, "crash.py");
 const USES_LIB = join(FIX, "uses_lib.py");
-const THREAD = { threadId: 1 };
 
-before(() => {
-  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
-});
+before(buildDist);
 
 // ---- the real run, for expectations ----
 
@@ -47,52 +41,14 @@ function realStack(frames: readonly Frame[], i: number): Frame[] {
 
 // ---- a client ----
 
-interface Session {
-  dc: DebugClient;
-  output: DebugProtocol.OutputEvent["body"][];
-  /** Text of all output events of a category so far. */
-  text(category: string): string;
-}
-
-async function open(): Promise<Session> {
-  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
-  dc.defaultTimeout = 30_000;
-  await dc.start();
-  const output: DebugProtocol.OutputEvent["body"][] = [];
-  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
-  return { dc, output, text: (c) => output.filter((o) => o.category === c).map((o) => o.output).join("") };
-}
+const open = (): Promise<Session> => openSession(30_000);
 
 type Bp = DebugProtocol.SourceBreakpoint;
 
-/** The first of several events, with a timeout that does not outlive it (waitForEvent's would keep the process up). */
-function firstOf(dc: DebugClient, names: string[], ms = 30_000): Promise<DebugProtocol.Event> {
-  return new Promise((resolve, reject) => {
-    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
-    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
-    function done(settle: () => void): void {
-      clearTimeout(timer);
-      for (const [name, h] of handlers) dc.removeListener(name, h);
-      settle();
-    }
-    for (const [name, h] of handlers) dc.on(name, h);
-  });
-}
-
 /** initialize, launch, breakpoints during configuration; resolves with the first stop (or the end). */
 async function launch(s: Session, args: Record<string, unknown>, bps: Bp[] = [], program = args.program as string): Promise<{ stopped?: DebugProtocol.StoppedEvent; terminated?: true; breakpoints: DebugProtocol.Breakpoint[] }> {
-  let breakpoints: DebugProtocol.Breakpoint[] = [];
-  const first = firstOf(s.dc, ["stopped", "terminated"]).then((e) =>
-    e.event === "stopped" ? { stopped: e as DebugProtocol.StoppedEvent } : { terminated: true as const },
-  );
-  await Promise.all([
-    s.dc.waitForEvent("initialized").then(async () => {
-      breakpoints = (await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: bps })).body.breakpoints;
-      await s.dc.configurationDoneRequest();
-    }),
-    s.dc.launch({ mode: "record", ...args }),
-  ]);
-  return { ...(await first), breakpoints };
+  const { first, breakpoints } = await launchToFirstStop(s.dc, { mode: "record", ...args }, program, bps);
+  return { ...(first.event === "stopped" ? { stopped: first as DebugProtocol.StoppedEvent } : { terminated: true as const }), breakpoints };
 }
 
 /** Sends a move request and waits for the stop it leads to. */

@@ -5,44 +5,26 @@
 // ratios recomputed from the figures they come from.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { BenchResult } from "../adapter/bench/run.js";
 import { growthPositions } from "../adapter/bench/run.js";
+import { NDBG, ROOT, buildDist } from "./support/dist.js";
+import { randomModel } from "./support/models.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const NDBG = join(ROOT, "dist", "ndbg.js");
 const LONG = 15;
 
 let dir = "";
 let gguf = "";
 
-function python(): string {
-  for (const p of ["python3", "/usr/bin/python3"]) {
-    try {
-      execFileSync(p, ["-c", "import numpy"], { stdio: "ignore" });
-      return p;
-    } catch {
-      // next
-    }
-  }
-  throw new Error("no python with numpy found (apt-get install python3-numpy)");
-}
-
 before(() => {
-  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
+  buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-bench-test-"));
-  const py = python();
-  const tok = join(dir, "tok.json");
-  execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(ROOT, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
   // Seed 0 writes until its answers are cut off: every move costs a full model call and the
   // state never reaches the exit, so the long session runs to its end.
-  gguf = join(dir, "random.gguf");
-  execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", "0", "--tokenizer", tok, "--out", gguf], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
+  gguf = randomModel(join(dir, "random.gguf"), 0);
 });
 
 after(() => {

@@ -1,32 +1,17 @@
 // The built CLI (dist/ndbg.js) as a user runs it: a subprocess, its output and its exit code.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, type Frame } from "../adapter/trajectory.js";
 import { runTrace } from "../adapter/tracer.js";
+import { ROOT, buildDist, ndbgWithin } from "./support/dist.js";
 
-const ROOT = join(import.meta.dirname, "..");
-const NDBG = join(ROOT, "dist", "ndbg.js");
 const dir = mkdtempSync(join(tmpdir(), "ndbg-cli-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-function sh(cmd: string, args: string[], cwd = ROOT): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-const ndbg = (...args: string[]): Promise<Result> => sh(process.execPath, [NDBG, ...args]);
+const ndbg = ndbgWithin(60_000);
 const write = (name: string, text: string): string => {
   const p = join(dir, name);
   writeFileSync(p, text);
@@ -45,10 +30,7 @@ def f(n):
     return total
 `);
 
-before(async () => {
-  const r = await sh(process.execPath, ["scripts/build.mjs"]);
-  assert.equal(r.code, 0, `build failed: ${r.stderr}`);
-});
+before(buildDist);
 
 test("--help lists every command; no command or an unknown one is a usage error (2)", async () => {
   const help = await ndbg("--help");

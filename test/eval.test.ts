@@ -5,7 +5,7 @@
 // pass/fail is decided by execution, never that the model is accurate.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,27 +28,13 @@ import { findFunction, parsePython } from "../adapter/pysource.js";
 import { transition } from "../adapter/semantics.js";
 import { runTrace, TraceBatch, type TraceResult } from "../adapter/tracer.js";
 import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Frame, type Step } from "../adapter/trajectory.js";
+import { ROOT, buildDist, ndbgWithin, type Result } from "./support/dist.js";
 
-const ROOT = join(import.meta.dirname, "..");
-const NDBG = join(ROOT, "dist", "ndbg.js");
 const T = { timeout: 240_000 };
 const dir = mkdtempSync(join(tmpdir(), "ndbg-eval-"));
 let gguf = "";
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-function sh(cmd: string, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: ROOT, timeout: 200_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-const ndbg = (...args: string[]): Promise<Result> => sh(process.execPath, [NDBG, ...args]);
+const ndbg = ndbgWithin(200_000);
 /** The last line of stdout, as JSON. */
 const lastJson = <X>(r: Result): X => JSON.parse(r.stdout.trim().split("\n").at(-1)!) as X;
 
@@ -76,8 +62,7 @@ writeFileSync(DATA, PROGRAMS.map((p) => JSON.stringify(p)).join("\n") + "\n");
 const traces = new Map<string, TraceResult>();
 
 before(async () => {
-  const b = execFileSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  void b;
+  buildDist();
   gguf = execFileSync("bash", ["scripts/tiny-model.sh", join(dir, "model"), "--random"], { cwd: ROOT, encoding: "utf8", timeout: 120_000, stdio: ["ignore", "pipe", "pipe"] }).trim().split("\n").at(-1)!;
   for (const p of PROGRAMS) {
     const file = join(dir, `${p.id}.py`);

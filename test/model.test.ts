@@ -4,7 +4,6 @@
 // accuracy: every answer is a state of the program or a clean PredictionError.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,40 +18,17 @@ import { parsePython } from "../adapter/pysource.js";
 import { runTrace } from "../adapter/tracer.js";
 import type { Predicted } from "../adapter/predictor.js";
 import type { Action, Frame, Step } from "../adapter/trajectory.js";
+import { randomModel } from "./support/models.js";
 
-const REPO = join(import.meta.dirname, "..");
 const BROKEN = join(import.meta.dirname, "fixtures", "broken");
 const T = { timeout: 120_000 };
 
 let dir = "";
 let gguf = "";
 
-/** A Python that has numpy (training/gguf.py needs it). */
-function python(): string {
-  for (const p of ["python3", "/usr/bin/python3"]) {
-    try {
-      execFileSync(p, ["-c", "import numpy"], { stdio: "ignore" });
-      return p;
-    } catch {
-      // next
-    }
-  }
-  throw new Error("no python with numpy found (apt-get install python3-numpy)");
-}
-
-/** Trains our tokenizer on the fixture trajectories and writes a random-weight tiny llama with it. */
-function buildRandomModel(out: string, seed = 0): void {
-  const py = python();
-  const tok = join(dir, "tok.json");
-  if (!existsSync(tok))
-    execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(REPO, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: REPO, stdio: "pipe", timeout: 60_000 });
-  execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", String(seed), "--tokenizer", tok, "--out", out], { cwd: REPO, stdio: "pipe", timeout: 60_000 });
-}
-
 before(() => {
   dir = mkdtempSync(join(tmpdir(), "ndbg-model-"));
-  gguf = join(dir, "random.gguf");
-  buildRandomModel(gguf);
+  gguf = randomModel(join(dir, "random.gguf"), 0);
 });
 
 after(async () => {

@@ -3,7 +3,6 @@
 // predictor), the policy draws the configured actions, and everything is deterministic for a seed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,24 +21,11 @@ import {
   type Sample,
   type SampleOptions,
 } from "../adapter/sampling.js";
+import { buildDist, ndbgWithin, sh } from "./support/dist.js";
 
-const ROOT = join(import.meta.dirname, "..");
-const NDBG = join(ROOT, "dist", "ndbg.js");
 const dir = mkdtempSync(join(tmpdir(), "ndbg-sampling-"));
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-function sh(cmd: string, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd: ROOT, timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-const ndbg = (...args: string[]): Promise<Result> => sh(process.execPath, [NDBG, ...args]);
+const ndbg = ndbgWithin(120_000);
 const readJsonl = (p: string): Record<string, unknown>[] =>
   readFileSync(p, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 
@@ -117,11 +103,10 @@ let programs: { id: string; code: string; input: string }[] = [];
 const runs = new Map<string, TraceResult>();
 
 before(async () => {
-  const build = await sh(process.execPath, ["scripts/build.mjs"]);
-  assert.equal(build.code, 0, `build failed: ${build.stderr}`);
+  buildDist();
   const py = await findPython();
   const gen = join(dir, "programs.jsonl");
-  const r = await sh(py, ["training/programs.py", "--count", "40", "--seed", "21", "--out", gen, "--quiet"]);
+  const r = await sh(py, ["training/programs.py", "--count", "40", "--seed", "21", "--out", gen, "--quiet"], { timeout: 120_000 });
   assert.equal(r.code, 0, r.stderr);
   programs = [...HANDMADE, ...(readJsonl(gen) as typeof programs)];
   writeFileSync(join(dir, "all.jsonl"), programs.map((p) => JSON.stringify(p)).join("\n") + "\n");

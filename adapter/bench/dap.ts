@@ -1,48 +1,22 @@
-// A minimal DAP client for timing: every message is stamped with performance.now() as it
-// arrives, so a request's round trip (sent -> response) and the stop it leads to (sent -> the
-// next stopped or terminated event) are measured on the same clock for any adapter. It holds the
-// adapter's pid, for its peak memory.
-import { spawn, type ChildProcess } from "node:child_process";
+// The bench's DAP client (adapter/dapClient.ts) keeps every event, stamped with performance.now()
+// as it arrives, so a request's round trip (sent -> response) and the stop it leads to (sent ->
+// the next stopped or terminated event) are measured on the same clock for any adapter. The
+// probes below read the adapter's (and its children's) memory and CPU time.
 import { readdirSync, readFileSync } from "node:fs";
 import type { DebugProtocol } from "@vscode/debugprotocol";
+import { DapClient, DapTimeout, type DapClientOptions, type Stamped } from "../dapClient.js";
 
-export class DapTimeout extends Error {}
-
-export interface Stamped<T> {
-  msg: T;
-  at: number;
-}
-
-export class TimedDap {
-  readonly child: ChildProcess;
-  readonly spawnedAt = performance.now();
-  private buf = Buffer.alloc(0);
-  private seq = 1;
-  private readonly pending = new Map<number, (r: Stamped<DebugProtocol.Response>) => void>();
+export class TimedDap extends DapClient {
   /** Every event so far, in arrival order. */
   readonly events: Stamped<DebugProtocol.Event>[] = [];
   private wake: (() => void)[] = [];
-  private exited?: string;
-  stderr = "";
 
-  constructor(readonly label: string, cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    this.child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
-    this.child.stdout!.on("data", (d: Buffer) => this.receive(d));
-    this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
-      if (this.stderr.length < 16_384) this.stderr += d;
-    });
-    this.child.stdin!.on("error", () => undefined);
-    const gone = (why: string): void => {
-      if (this.exited) return;
-      this.exited = `${label} exited (${why})${this.stderr.trim() ? `: ${this.stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
+  constructor(label: string, cmd: string, args: string[], opts: DapClientOptions = {}) {
+    super(label, cmd, args, opts);
+    this.onEvent((msg, at) => {
+      this.events.push({ msg, at });
       this.notify();
-    };
-    this.child.on("error", (e) => gone(e.message));
-    this.child.on("exit", (code, signal) => gone(signal ? `signal ${signal}` : `code ${code}`));
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
+    });
   }
 
   /** Sends a request; resolves with the response and when it came, or rejects on timeout, failure or exit. */
@@ -52,43 +26,12 @@ export class TimedDap {
     return r as Stamped<R> & { sent: number };
   }
 
-  /** Like request, but a failed response resolves too. */
-  send(command: string, args: unknown, timeoutMs: number): Promise<Stamped<DebugProtocol.Response> & { sent: number }> {
-    if (this.exited) return Promise.reject(new Error(this.exited));
-    const seq = this.seq++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(seq);
-        off();
-        reject(new DapTimeout(`${this.label} did not answer "${command}" within ${Math.round(timeoutMs / 1000)} s`));
-      }, timeoutMs);
-      const offExit = (): void => {
-        if (!this.exited) return;
-        clearTimeout(timer);
-        this.pending.delete(seq);
-        off();
-        reject(new Error(this.exited));
-      };
-      this.wake.push(offExit);
-      const off = (): void => {
-        this.wake = this.wake.filter((w) => w !== offExit);
-      };
-      const sent = performance.now();
-      this.pending.set(seq, (r) => {
-        clearTimeout(timer);
-        off();
-        resolve({ ...r, sent });
-      });
-      this.write({ seq, type: "request", command, arguments: args });
-    });
-  }
-
   /** The first event named one of `names` that arrived at or after index `from` of `events`. */
   async event(names: readonly string[], from: number, timeoutMs: number): Promise<Stamped<DebugProtocol.Event> & { index: number }> {
     const deadline = performance.now() + timeoutMs;
     for (let i = from; ; ) {
       for (; i < this.events.length; i++) if (names.includes(this.events[i].msg.event)) return { ...this.events[i], index: i };
-      if (this.exited) throw new Error(`${this.exited} while waiting for ${names.join(" or ")}`);
+      if (this.exitReason) throw new Error(`${this.exitReason.message} while waiting for ${names.join(" or ")}`);
       const left = deadline - performance.now();
       if (left <= 0) throw new DapTimeout(`${this.label} sent no ${names.join(" or ")} event within ${Math.round(timeoutMs / 1000)} s`);
       await new Promise<void>((res) => {
@@ -104,63 +47,18 @@ export class TimedDap {
 
   /** Asks the adapter to end the session, then kills it and what it started. */
   async close(): Promise<void> {
-    if (!this.exited) await this.send("disconnect", { terminateDebuggee: true }, 3_000).catch(() => undefined);
-    const pid = this.child.pid;
-    if (pid && this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        if (process.platform !== "win32") process.kill(-pid, "SIGKILL");
-        else this.child.kill("SIGKILL");
-      } catch {
-        this.child.kill("SIGKILL");
-      }
-    }
+    if (!this.closed) await this.send("disconnect", { terminateDebuggee: true }, 3_000).catch(() => undefined);
+    this.kill();
+  }
+
+  protected override ended(): void {
+    this.notify();
   }
 
   private notify(): void {
     const w = this.wake;
     this.wake = [];
     for (const f of w) f();
-  }
-
-  private write(msg: object): void {
-    const body = Buffer.from(JSON.stringify(msg), "utf8");
-    this.child.stdin!.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
-  }
-
-  private receive(d: Buffer): void {
-    const at = performance.now();
-    this.buf = Buffer.concat([this.buf, d]);
-    for (;;) {
-      const end = this.buf.indexOf("\r\n\r\n");
-      if (end < 0) break;
-      const m = /Content-Length:\s*(\d+)/i.exec(this.buf.subarray(0, end).toString("ascii"));
-      if (!m) {
-        this.buf = this.buf.subarray(end + 4);
-        continue;
-      }
-      const n = Number(m[1]);
-      if (this.buf.length < end + 4 + n) break;
-      const text = this.buf.subarray(end + 4, end + 4 + n).toString("utf8");
-      this.buf = this.buf.subarray(end + 4 + n);
-      let msg: DebugProtocol.ProtocolMessage;
-      try {
-        msg = JSON.parse(text);
-      } catch {
-        continue;
-      }
-      if (msg.type === "response") {
-        const r = msg as DebugProtocol.Response;
-        this.pending.get(r.request_seq)?.({ msg: r, at });
-        this.pending.delete(r.request_seq);
-      } else if (msg.type === "event") {
-        this.events.push({ msg: msg as DebugProtocol.Event, at });
-      } else if (msg.type === "request") {
-        // Reverse requests (runInTerminal) are not used: the bench asks for an internal console.
-        const req = msg as DebugProtocol.Request;
-        this.write({ seq: this.seq++, type: "response", request_seq: req.seq, command: req.command, success: false, message: "not supported" });
-      }
-    }
-    this.notify();
   }
 }
 

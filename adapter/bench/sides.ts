@@ -8,29 +8,17 @@ import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { TimedDap, childrenOf, cpuMsOf, memoryOf } from "./dap.js";
 import { driverFor, type BenchProgram, type MoveName } from "./programs.js";
+// Types only: the bench speaks to the adapter over DAP and loads no model code.
+import type { ModelDescription, StepStats } from "../predictors/model.js";
 
-/** One model call as the adapter reports it (the `ndbg/stats` request). */
-export interface ModelCall {
-  action: string;
-  promptTokens: number;
-  evaluatedTokens: number;
-  generatedTokens: number;
-  promptMs: number;
-  generateMs: number;
-  /** Why generation ended: "limit" when the answer was cut off (not a whole frame). */
-  stop?: string;
-}
+/**
+ * One model call as the adapter reports it (`ndbg/stats`' `steps`, the predictor's own record);
+ * `stop` is "limit" when the answer was cut off (not a whole frame).
+ */
+export type ModelCall = StepStats;
 
 /** What the adapter says about its model (`ndbg/stats`' `model`). */
-export interface ModelInfo {
-  path: string;
-  name: string;
-  dialect: string;
-  device: string;
-  threads: number;
-  contextSize: number;
-  loadMs: number;
-}
+export type ModelInfo = ModelDescription;
 
 export interface Move {
   action: MoveName;

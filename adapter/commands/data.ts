@@ -3,7 +3,7 @@
 // debugger sessions on each trace (adapter/sampling.ts) and writes one JSON line per example:
 // {"id", "text", "targets": [[start, end], ...]}. It reads only the file it is given.
 import { open, rename, rm } from "node:fs/promises";
-import { createInterface } from "node:readline";
+import { DataError, readPrograms } from "../evaluation.js";
 import { TraceBatch } from "../tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../sampling.js";
@@ -11,12 +11,6 @@ import { InputError, flags, guarded } from "./trace.js";
 
 export const usage =
   "data --programs FILE.jsonl --out OUT.jsonl [--samples-per-program K] [--max-chars N] [--seed S] [--mix step_into=0.4,...] [--inverse-call P] [--limit N] [--python P] [--max-events N] [--timeout S] [--check]";
-
-interface Program {
-  id: string;
-  code: string;
-  input: string;
-}
 
 const int = (flag: string, text: string | undefined, dflt: number, min = 1): number => {
   if (text === undefined) return dflt;
@@ -46,37 +40,6 @@ export function parseMix(text: string): Mix {
   } catch (e) {
     throw new InputError(`--mix: ${(e as Error).message}`, 2);
   }
-}
-
-/** Reads and checks every line first: a bad file is reported before anything is written. */
-async function readPrograms(file: string, limit: number): Promise<Program[]> {
-  const out: Program[] = [];
-  const ids = new Set<string>();
-  let stream;
-  try {
-    const fh = await open(file, "r");
-    stream = fh.createReadStream({ encoding: "utf8" });
-  } catch (e) {
-    throw new InputError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  let n = 0;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    n++;
-    if (!line.trim()) continue;
-    let r: Record<string, unknown>;
-    try {
-      r = JSON.parse(line);
-    } catch {
-      throw new InputError(`${file}:${n}: not a JSON object`);
-    }
-    if (typeof r !== "object" || r === null || typeof r.code !== "string" || typeof r.input !== "string")
-      throw new InputError(`${file}:${n}: a program needs "code" and "input" strings (CRUXEval-shaped: code, input, output, id)`);
-    const id = typeof r.id === "string" && r.id ? r.id : `line${n}`;
-    if (ids.has(id)) throw new InputError(`${file}:${n}: id "${id}" appears twice`);
-    ids.add(id);
-    if (out.length < limit) out.push({ id, code: r.code, input: r.input });
-  }
-  return out;
 }
 
 export function run(argv: string[]): Promise<number> {
@@ -109,7 +72,10 @@ export function run(argv: string[]): Promise<number> {
     const timeout = Number(values.timeout ?? 5);
     if (!(timeout > 0)) throw new InputError(`--timeout needs a positive number, not "${values.timeout}"`, 2);
 
-    const programs = await readPrograms(values.programs, limit);
+    // Every line is checked first: a bad file is reported before anything is written.
+    const programs = await readPrograms(values.programs, { limit }).catch((e: unknown) => {
+      throw e instanceof DataError ? new InputError(e.message) : e;
+    });
     // Written beside the output and renamed at the end: a failed run leaves no half file.
     const tmp = `${values.out}.part`;
     let sink;

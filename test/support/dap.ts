@@ -1,0 +1,68 @@
+// A DAP client for the adapter tests: the built adapter (dist/adapter.js) driven by
+// @vscode/debugadapter-testsupport's DebugClient, with waits that never outlive their timeouts.
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { ADAPTER } from "./dist.js";
+
+export const THREAD = { threadId: 1 };
+
+export interface Session {
+  dc: DebugClient;
+  /** Every output event so far. */
+  output: DebugProtocol.OutputEvent["body"][];
+  /** Text of the output events of a category so far (all of them without one). */
+  text(category?: string): string;
+}
+
+/** Starts the adapter; `timeout` (ms) is the client's default wait, and firstOf's. */
+export async function openSession(timeout: number): Promise<Session> {
+  const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
+  dc.defaultTimeout = timeout;
+  await dc.start();
+  const output: DebugProtocol.OutputEvent["body"][] = [];
+  dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
+  return { dc, output, text: (c) => output.filter((o) => c === undefined || o.category === c).map((o) => o.output).join("") };
+}
+
+/** The first of several events, with a timeout that does not outlive it (waitForEvent's would keep the process up). */
+export function firstOf(dc: DebugClient, names: string[], ms = dc.defaultTimeout): Promise<DebugProtocol.Event> {
+  return new Promise((resolve, reject) => {
+    const handlers = names.map((name) => [name, (e: DebugProtocol.Event) => done(() => resolve(e))] as const);
+    const timer = setTimeout(() => done(() => reject(new Error(`no ${names.join(" or ")} event within ${ms} ms`))), ms);
+    function done(settle: () => void): void {
+      clearTimeout(timer);
+      for (const [name, h] of handlers) dc.removeListener(name, h);
+      settle();
+    }
+    for (const [name, h] of handlers) dc.on(name, h);
+  });
+}
+
+/**
+ * launch (after initialize, which start() did) with `program`'s breakpoints set during
+ * configuration; resolves with the first stop (or the end) and the breakpoints as the adapter set them.
+ */
+export async function launchToFirstStop(
+  dc: DebugClient,
+  args: Record<string, unknown>,
+  program: string,
+  breakpoints: DebugProtocol.SourceBreakpoint[] = [],
+): Promise<{ first: DebugProtocol.Event; breakpoints: DebugProtocol.Breakpoint[] }> {
+  let set: DebugProtocol.Breakpoint[] = [];
+  const first = firstOf(dc, ["stopped", "terminated"]);
+  await Promise.all([
+    dc.waitForEvent("initialized").then(async () => {
+      set = (await dc.setBreakpointsRequest({ source: { path: program }, breakpoints })).body.breakpoints;
+      await dc.configurationDoneRequest();
+    }),
+    dc.launch(args),
+  ]);
+  return { first: await first, breakpoints: set };
+}
+
+/** Sends a move request; resolves with the stop it leads to, or the end of the session. */
+export async function stopAfter(dc: DebugClient, request: (dc: DebugClient) => Promise<unknown>): Promise<DebugProtocol.Event> {
+  const next = firstOf(dc, ["stopped", "terminated"]);
+  const [, e] = await Promise.all([request(dc), next]);
+  return e;
+}
