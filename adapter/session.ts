@@ -174,8 +174,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   private path(frame: Frame): string | undefined {
     const program = this.programFile();
-    if (program === undefined) return undefined;
-    return frame.file === undefined ? program : resolve(dirname(program), frame.file);
+    if (frame.file !== undefined) return resolve(dirname(program ?? this.config!.program), frame.file);
+    return program;
   }
 
   /** A frame's source: its file, or the program's text as the trace holds it. */
@@ -274,6 +274,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
       throw new Error("the session ended while the program was being prepared");
     }
     this.predictor = predictor;
+    if (predictor instanceof RecordedPredictor && config.mode === "replay")
+      this.console(
+        predictor.replays === "run"
+          ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
+          : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
+      );
     const engine = new Engine(predictor, { maxSteps: config.maxSteps });
     this.engine = engine;
     this.printed = new WeakSet();
@@ -894,7 +900,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine;
     const config = this.config;
     if (!engine || !config) throw new Error("the program has not been launched");
-    const meta: Record<string, unknown> = { program: basename(this.programFile() ?? config.program), ...(config.call ? { call: config.call } : {}), mode: config.mode };
+    const named = this.programFile() ?? (this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined) ?? config.program;
+    const meta: Record<string, unknown> = { program: basename(named), ...(config.call ? { call: config.call } : {}), mode: config.mode };
     const cmp = this.comparison;
     if (!cmp) return serialize(engine.trajectory(meta));
     const predicted = engine.trajectory({

@@ -544,6 +544,7 @@ test("replay mode: a saved session stop by stop, a full recording by the semanti
   try {
     const { stopped } = await launch(s, { program: sessionFile, mode: "replay" }, [], program);
     assert.equal(stopped?.body.reason, "entry");
+    assert.match(s.text("console"), /Replaying session\.ndbg: a saved debugging session/);
     await expectState(s, trace, stops[0], program);
     await move(s, (dc) => dc.stepOutRequest(THREAD));
     await expectState(s, trace, stops[1], program);
@@ -574,6 +575,7 @@ test("replay mode: a saved session stop by stop, a full recording by the semanti
   try {
     const { stopped } = await launch(r, { program: fullFile, mode: "replay", stopOnEntry: false }, [{ line: 9 }], program);
     assert.equal(stopped?.body.reason, "breakpoint");
+    assert.match(r.text("console"), /Replaying full\.ndbg: a recording of every event/);
     let i = next(trace, 0, { kind: "continue" }, [9]);
     await expectState(r, trace, i, program);
     await move(r, (dc) => dc.stepOutRequest(THREAD));
