@@ -11,15 +11,42 @@ import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { DEBUG_TYPE } from "./debugConfig.js";
 
 /** How long the warm process may take to listen. */
 const LISTEN_TIMEOUT_MS = 15_000;
 
 export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactory, vscode.Disposable {
   private warm?: WarmAdapter;
+  /** The settings changed since the warm process started. */
+  private stale = false;
+  /** Neural Python sessions now running. */
+  private readonly running = new Set<string>();
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
-    context.subscriptions.push(this);
+    context.subscriptions.push(
+      this,
+      // Another model or device: the warm process would keep the old model loaded beside the new
+      // one. It is replaced once no session uses it (now, or when the next session starts).
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!["model", "gpu", "keepAdapterWarm"].some((k) => e.affectsConfiguration(`neuralPython.${k}`))) return;
+        this.stale = true;
+        this.replaceIfIdle();
+      }),
+      vscode.debug.onDidStartDebugSession((s) => s.type === DEBUG_TYPE && this.running.add(s.id)),
+      vscode.debug.onDidTerminateDebugSession((s) => {
+        this.running.delete(s.id);
+        this.replaceIfIdle();
+      }),
+    );
+    if (keepWarm()) this.warmAdapter().ready.catch(() => undefined);
+  }
+
+  private replaceIfIdle(): void {
+    if (!this.stale || this.running.size) return;
+    this.stale = false;
+    this.warm?.stop();
+    this.warm = undefined;
     if (keepWarm()) this.warmAdapter().ready.catch(() => undefined);
   }
 
@@ -40,6 +67,7 @@ export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactor
 
   async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
     const adapter = this.adapterPath();
+    this.replaceIfIdle();
     if (keepWarm()) {
       try {
         const pipe = await this.warmAdapter().ready;
