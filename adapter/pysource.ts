@@ -21,6 +21,14 @@ export interface PyParam {
   default?: string;
 }
 
+/** A comprehension, generator expression or lambda: CPython (3.11) runs it as a frame of its own. */
+export interface PyNested {
+  /** The code object's name: `<listcomp>`, `<dictcomp>`, `<setcomp>`, `<genexpr>` or `<lambda>`. */
+  name: string;
+  line: number;
+  endLine: number;
+}
+
 /** A function or class: a scope that runs as a frame of its own. */
 export interface PyScope {
   name: string;
@@ -52,6 +60,8 @@ export interface PySource {
   classes: PyScope[];
   /** Every identifier the file uses (the names its frames' locals can have). */
   names: string[];
+  /** Comprehensions, generator expressions and lambdas, which run as frames of their own (`<listcomp>`, ...). */
+  nested: PyNested[];
   /** `for` and `while` loops: the header line and the last line of the body. */
   loops: { line: number; endLine: number }[];
   /** The module level only defines things (functions, classes, imports, constants): it needs an entry call. */
@@ -140,8 +150,17 @@ const STATEMENT_ONLY = new Set([
 ]);
 
 /** Leaves in source order; a string literal is one leaf, comments and missing nodes are dropped. */
-function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors: Set<number> } {
+const NESTED_NODES: Record<string, string> = {
+  list_comprehension: "<listcomp>",
+  dictionary_comprehension: "<dictcomp>",
+  set_comprehension: "<setcomp>",
+  generator_expression: "<genexpr>",
+  lambda: "<lambda>",
+};
+
+function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors: Set<number>; nested: PyNested[] } {
   const leaves: Leaf[] = [];
+  const nested: PyNested[] = [];
   const continued = new Set<number>(); // rows ending in a backslash continuation
   const errors = new Set<number>();
   const cursor = root.walk();
@@ -154,6 +173,7 @@ function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors:
     }
     const t = n.type;
     if (t === "comment") return;
+    if (Object.hasOwn(NESTED_NODES, t)) nested.push({ name: NESTED_NODES[t], line: n.startPosition.row + 1, endLine: n.endPosition.row + 1 });
     if (t === "line_continuation") {
       continued.add(n.startPosition.row);
       return;
@@ -172,7 +192,7 @@ function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors:
   };
   visit();
   cursor.delete();
-  return { leaves, continued, errors };
+  return { leaves, continued, errors, nested };
 }
 
 interface Logical {
@@ -325,7 +345,7 @@ interface Scope {
 }
 
 function analyse(source: string, root: Node): PySource {
-  const { leaves, continued, errors } = leavesOf(root);
+  const { leaves, continued, errors, nested } = leavesOf(root);
   const logicals = logicalLines(leaves, continued, source);
   const lines = new Set<number>();
   const statements = new Set<number>();
@@ -427,6 +447,7 @@ function analyse(source: string, root: Node): PySource {
     statementLines: sorted(statements),
     functions,
     classes,
+    nested,
     loops,
     names: [...new Set(leaves.filter((x) => x.type === "identifier").map((x) => x.text))].sort(),
     definesOnly: definesOnly && functions.length > 0,

@@ -1,5 +1,6 @@
 // All 800 CRUXEval functions through the batch tracer: the entry frame's return value must equal
-// the dataset's output, and every event must match an independent minimal sys.settrace recorder.
+// the dataset's output, every event must match an independent minimal sys.settrace recorder, and
+// every frame must be one the frame grammar (built from the program's text) admits.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -7,6 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findPython, TraceBatch, type TraceResult } from "../adapter/tracer.js";
+import { parsePython } from "../adapter/pysource.js";
+import { scopeTable } from "../adapter/model/grammar.js";
+import { checkFrame, PredictionError } from "../adapter/model/dialect.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const DATA = path.resolve(root, "../shared/data/cruxeval.jsonl");
@@ -132,4 +136,27 @@ test("CRUXEval: every event, line, depth and local matches an independent settra
     await batch.close();
   }
   assert.ok(events > 5000);
+});
+
+test("CRUXEval: every traced frame is one the frame grammar admits (its function and line come from the program's text)", { skip: missing }, async () => {
+  const rows: Row[] = readFileSync(DATA, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+  const batch = new TraceBatch({ python: chosen });
+  let nested = 0;
+  try {
+    for (const row of rows) {
+      const table = scopeTable(await parsePython(row.code));
+      const r = await batch.trace({ source: row.code, call: `f(${row.input})` });
+      for (const f of r.frames) {
+        assert.doesNotThrow(() => checkFrame(f, table, ""), `${row.id}: ${f.event} ${f.line} ${f.func}`);
+        if (f.func.endsWith(">")) nested++;
+      }
+      // A comprehension or lambda the function does not contain is no frame it can be in.
+      const absent = [...(row.code.includes("lambda") ? [] : ["<lambda>"]), ...(row.code.includes(" for ") ? [] : ["<listcomp>", "<genexpr>", "<dictcomp>"])];
+      for (const name of absent)
+        assert.throws(() => checkFrame({ event: "line", line: 2, depth: 1, func: `f.<locals>.${name}`, locals: {} }, table, ""), PredictionError);
+    }
+  } finally {
+    await batch.close();
+  }
+  assert.ok(nested > 500, `${nested} frames of comprehensions and lambdas`);
 });

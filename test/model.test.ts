@@ -329,13 +329,29 @@ test("a frame's locals are bounded by the file's names in the grammar", async ()
   assert.match(g, new RegExp(`^locs ::= \\("<\\|arg_sep\\|>" nm "=" txt\\)\\{0,${src.names.length}\\}$`, "m"));
 });
 
-test("grammars built from the program parse in llama.cpp", T, async () => {
+test("grammars built from the program parse in llama.cpp, and name only the comprehensions and lambdas it has", T, async () => {
   const llama = await getBackend({ gpu: "cpu" });
   for (const f of ["unfinished.py", "syntax_error.py", "half_written.py", "writes_file.py", "missing_import.py"]) {
     const src = await parsePython(readFileSync(join(BROKEN, f), "utf8"));
     await llama.createGrammar({ grammar: nativeGrammar(src, (t) => JSON.stringify(t), { depth: 0, func: src.functions[0].qualname }) });
     await llama.createGrammar({ grammar: jsonGrammar(src) });
   }
+  // Comprehensions and lambdas: only those the program has, on the lines they span, in the scope that runs them.
+  const src = await parsePython("key = lambda s: s[0]\n\ndef f(xs, n=sorted([1], key=lambda v: -v)):\n    ys = [x + 1\n          for x in xs]\n    return sum(y for y in ys)\n\nclass C:\n    sq = {k: k * k for k in range(3)}\n");
+  const g = nativeGrammar(src, (t) => JSON.stringify(t), { depth: 1, func: "f.<locals>.<listcomp>" });
+  const header = (func: string): string | undefined => g.split("\n").find((l) => l.endsWith(` ${JSON.stringify(func)}`));
+  const lines = (func: string): string[] => {
+    const rule = header(func)?.match(/::= (l[0-9-]+) /)?.[1];
+    return (g.split("\n").find((l) => l.startsWith(`${rule} ::= `)) ?? "").split(" ::= ")[1]?.split(" | ").map((x) => JSON.parse(x)) ?? [];
+  };
+  assert.deepEqual(lines("f.<locals>.<listcomp>"), ["4", "5"]);
+  assert.deepEqual(lines("f.<locals>.<genexpr>"), ["6"]);
+  assert.deepEqual(lines("<lambda>"), ["1", "3"], "the module's lambda, and the one in f's defaults (run where f is defined)");
+  assert.deepEqual(lines("C.<dictcomp>"), ["9"]);
+  for (const absent of ["f.<locals>.<lambda>", "f.<locals>.<dictcomp>", "<listcomp>", "C.<listcomp>"]) assert.equal(header(absent), undefined, absent);
+  assert.match(g, /dh ::= l[0-9-]+ " 1 f\.<locals>\.<listcomp>"/, "a delta inside a comprehension stands on its lines");
+  await llama.createGrammar({ grammar: g });
+  await llama.createGrammar({ grammar: jsonGrammar(src) });
 });
 
 test("missing, corrupt and truncated model files give clear errors, and the process lives on", T, async () => {

@@ -5,7 +5,7 @@
 import type { LlamaGrammar, Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../trajectory.js";
 import type { PySource } from "../pysource.js";
-import { scopeOfFunc, type ScopeLines } from "./grammar.js";
+import { funcLines, scopeOfFunc, type ScopeLines } from "./grammar.js";
 
 export type DialectName = "native" | "instruct";
 
@@ -45,7 +45,7 @@ export function checkFrame(frame: Frame, table: readonly ScopeLines[], raw: stri
   if (frame.file !== undefined) return; // another user file: its lines are not ours to check
   const scope = scopeOfFunc(table, frame.func);
   if (!scope) throw new PredictionError(`the model predicted a frame of "${frame.func}", which this program does not define`, raw);
-  if (!scope.lines.includes(frame.line))
+  if (!funcLines(scope, frame.func).includes(frame.line))
     throw new PredictionError(`the model predicted line ${frame.line} in ${frame.func}, which is not an executable line of it`, raw);
   if (frame.event === "exception" && frame.value === undefined) throw new PredictionError("the model predicted an exception without its value", raw);
 }

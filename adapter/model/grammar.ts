@@ -11,11 +11,11 @@ export interface ScopeLines {
   func: string;
   kind: "module" | "def" | "class";
   lines: number[];
+  /** Frames of their own that this scope's code opens (comprehensions, lambdas), with the lines they span. */
+  nested: { func: string; lines: number[] }[];
 }
 
 export const MODULE = "<module>";
-/** Frames of their own that a scope's code may open (comprehensions, lambdas: CPython 3.11). */
-const NESTED = ["<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>"];
 
 /**
  * Which lines belong to which frame: a function's body lines and its call line belong to it; its
@@ -28,10 +28,10 @@ export function scopeTable(src: PySource): ScopeLines[] {
   ];
   const byQual = new Map<string, ScopeLines>();
   const moduleLines = new Set<number>([1]); // a <module> call event stands on the code's first line
-  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [] }];
+  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [], nested: [] }];
   const sets = new Map<string, Set<number>>([[MODULE, moduleLines]]);
   for (const { s, kind } of scopes) {
-    const entry: ScopeLines = { func: s.qualname, kind, lines: [] };
+    const entry: ScopeLines = { func: s.qualname, kind, lines: [], nested: [] };
     byQual.set(s.qualname, entry);
     table.push(entry);
     sets.set(s.qualname, new Set([s.callLine, s.defLine]));
@@ -55,14 +55,30 @@ export function scopeTable(src: PySource): ScopeLines[] {
     }
   }
   for (const e of table) e.lines = [...sets.get(e.func)!].sort((a, b) => a - b);
+  // A comprehension or lambda belongs to the scope whose code runs it (one in a def line's
+  // defaults or decorators, to the enclosing scope); its frame stands on the lines it spans.
+  const byFunc = new Map<string, Set<number>>();
+  const owners = new Map<string, ScopeLines>();
+  for (const n of src.nested) {
+    const x = innermost(n.line);
+    const ownerQual = !x ? MODULE : n.line < x.s.bodyLine || n.line === x.s.defLine ? parentQualname(x.s.qualname) || MODULE : x.s.qualname;
+    const owner = byQual.get(ownerQual) ?? table[0];
+    const func = owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;
+    if (!byFunc.has(func)) {
+      byFunc.set(func, new Set());
+      owners.set(func, owner);
+    }
+    const lines = byFunc.get(func)!;
+    lines.add(n.line);
+    for (const l of src.lines) if (l > n.line && l <= n.endLine) lines.add(l);
+  }
+  for (const [func, lines] of byFunc) owners.get(func)!.nested.push({ func, lines: [...lines].sort((a, b) => a - b) });
   return table;
 }
 
 /** The function names a frame of this scope may carry: the scope and the comprehensions, lambdas inside it. */
 export function scopeFuncNames(s: ScopeLines): string[] {
-  if (s.kind === "module") return [MODULE, ...NESTED];
-  const sep = s.kind === "def" ? ".<locals>." : ".";
-  return [s.func, ...NESTED.map((n) => s.func + sep + n)];
+  return [s.func, ...s.nested.map((n) => n.func)];
 }
 
 /** The scope of a frame's function name (a comprehension belongs to the scope that holds it). */
@@ -70,9 +86,32 @@ export function scopeOfFunc(table: readonly ScopeLines[], func: string): ScopeLi
   return table.find((s) => scopeFuncNames(s).includes(func));
 }
 
+/** The lines a frame of `func` (the scope itself or a comprehension, lambda inside it) can stand on. */
+export function funcLines(s: ScopeLines, func: string): number[] {
+  return func === s.func ? s.lines : (s.nested.find((n) => n.func === func)?.lines ?? []);
+}
+
+/** Header rules (line, depth, function) for every function a frame of this program can be in; their names in `hdrs` (GBNF names: letters, digits, "-"). */
+function headerRules(table: readonly ScopeLines[], header: (lines: string, func: string) => string): { rules: string[]; hdrs: string[]; lineRule: Map<string, string> } {
+  const rules: string[] = [];
+  const hdrs: string[] = [];
+  const lineRule = new Map<string, string>();
+  table.forEach((s, i) => {
+    scopeFuncNames(s).forEach((func, j) => {
+      const lines = funcLines(s, func);
+      if (!lines.length) return;
+      const l = `l${i}-${j}`;
+      rules.push(`${l} ::= ${lines.map((x) => lit(String(x))).join(" | ")}`);
+      rules.push(`h${i}-${j} ::= ${header(l, func)}`);
+      hdrs.push(`h${i}-${j}`);
+      lineRule.set(func, l);
+    });
+  });
+  return { rules, hdrs, lineRule };
+}
+
 /** A GBNF string literal. */
 export const lit = (s: string): string => JSON.stringify(s);
-const alt = (xs: readonly string[]): string => (xs.length === 1 ? xs[0] : "(" + xs.join(" | ") + ")");
 
 const TEXT_RULES = [
   // Free text never holds "<|" (the format escapes it as "<\|"); reprs stay on one line.
@@ -115,15 +154,7 @@ export interface DeltaTarget {
  * inside the same call), the only case where `<|arg_sep|>..` is allowed.
  */
 export function nativeGrammar(src: PySource, tok: (special: string) => string, delta?: DeltaTarget): string {
-  const table = scopeTable(src);
-  const rules: string[] = [];
-  const hdrs: string[] = [];
-  table.forEach((s, i) => {
-    if (!s.lines.length) return;
-    rules.push(`l${i} ::= ${s.lines.map((l) => lit(String(l))).join(" | ")}`);
-    rules.push(`h${i} ::= l${i} " " dep " " ${alt(scopeFuncNames(s).map(lit))}`);
-    hdrs.push(`h${i}`);
-  });
+  const { rules, hdrs, lineRule } = headerRules(scopeTable(src), (l, func) => `${l} " " dep " " ${lit(func)}`);
   const A = (t: string): string => tok(t);
   const ev = EVENT_TOKENS;
   const frameAlts = [
@@ -132,12 +163,10 @@ export function nativeGrammar(src: PySource, tok: (special: string) => string, d
     `${A(ev.return)} hdr out? locs val?`,
     `${A(ev.exception)} hdr out? locs val`,
   ];
-  if (delta) {
-    const s = scopeOfFunc(table, delta.func);
-    if (s && s.lines.length) {
-      rules.push(`dh ::= l${table.indexOf(s)} ${lit(` ${delta.depth} ${delta.func}`)}`);
-      frameAlts.push(`${A(ev.line)} dh out? ${A(TOKENS.arg)} ".." locs`);
-    }
+  const dl = delta && lineRule.get(delta.func);
+  if (delta && dl) {
+    rules.push(`dh ::= ${dl} ${lit(` ${delta.depth} ${delta.func}`)}`);
+    frameAlts.push(`${A(ev.line)} dh out? ${A(TOKENS.arg)} ".." locs`);
   }
   const exits = `(${A(EXIT_TOKENS.normal)} out? | ${A(EXIT_TOKENS.error)} out? val? | ${A(EXIT_TOKENS.limit)} out?)`;
   return [
@@ -167,15 +196,7 @@ const JSON_STRING = [
  * or {"exit": "normal" | "error", "value": "...", "stdout": "..."}.
  */
 export function jsonGrammar(src: PySource): string {
-  const table = scopeTable(src);
-  const rules: string[] = [];
-  const hdrs: string[] = [];
-  table.forEach((s, i) => {
-    if (!s.lines.length) return;
-    rules.push(`l${i} ::= ${s.lines.map((l) => lit(String(l))).join(" | ")}`);
-    rules.push(`h${i} ::= "\\"line\\": " l${i} ", \\"function\\": " ${alt(scopeFuncNames(s).map((f) => lit(JSON.stringify(f))))}`);
-    hdrs.push(`h${i}`);
-  });
+  const { rules, hdrs } = headerRules(scopeTable(src), (l, func) => `"\\"line\\": " ${l} ", \\"function\\": " ${lit(JSON.stringify(func))}`);
   return [
     `root ::= frame | exit`,
     `frame ::= "{\\"event\\": " ev ", " hdr ", \\"depth\\": " dep ", \\"locals\\": {" (pair (", " pair)*)? "}" (", \\"value\\": " js)? (", \\"stdout\\": " js)? "}"`,
