@@ -415,6 +415,30 @@ def export(arrays: dict[str, np.ndarray], model: dict, tok: dict, out: str | Pat
             "params": int(sum(a.size for a in arrays.values()))}
 
 
+def read_model(path: str | Path) -> tuple[dict, dict, dict[str, np.ndarray], dict]:
+    """The inverse of export for our own native GGUFs: (model config, tokenizer, float32 weights, training stats).
+
+    q8_0 weights come back dequantized, so training can continue from a shipped model."""
+    meta, infos = read_gguf(path, tensors=True)
+    if meta.get("ndbg.dialect") != "native" or meta.get("general.architecture") != "llama":
+        raise GGUFError(f"{path} is not a native-dialect llama model written by this exporter")
+    if meta.get("ndbg.format_version") != NDBG_FORMAT_VERSION:
+        raise GGUFError(f"{path} speaks trajectory format {meta.get('ndbg.format_version')}, not {NDBG_FORMAT_VERSION}")
+    model = {"dim": meta["llama.embedding_length"], "n_layers": meta["llama.block_count"],
+             "n_heads": meta["llama.attention.head_count"],
+             "n_kv_heads": meta.get("llama.attention.head_count_kv", meta["llama.attention.head_count"]),
+             "ffn_dim": meta["llama.feed_forward_length"], "ctx": meta["llama.context_length"],
+             "rope_base": meta.get("llama.rope.freq_base", 10000.0),
+             "norm_eps": meta["llama.attention.layer_norm_rms_epsilon"],
+             "tie_embeddings": "output.weight" not in infos}
+    tok = {"format": "ndbg-bpe", "version": 1, "pre": meta.get("tokenizer.ggml.pre", "gpt-2"),
+           "special_tokens": meta["ndbg.special_tokens"], "stop_token": meta["ndbg.stop_token"],
+           "tokens": meta["tokenizer.ggml.tokens"], "merges": meta["tokenizer.ggml.merges"], "stats": {}}
+    arrays = {k: np.ascontiguousarray(v["data"], dtype=np.float32) for k, v in infos.items()}
+    stats = {k[len("ndbg.train."):]: v for k, v in meta.items() if k.startswith("ndbg.train.")}
+    return model, tok, arrays, stats
+
+
 def _tensor_order(name: str):
     if name.startswith("blk."):
         parts = name.split(".")

@@ -1,7 +1,7 @@
 """Trains the native model on trajectories: loss only on the frames the model must predict.
 
   python3 -m training.train --data train.jsonl [--eval eval.jsonl] --config small --out runs/small \\
-      [--tokenizer tok.json] [--minutes 60] [--steps N] [--threads 2] [--device auto] [--resume]
+      [--tokenizer tok.json | --init MODEL.gguf] [--minutes 60] [--steps N] [--threads 2] [--device auto] [--resume]
 
 Data: JSONL lines {"id", "text", "targets": [[start, end], ...]} (`ndbg data`); targets are
 character spans of predicted frames. The loss covers each target's tokens, the whitespace after
@@ -41,7 +41,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from training.gguf import GGUFError, load_config, read_tensors, write_tensors  # noqa: E402
+from training.gguf import GGUFError, load_config, read_model, read_tensors, write_tensors  # noqa: E402
 from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, train as train_tokenizer  # noqa: E402
 
 OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
@@ -250,6 +250,8 @@ def parse_args(argv):
     ap.add_argument("--config", default="tiny", help="training/configs/NAME.json or a path")
     ap.add_argument("--out", required=True)
     ap.add_argument("--tokenizer", help="tokenizer JSON (default: OUT/tokenizer.json, trained on --data if absent)")
+    ap.add_argument("--init", metavar="GGUF", help="continue from a native GGUF (e.g. the bundled model): its weights, "
+                    "architecture and tokenizer; --config then gives only the training settings")
     ap.add_argument("--vocab", type=int, help="vocabulary size when training the tokenizer (default: the config's)")
     ap.add_argument("--minutes", type=float, help="training-time budget of the whole run")
     ap.add_argument("--steps", type=int, help="optimizer steps of the whole run (default: the config's)")
@@ -319,6 +321,17 @@ def run(args) -> int:
         cfg = cmeta["config"]
     else:
         cfg = load_config(args.config)
+    init_arrays = None
+    if args.init and not resume:
+        if args.tokenizer:
+            raise TrainError("--init brings its own tokenizer: leave out --tokenizer")
+        try:
+            init_model, init_tok, init_arrays, prior = read_model(args.init)
+        except (OSError, KeyError) as e:
+            raise TrainError(f"cannot continue from {args.init}: {e}") from e
+        cfg = {**cfg, "model": {**cfg["model"], **init_model},
+               "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE}}}
+        (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
     tc = dict(cfg.get("train", {}))
     for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("eval_every", args.eval_every),
                  ("ckpt_every", args.ckpt_every), ("log_every", args.log_every), ("steps", args.steps)):
@@ -378,6 +391,12 @@ def run(args) -> int:
     mcfg = ModelConfig.from_dict({**cfg["model"], "vocab_size": tok.vocab_size})
     torch.manual_seed(args.seed)
     model = Transformer(mcfg).to(device)
+    if init_arrays is not None:
+        try:
+            model.load_gguf_state(init_arrays)
+        except (KeyError, ValueError) as e:
+            raise TrainError(f"cannot continue from {args.init}: {e}") from e
+        log({"event": "init", "from": args.init, **cfg["init"]["stats"]})
     n_params = model.num_params()
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
@@ -512,11 +531,21 @@ def run(args) -> int:
              "eval_loss": last_eval if last_eval is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
              "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
              "vocab": tok.vocab_size}
+    if "init" in cfg:  # a continued model: totals over both runs, and where it started
+        prior = cfg["init"]["stats"]
+        for k in _CUMULATIVE:
+            if isinstance(prior.get(k), (int, float)):
+                stats[k] = round(stats[k] + prior[k], 2) if isinstance(stats[k], float) else stats[k] + prior[k]
+        stats["init"] = cfg["init"]["from"]
     name = args.name or f"ndbg-{cfg.get('name', 'model')}"
     write_tensors(out, "model", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
     log({"event": "done", "weights": str(out / "model.json"), **stats})
     logf.close()
     return 0
+
+
+# Training stats that add up when a run continues from an earlier model (--init).
+_CUMULATIVE = ("steps", "tokens_seen", "target_tokens_seen", "train_minutes")
 
 
 def _targets(data: dict, docs: Docs) -> int:

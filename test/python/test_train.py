@@ -184,6 +184,15 @@ class GGUFWriting(Fixture):
                 if ftype == "q8_0":
                     self.assertEqual(infos["blk.0.attn_q.weight"]["type"], gguf.T_Q8_0)
                     self.assertEqual(infos["output_norm.weight"]["type"], gguf.T_F32)
+                # read back as training reads a model to continue from
+                m2, tok2, arrays2, stats2 = gguf.read_model(out)
+                self.assertEqual({k: m2[k] for k in ("dim", "n_layers", "n_heads", "n_kv_heads", "ffn_dim", "ctx")},
+                                 {k: model.get(k, model["n_heads"]) for k in ("dim", "n_layers", "n_heads", "n_kv_heads", "ffn_dim", "ctx")})
+                self.assertTrue(m2["tie_embeddings"])
+                self.assertEqual((tok2["tokens"], tok2["merges"], tok2["special_tokens"]), (tok["tokens"], tok["merges"], tok["special_tokens"]))
+                self.assertEqual(stats2, {"steps": 5, "eval_loss": 1.5, "device": "cpu"})
+                for k, a in arrays.items():
+                    np.testing.assert_allclose(arrays2[k], a, atol=tol)
 
     def test_random_model_without_torch(self):
         with tempfile.TemporaryDirectory() as d:
@@ -303,6 +312,32 @@ class TinyTraining(unittest.TestCase):
         _, b = gguf.read_tensors(part, "model")
         for k in a:
             np.testing.assert_allclose(a[k], b[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+    def test_init_continues_from_a_gguf(self):
+        first = self.train(self.tmp / "first", "--steps", "30")[-1]
+        model = self.tmp / "first.q8_0.gguf"
+        r = subprocess.run([self.py, "-m", "training.gguf", "--weights", str(self.tmp / "first"), "--type", "q8_0", "--out", str(model)],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        log = self.train(self.tmp / "more", "--init", str(model), "--steps", "3")
+        done = log[-1]
+        self.assertEqual(next(x for x in log if x.get("event") == "init")["steps"], 30)
+        # it starts where the first run ended (q8_0 rounding aside), far below a fresh start
+        self.assertLess(done["first_loss"], first["first_loss"] - 1.0)
+        self.assertLess(abs(done["first_loss"] - first["final_train_loss"]), 0.5)
+        self.assertEqual((done["steps"], done["init"]), (33, model.name))
+        self.assertGreater(done["tokens_seen"], first["tokens_seen"])
+        kept = json.loads((self.tmp / "more" / "tokenizer.json").read_text())
+        made = json.loads((self.tmp / "first" / "tokenizer.json").read_text())
+        self.assertEqual((kept["tokens"], kept["merges"]), (made["tokens"], made["merges"]))
+        # a file that is no model of ours, or a second tokenizer, is a clear error
+        text = self.tmp / "text.gguf"
+        text.write_text("not a model")
+        for extra, why in ((["--init", str(text)], "not a GGUF"), (["--init", str(model), "--tokenizer", str(self.tmp / "first" / "tokenizer.json")], "own tokenizer")):
+            r = subprocess.run([self.py, "-m", "training.train", "--data", str(FIXTURES / "train.jsonl"), "--config", "tiny",
+                                "--out", str(self.tmp / "bad"), "--threads", "1", "--steps", "1", *extra], cwd=REPO, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(why, r.stderr)
 
     def test_time_budget_ends_the_run(self):
         log = self.train(self.tmp / "budget", "--minutes", "0.03", "--steps", "100000")
