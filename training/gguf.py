@@ -487,7 +487,7 @@ def write_card(out: str | Path, name: str, model: dict, tok: dict, ftype: str, s
     labels = {"steps": "optimizer steps", "tokens_seen": "tokens seen", "target_tokens_seen": "target (loss) tokens seen",
               "train_minutes": "training time (min)", "device": "hardware", "threads": "CPU threads", "data": "data",
               "first_loss": "first training loss", "final_train_loss": "last training loss", "eval_loss": "held-out loss (target tokens)",
-              "config": "config", "random": "random weights"}
+              "config": "config", "random": "random weights", "init": "continued from (earlier version)"}
     for k, v in stats.items():
         if k in skip:
             continue
