@@ -149,7 +149,7 @@ const STATEMENT_ONLY = new Set([
   "global", "nonlocal", "del", "assert", "with",
 ]);
 
-/** Leaves in source order; a string literal is one leaf, comments and missing nodes are dropped. */
+/** Node types that CPython runs as frames of their own, with their code objects' names. */
 const NESTED_NODES: Record<string, string> = {
   list_comprehension: "<listcomp>",
   dictionary_comprehension: "<dictcomp>",
@@ -158,6 +158,7 @@ const NESTED_NODES: Record<string, string> = {
   lambda: "<lambda>",
 };
 
+/** Leaves in source order (a string literal is one leaf, comments and missing nodes are dropped), and the nested frames' nodes. */
 function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors: Set<number>; nested: PyNested[] } {
   const leaves: Leaf[] = [];
   const nested: PyNested[] = [];
