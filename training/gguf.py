@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from training.tokenizer import PRE, Tokenizer, TokenizerError
+
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = Path(__file__).resolve().parent / "configs"
 PART_BYTES = 16 * 1024 * 1024
@@ -431,9 +433,13 @@ def read_model(path: str | Path) -> tuple[dict, dict, dict[str, np.ndarray], dic
              "rope_base": meta.get("llama.rope.freq_base", 10000.0),
              "norm_eps": meta["llama.attention.layer_norm_rms_epsilon"],
              "tie_embeddings": "output.weight" not in infos}
-    tok = {"format": "ndbg-bpe", "version": 1, "pre": meta.get("tokenizer.ggml.pre", "gpt-2"),
-           "special_tokens": meta["ndbg.special_tokens"], "stop_token": meta["ndbg.stop_token"],
-           "tokens": meta["tokenizer.ggml.tokens"], "merges": meta["tokenizer.ggml.merges"], "stats": {}}
+    if meta.get("tokenizer.ggml.pre") != PRE:
+        raise GGUFError(f"{path} has pre-tokenizer {meta.get('tokenizer.ggml.pre')}, not {PRE}")
+    try:  # the same checks and JSON as a tokenizer trained here
+        tok = Tokenizer(meta["tokenizer.ggml.tokens"], meta["tokenizer.ggml.merges"], meta["ndbg.special_tokens"],
+                        meta["ndbg.stop_token"]).to_json()
+    except TokenizerError as e:
+        raise GGUFError(f"{path}: its tokenizer is not one of ours ({e})") from e
     arrays = {k: np.ascontiguousarray(v["data"], dtype=np.float32) for k, v in infos.items()}
     stats = {k[len("ndbg.train."):]: v for k, v in meta.items() if k.startswith("ndbg.train.")}
     return model, tok, arrays, stats
