@@ -519,6 +519,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m training.gguf", description="Write a GGUF for llama.cpp / node-llama-cpp.")
     ap.add_argument("--weights", help="directory written by train.py (model.json + parts, tokenizer.json, stats.json)")
     ap.add_argument("--name", default="model", help="weight set in --weights (default model)")
+    ap.add_argument("--from", dest="source", metavar="GGUF", help="one of our native GGUFs, re-written as --type "
+                    "(e.g. the f16 a GPU run sends back, as q8_0); keeps its name and training stats")
     ap.add_argument("--random", action="store_true", help="random weights (numpy only) for adapter tests")
     ap.add_argument("--config", default="tiny", help="with --random: a config name or path")
     ap.add_argument("--seed", type=int, default=0)
@@ -552,9 +554,12 @@ def main(argv: list[str] | None = None) -> int:
                 write_tensors(a.save_weights, "model", arrays, {"model": model, "stats": stats})
                 shutil.copyfile(a.tokenizer, Path(a.save_weights) / "tokenizer.json")
             name = a.model_name or f"ndbg-random-{cfg['name']}"
+        elif a.source:
+            model, tok, arrays, stats = read_model(a.source)
+            name = a.model_name or read_gguf(a.source)[0].get("general.name", "ndbg")
         else:
             if not a.weights:
-                ap.error("give --weights DIR or --random")
+                ap.error("give --weights DIR, --from GGUF or --random")
             meta, arrays = read_tensors(a.weights, a.name)
             tok = _load_tokenizer_json(a.tokenizer or Path(a.weights) / "tokenizer.json")
             model = meta["model"]
@@ -565,7 +570,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.card:
             res["card"] = str(write_card(a.out, name, model, tok, a.type, stats, res))
         print(json.dumps(res))
-    except GGUFError as e:
+    except (GGUFError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     return 0

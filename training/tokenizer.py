@@ -21,8 +21,10 @@ CLI:
 from __future__ import annotations
 
 import argparse
+import gzip
 import heapq
 import json
+import lzma
 import re
 import sys
 import unicodedata
@@ -452,18 +454,24 @@ def train(texts: Iterable[str], vocab_size: int, special_tokens: list[str] | Non
 # ---- data ----
 
 def read_jsonl(path: str | Path) -> Iterator[dict]:
-    """Records of an `ndbg data` file ({"id", "text", "targets"}); a bad line is a clear error."""
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError as e:
-                raise TokenizerError(f"{path}:{n}: not JSON: {e}") from e
-            if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
-                raise TokenizerError(f'{path}:{n}: a record needs a "text" string')
-            yield rec
+    """Records of an `ndbg data` file ({"id", "text", "targets"}), plain or compressed (.xz, .gz:
+    the files that travel to a training machine); a bad line or a broken file is a clear error."""
+    opener = {".xz": lzma.open, ".gz": gzip.open}.get(Path(path).suffix, open)
+    n = 0
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError as e:
+                    raise TokenizerError(f"{path}:{n}: not JSON: {e}") from e
+                if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
+                    raise TokenizerError(f'{path}:{n}: a record needs a "text" string')
+                yield rec
+    except (lzma.LZMAError, EOFError, gzip.BadGzipFile) as e:
+        raise TokenizerError(f"{path}: broken compressed file after line {n}: {e}") from e
 
 
 def main(argv: list[str] | None = None) -> int:

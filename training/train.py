@@ -3,11 +3,12 @@
   python3 -m training.train --data train.jsonl [--eval eval.jsonl] --config small --out runs/small \\
       [--tokenizer tok.json | --init MODEL.gguf] [--minutes 60] [--steps N] [--threads 2] [--device auto] [--resume]
 
-Data: JSONL lines {"id", "text", "targets": [[start, end], ...]} (`ndbg data`); targets are
-character spans of predicted frames. The loss covers each target's tokens, the whitespace after
+Data: JSONL lines {"id", "text", "targets": [[start, end], ...]} (`ndbg data`), plain or compressed
+(.xz, .gz: ~15x smaller, for moving data to a GPU machine); targets are character spans of
+predicted frames. The loss covers each target's tokens, the whitespace after
 it and the <|action_sep|> that ends it (so generation stops there); a target with no
-<|action_sep|> after it (the final exit) gets one appended. Each JSONL file is tokenized once
-into a cache of .npy arrays (uint16 tokens, uint8 loss mask, document offsets).
+<|action_sep|> after it (the final exit) gets one appended. Each file is tokenized once (several
+in parallel processes) into a cache of .npy arrays (uint16 tokens, uint8 loss mask, document offsets).
 
 Batches pack whole documents (longest first, first fit) into rows as long as the longest one, so
 almost nothing is padding and attention never spans more than one row; documents sharing a row
@@ -103,8 +104,7 @@ def tokenize_record(tok: Tokenizer, rec: dict, where: str) -> tuple[list[int], l
     return ids, mask
 
 
-def load_data(path: str, tok: Tokenizer, tok_path: str, cache_dir: Path, log) -> dict:
-    """{tokens uint16, mask uint8, offsets int64 [docs+1], idhash uint64}: from the cache, or tokenized once into it."""
+def _cache_dir(path: str, tok_path: str, cache_dir: Path) -> Path:
     p = Path(path)
     try:
         st = p.stat()
@@ -112,19 +112,26 @@ def load_data(path: str, tok: Tokenizer, tok_path: str, cache_dir: Path, log) ->
         raise TrainError(f"cannot read data {path}: {e}") from e
     key = hashlib.sha256(Path(tok_path).read_bytes()).hexdigest()[:12]
     key += "-" + hashlib.sha256(f"{CACHE_VERSION}|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
-    d = cache_dir / f"{p.stem}.{key}"
-    names = ("tokens", "mask", "offsets", "idhash")
-    if all((d / f"{n}.npy").exists() for n in names):
-        return {n: np.load(d / f"{n}.npy", mmap_mode="r") for n in names}
+    return cache_dir / f"{p.stem}.{key}"
+
+
+_ARRAYS = ("tokens", "mask", "offsets", "idhash")
+
+
+def tokenize_file(path: str, tok_path: str, cache_dir: Path) -> dict:
+    """Tokenizes one JSONL file into its cache folder; returns the log record."""
+    d = _cache_dir(path, tok_path, cache_dir)
+    tok = Tokenizer.load(tok_path)
     if tok.vocab_size > 65535:
         raise TrainError("vocabularies above 65535 tokens do not fit the uint16 cache")
     t0 = time.time()
-    toks, masks, offsets, idh = [], [], [0], []
-    for n, rec in enumerate(read_jsonl(p), 1):
+    toks, masks, offsets, idh, chars = [], [], [0], [], 0
+    for n, rec in enumerate(read_jsonl(path), 1):
         ids, m = tokenize_record(tok, rec, f"{path}:{n}")
         toks.append(np.asarray(ids, dtype=np.uint16))
         masks.append(np.asarray(m, dtype=np.uint8))
         offsets.append(offsets[-1] + len(ids))
+        chars += len(rec["text"])
         # samples of one program ("PROGRAM#k") share a hash, so a held-out split by hash holds out programs
         prog = str(rec.get("id", n)).split("#")[0]
         idh.append(int.from_bytes(hashlib.sha256(prog.encode()).digest()[:8], "little"))
@@ -139,14 +146,26 @@ def load_data(path: str, tok: Tokenizer, tok_path: str, cache_dir: Path, log) ->
         np.save(tmp / f"{n}.npy", a)
     shutil.rmtree(d, ignore_errors=True)
     os.replace(tmp, d)
-    log({"event": "tokenized", "data": str(path), "docs": len(toks), "tokens": int(arrays["offsets"][-1]),
-         "target_tokens": int(arrays["mask"].sum()), "chars_per_token": round(_chars(p) / max(int(arrays["offsets"][-1]), 1), 3),
-         "seconds": round(time.time() - t0, 1), "cache": str(d)})
-    return arrays
+    return {"event": "tokenized", "data": str(path), "docs": len(toks), "tokens": int(arrays["offsets"][-1]),
+            "target_tokens": int(arrays["mask"].sum()), "chars_per_token": round(chars / max(int(arrays["offsets"][-1]), 1), 3),
+            "seconds": round(time.time() - t0, 1), "cache": str(d)}
 
 
-def _chars(p: Path) -> int:
-    return sum(len(r["text"]) for r in read_jsonl(p))
+def load_data(paths: list[str], tok_path: str, cache_dir: Path, log) -> list[dict]:
+    """{tokens uint16, mask uint8, offsets int64 [docs+1], idhash uint64} of each file: from the
+    cache, or tokenized once into it (several files in parallel processes)."""
+    dirs = [_cache_dir(p, tok_path, cache_dir) for p in paths]
+    todo = sorted({p for p, d in zip(paths, dirs) if not all((d / f"{n}.npy").exists() for n in _ARRAYS)})
+    if len(todo) == 1:
+        log(tokenize_file(todo[0], tok_path, cache_dir))
+    elif todo:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        # spawn, not fork: the parent may already hold torch's threads (and CUDA)
+        with ProcessPoolExecutor(min(len(todo), os.cpu_count() or 1), mp_context=mp.get_context("spawn")) as pool:
+            for rec in pool.map(tokenize_file, todo, [tok_path] * len(todo), [cache_dir] * len(todo)):
+                log(rec)
+    return [{n: np.load(d / f"{n}.npy", mmap_mode="r") for n in _ARRAYS} for d in dirs]
 
 
 class Docs:
@@ -261,6 +280,7 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch-tokens", type=int)
     ap.add_argument("--lr", type=float)
+    ap.add_argument("--warmup", type=int, help="warmup steps (default: the config's; short when continuing with --init)")
     ap.add_argument("--eval-every", type=int)
     ap.add_argument("--ckpt-every", type=int)
     ap.add_argument("--log-every", type=int)
@@ -333,7 +353,7 @@ def run(args) -> int:
                "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE}}}
         (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
     tc = dict(cfg.get("train", {}))
-    for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("eval_every", args.eval_every),
+    for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("warmup", args.warmup), ("eval_every", args.eval_every),
                  ("ckpt_every", args.ckpt_every), ("log_every", args.log_every), ("steps", args.steps)):
         if v is not None:
             tc[k] = v
@@ -370,14 +390,11 @@ def run(args) -> int:
     tok = Tokenizer.load(tok_path)
 
     cache = Path(args.cache) if args.cache else out / "cache"
-    train_sets = [load_data(p, tok, str(tok_path), cache, log) for p in args.data]
-    if len(train_sets) > 1:
-        data = _concat(train_sets)
-    else:
-        data = train_sets[0]
+    sets = load_data(args.data + (args.eval or []), str(tok_path), cache, log)
+    train_sets, ev_sets = sets[:len(args.data)], sets[len(args.data):]
+    data = _concat(train_sets) if len(train_sets) > 1 else train_sets[0]
     all_idx = np.arange(len(data["offsets"]) - 1)
     if args.eval:
-        ev_sets = [load_data(p, tok, str(tok_path), cache, log) for p in args.eval]
         ev_data = _concat(ev_sets) if len(ev_sets) > 1 else ev_sets[0]
         train_docs = Docs(data, all_idx)
         eval_docs = Docs(ev_data, np.arange(len(ev_data["offsets"]) - 1))
@@ -491,7 +508,7 @@ def run(args) -> int:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        lv = float(loss)
+        lv = float(loss.detach())
         if not math.isfinite(lv):
             raise TrainError(f"loss became {lv} at step {state['step']}; lower --lr")
         if state["first_loss"] is None:

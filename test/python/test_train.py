@@ -16,8 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from training import gguf  # noqa: E402
-from training.tokenizer import Tokenizer, read_jsonl, train as train_tokenizer  # noqa: E402
-from training.train import Docs, TrainError, build_batch, plan_epoch, tokenize_record  # noqa: E402
+from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, train as train_tokenizer  # noqa: E402
+from training.train import Docs, TrainError, build_batch, load_data, plan_epoch, tokenize_record  # noqa: E402
 
 FIXTURES = REPO / "test" / "fixtures" / "gguf"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -74,6 +74,42 @@ class LossTargets(Fixture):
             tokenize_record(self.tok, {"text": "abc", "targets": [[2, 9]]}, "f:1")
         with self.assertRaisesRegex(TrainError, "no \"targets\""):
             tokenize_record(self.tok, {"text": "abc"}, "f:2")
+
+
+class DataFiles(Fixture):
+    """Data files as they travel to a GPU machine: compressed, tokenized in parallel into the cache."""
+
+    def test_compressed_files_read_and_tokenize_like_plain_ones(self):
+        import gzip
+        import lzma
+        plain = FIXTURES / "train.jsonl"
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            (d / "t.jsonl.xz").write_bytes(lzma.compress(plain.read_bytes()))
+            (d / "t2.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
+            for f in ("t.jsonl.xz", "t2.jsonl.gz"):
+                self.assertEqual(list(read_jsonl(d / f)), records("train.jsonl"))
+            tp = d / "tok.json"
+            self.tok.save(tp)
+            logged = []
+            # several files to tokenize: worker processes; one: in this process
+            sets = load_data([str(plain), str(d / "t.jsonl.xz"), str(d / "t2.jsonl.gz")], str(tp), d / "cache", logged.append)
+            self.assertEqual(sorted(r["data"] for r in logged), sorted([str(plain), str(d / "t.jsonl.xz"), str(d / "t2.jsonl.gz")]))
+            for other in sets[1:]:
+                for k in ("tokens", "mask", "offsets", "idhash"):
+                    np.testing.assert_array_equal(other[k], sets[0][k], err_msg=k)
+            self.assertGreater(int(sets[0]["mask"].sum()), 0)
+            logged.clear()
+            again = load_data([str(d / "t.jsonl.xz")], str(tp), d / "cache", logged.append)
+            self.assertEqual(logged, [], "a tokenized file is read from the cache")
+            np.testing.assert_array_equal(again[0]["tokens"], sets[0]["tokens"])
+            # a truncated file, and a broken one among several, are clear errors
+            whole = (d / "t.jsonl.xz").read_bytes()
+            (d / "cut.jsonl.xz").write_bytes(whole[:len(whole) // 2])
+            with self.assertRaisesRegex(TokenizerError, "cut.jsonl.xz: broken compressed file"):
+                list(read_jsonl(d / "cut.jsonl.xz"))
+            with self.assertRaisesRegex(TokenizerError, "cut.jsonl.xz"):
+                load_data([str(d / "cut.jsonl.xz"), str(d / "t2.jsonl.gz")], str(tp), d / "cache2", logged.append)
 
 
 class Packing(unittest.TestCase):
@@ -193,6 +229,32 @@ class GGUFWriting(Fixture):
                 self.assertEqual(stats2, {"steps": 5, "eval_loss": 1.5, "device": "cpu"})
                 for k, a in arrays.items():
                     np.testing.assert_allclose(arrays2[k], a, atol=tol)
+
+    def test_from_rewrites_one_of_our_ggufs_as_another_type(self):
+        """A GPU run sends back an f16 GGUF; `--from` makes the q8_0 that ships, keeping name and stats."""
+        tok = self.tok.to_json()
+        model = dict(gguf.load_config("tiny")["model"])
+        arrays = gguf.random_weights(model, len(tok["tokens"]), seed=4)
+        with tempfile.TemporaryDirectory() as d:
+            f16, q8 = Path(d) / "m.f16.gguf", Path(d) / "m.q8_0.gguf"
+            gguf.export(arrays, model, tok, f16, "f16", "ndbg-x", {"steps": 7, "device": "cuda bf16"})
+            r = subprocess.run([sys.executable, "-m", "training.gguf", "--from", str(f16), "--type", "q8_0", "--out", str(q8), "--card"],
+                               cwd=REPO, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            meta = gguf.check_gguf(q8)
+            self.assertEqual((meta["general.name"], meta["general.file_type"], meta["ndbg.train.steps"]), ("ndbg-x", 7, 7))
+            m2, tok2, arrays2, stats2 = gguf.read_model(q8)
+            self.assertEqual(stats2, {"steps": 7, "device": "cuda bf16"})
+            self.assertEqual((tok2["tokens"], tok2["merges"]), (tok["tokens"], tok["merges"]))
+            _, infos = gguf.read_gguf(q8, tensors=True)
+            self.assertEqual(infos["blk.0.attn_q.weight"]["type"], gguf.T_Q8_0)
+            for k, a in arrays.items():
+                np.testing.assert_allclose(arrays2[k], a, atol=3e-3)
+            self.assertIn("cuda bf16", (Path(d) / "m.q8_0.md").read_text())
+            r = subprocess.run([sys.executable, "-m", "training.gguf", "--from", str(Path(d) / "absent.gguf"), "--type", "q8_0",
+                                "--out", str(Path(d) / "x.gguf")], cwd=REPO, capture_output=True, text=True, timeout=60)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("absent.gguf", r.stderr)
 
     def test_random_model_without_torch(self):
         with tempfile.TemporaryDirectory() as d:
