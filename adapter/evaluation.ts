@@ -23,12 +23,24 @@ import { hash32, Rng, stateAt } from "./sampling.js";
 import { findPython, TraceBatch } from "./tracer.js";
 import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "./trajectory.js";
 
-/** One program of a CRUXEval-shaped file: the call is `f(<input>)`. */
+/** One program of a CRUXEval-shaped file: the call is `f(<input>)`, or `<entry>(<input>)` when the line names its function. */
 export interface Program {
   id: string;
   code: string;
   input: string;
   output?: string;
+  /** The function the input is for, when it is not `f`. */
+  entry?: string;
+}
+
+/** The function a program's input is for. */
+export function entryOf(prog: Program): string {
+  return prog.entry ?? "f";
+}
+
+/** The call of a program's function with `args` (default: its input). */
+export function callOf(prog: Program, args = prog.input): string {
+  return `${entryOf(prog)}(${args})`;
 }
 
 /** A data file that cannot be used (the message says where and why). */
@@ -59,10 +71,13 @@ export async function readPrograms(file: string, opts: { limit?: number; needOut
       if (typeof r !== "object" || r === null || typeof r.code !== "string" || typeof r.input !== "string")
         throw new DataError(`${file}:${n}: a program needs "code" and "input" strings (CRUXEval-shaped: code, input, output, id)`);
       if (opts.needOutput && typeof r.output !== "string") throw new DataError(`${file}:${n}: an "output" string is needed for this evaluation`);
+      if (r.entry !== undefined && (typeof r.entry !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(r.entry)))
+        throw new DataError(`${file}:${n}: "entry" must be the name of the program's function`);
       const id = typeof r.id === "string" && r.id ? r.id : `line${n}`;
       if (ids.has(id)) throw new DataError(`${file}:${n}: id "${id}" appears twice`);
       ids.add(id);
-      if (out.length < limit) out.push({ id, code: r.code, input: r.input, ...(typeof r.output === "string" ? { output: r.output } : {}) });
+      if (out.length < limit)
+        out.push({ id, code: r.code, input: r.input, ...(typeof r.output === "string" ? { output: r.output } : {}), ...(typeof r.entry === "string" ? { entry: r.entry } : {}) });
     }
   } finally {
     await fh.close();
@@ -311,7 +326,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   try {
     for (const [done, prog] of programs.entries()) {
       const t1 = performance.now();
-      const run = await batch.trace({ source: prog.code, call: `f(${prog.input})` });
+      const run = await batch.trace({ source: prog.code, call: callOf(prog) });
       traceMs += performance.now() - t1;
       if (run.exit.status === "limit") skip(`limit:${run.limit ?? "?"}`);
       else if (!run.frames.length) skip("no-frames");
@@ -635,11 +650,12 @@ export function returnLineFromCode(src: PySource, func: PyFunction): number {
 
 export type CruxTask = "output" | "input";
 
-/** The assert a prediction must pass: `f(<input>) == <prediction>` (output) or `f(<prediction>) == <output>` (input). */
+/** The assert a prediction must pass: `f(<input>) == <prediction>` (output) or `f(<prediction>) == <output>` (input); `f` is the program's entry. */
 export function assertFor(task: CruxTask, prog: Program, prediction: string): AssertCase {
-  if (task === "output") return { code: prog.code, call: `f(${prog.input})`, expected: prediction };
+  const func = entryOf(prog);
+  if (task === "output") return { code: prog.code, call: callOf(prog), expected: prediction, func };
   if (prog.output === undefined) throw new DataError(`program ${prog.id} has no output`);
-  return { code: prog.code, call: `f(${prediction})`, expected: prog.output };
+  return { code: prog.code, call: callOf(prog, prediction), expected: prog.output, func };
 }
 
 /** One way of predicting, for one item. */
@@ -733,7 +749,7 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
       };
       const t1 = performance.now();
       const needTrace = opts.task === "output" || opts.returnLine === "trace";
-      const run = needTrace ? await batch.trace({ source: prog.code, call: `f(${prog.input})` }) : undefined;
+      const run = needTrace ? await batch.trace({ source: prog.code, call: callOf(prog) }) : undefined;
       traceMs += performance.now() - t1;
       let src: PySource;
       let predictor: ModelPredictor;
@@ -751,7 +767,7 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
         if (opts.task === "output") {
           const call = run!.frames[0];
           if (!call || call.event !== "call" || call.depth !== 0) {
-            fail(`the real run has no call of f (${run!.exit.status}${run!.exit.value ? ": " + run!.exit.value : ""})`);
+            fail(`the real run has no call of ${entryOf(prog)} (${run!.exit.status}${run!.exit.value ? ": " + run!.exit.value : ""})`);
           } else {
             const start: Predicted = { step: { frame: structuredClone(call) } };
             // The jump: one step_return from the call.
@@ -789,13 +805,13 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
             }
           }
         } else {
-          const func = findFunction(src, "f");
+          const func = findFunction(src, entryOf(prog));
           let line: number | undefined;
           if (opts.returnLine === "trace") {
             for (const f of run!.frames) if (f.depth === 0 && f.event === "return") line = f.line;
           } else if (func) line = returnLineFromCode(src, func);
           if (!func || line === undefined) {
-            fail(!func ? "the program defines no f" : "the real run has no return of f");
+            fail(!func ? `the program defines no ${entryOf(prog)}` : `the real run has no return of ${entryOf(prog)}`);
           } else {
             const ret: Frame = { event: "return", line, depth: 0, func: func.qualname, locals: {}, value: prog.output };
             const r = await predictOne(predictor, [{ step: { frame: ret } }], { kind: "inv_step_return" });

@@ -231,6 +231,14 @@ test("eval cruxeval: output (step_return and step_over) and input, pass@1 from e
   assert.match(text.stdout, /pass@1 +\d+\.\d%/);
 });
 
+test("the checker calls a program's own function when the line names one (\"entry\")", T, async () => {
+  const prog = { id: "named", code: "def double_all(xs):\n    return [x * 2 for x in xs]\n", input: "[1, 2]", output: "[2, 4]", entry: "double_all" };
+  const verdicts = await checkAsserts([assertFor("output", prog, "[2, 4]"), assertFor("output", prog, "[2, 5]"), assertFor("input", prog, "[1, 2]"),
+    assertFor("input", { ...prog, entry: undefined }, "[1, 2]")]);
+  assert.deepEqual(verdicts.map((v) => v.pass), [true, false, true, false]);
+  assert.match(verdicts[3].error ?? "", /NameError: name 'f' is not defined/, "without the entry the call is f(...)");
+});
+
 test("a state is scored whole (exact), by its line, and by its locals; no answer scores nothing", () => {
   const at: Frame = { event: "line", line: 3, depth: 0, func: "f", locals: { n: "4", s: "0" } };
   assert.deepEqual(score({ frame: at }, { frame: { ...at, locals: { s: "0", n: "4" } } }), { exact: true, line: true, locals: true });

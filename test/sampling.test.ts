@@ -301,6 +301,24 @@ test("ndbg data: traces and samples a programs file, deterministically", async (
   assert.deepEqual(Object.keys(s3.actions).filter((k) => s3.actions[k] > 0).sort(), ["inv_step_over", "step_over"]);
 });
 
+test("ndbg data: a program that names its function (\"entry\") is called by that name", async () => {
+  const input = join(dir, "named.jsonl");
+  const code = "def running_total(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n";
+  writeFileSync(input, JSON.stringify({ id: "named", code, input: "[1, 2]", output: "3", entry: "running_total" }) + "\n");
+  const out = join(dir, "named-out.jsonl");
+  const r = await ndbg("data", "--programs", input, "--out", out, "--samples-per-program", "3", "--seed", "1", "--check");
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stderr).traced, 1);
+  const frames = readJsonl(out).flatMap((row) => parse(row.text as string).steps.flatMap((s) => (s.frame ? [s.frame] : [])));
+  assert.ok(frames.length > 3);
+  for (const f of frames) assert.equal(f.func, "running_total");
+  assert.ok(frames.some((f) => f.event === "return" && f.value === "3"), "the run is the call running_total([1, 2])");
+  writeFileSync(input, JSON.stringify({ id: "named", code, input: "[1, 2]", entry: "running total" }) + "\n");
+  const bad = await ndbg("data", "--programs", input, "--out", out + "2");
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /named\.jsonl:1: "entry" must be the name of the program's function/);
+});
+
 test("ndbg data: bad input is a clear error and writes nothing", async () => {
   const out = join(dir, "bad-out.jsonl");
   let r = await ndbg("data", "--out", out);

@@ -13,8 +13,9 @@ no hash-ordered sets of strings) are kept. Lines are deduplicated by normalized 
 plus input, and any function of an excluded corpus (by default the CRUXEval file, which must never
 leak into training) is refused.
 
-Output lines: {"code", "input", "output", "id"}: `f(<input>)` returns the value whose repr is
-`output`. --count counts generated lines. --add-dir DIR adds each NAME.py of DIR that defines
+Output lines: {"code", "input", "output", "id"[, "entry"]}: `f(<input>)` returns the value whose
+repr is `output`; a line with "entry" names its function so instead of `f` (--entry-names, the
+share of generated functions renamed; CRUXEval's are all `f`). --count counts generated lines. --add-dir DIR adds each NAME.py of DIR that defines
 `f`, with its inputs in NAME.inputs beside it (one argument text a line, e.g. `[1, 2], 'x'`;
 blank and `#` lines skipped). Standard library only; deterministic for a seed. See
 training/README.md ("Programs").
@@ -1587,6 +1588,40 @@ class Runner:
 
 
 # ---------------------------------------------------------------------------------------------
+# Entry names. CRUXEval calls its function `f`, a user's functions have names: a share of the
+# generated functions is renamed (after every check, which sees `f`), so the model learns to
+# follow the name in the call frame instead of expecting `f`.
+ENTRY_VERBS = ["count", "find", "build", "merge", "parse", "clean", "split", "group", "scan", "normalize",
+               "encode", "summarize", "collect", "rotate", "compress", "check", "update", "render", "transform",
+               "process", "solve", "compute", "apply", "extract", "tally", "shift", "pack", "rank", "dedupe",
+               "score", "convert", "strip", "balance", "match", "walk", "fold", "pick", "trim", "expand", "mask"]
+ENTRY_NOUNS = ["words", "items", "values", "text", "tokens", "pairs", "counts", "data", "records", "chars",
+               "digits", "lines", "scores", "names", "keys", "entries", "parts", "list", "string", "numbers"]
+
+
+def entry_name(r: random.Random, code: str) -> str:
+    """A function name for the entry that clashes with no word of the program and no builtin."""
+    import builtins
+    used = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", code)) | set(dir(builtins))
+    while True:
+        name = r.choice(ENTRY_VERBS) + ("_" + r.choice(ENTRY_NOUNS) if r.random() < 0.7 else "")
+        if name not in used:
+            return name
+
+
+def rename_entry(code: str, name: str, old: str = "f") -> str:
+    """The program with its top-level function `old` (and every reference to it) called `name`."""
+    tree = ast.parse(code)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == old:
+            node.name = name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == old:
+            node.id = name
+    return unparse(tree) + ("\n" if code.endswith("\n") else "")
+
+
+# ---------------------------------------------------------------------------------------------
 def normalize_ws(code: str) -> str:
     """Whitespace-insensitive text of a function (what the CRUXEval check compares)."""
     return re.sub(r"\s+", " ", code).strip()
@@ -1614,7 +1649,10 @@ def load_excluded(paths: list[Path]) -> tuple[set[str], set[str]]:
         with open(p, encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
-                    code = json.loads(line)["code"]
+                    rec = json.loads(line)
+                    code = rec["code"]
+                    if rec.get("entry"):  # compared as f, as every candidate is checked
+                        code = rename_entry(code, "f", rec["entry"])
                     ws.add(normalize_ws(code))
                     keys.add(code_key(code))
     return ws, keys
@@ -1690,11 +1728,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds per candidate run")
     ap.add_argument("--exclude", action="append", default=None,
                     help="JSONL corpus whose functions must not appear (default: the CRUXEval file, when present)")
+    ap.add_argument("--entry-names", type=float, default=0.5,
+                    help="share of generated functions given a name of their own instead of f (the line then has an \"entry\")")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs candidates")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     if a.count < 0:
         ap.error("--count must be >= 0")
+    if not 0 <= a.entry_names <= 1:
+        ap.error("--entry-names must be between 0 and 1")
     for d in a.add_dir:
         if not Path(d).is_dir():
             ap.error(f"--add-dir {d}: not a folder")
@@ -1714,7 +1756,8 @@ def main(argv: list[str] | None = None) -> int:
     cons: Counter = Counter()
     tried = funcs = 0
 
-    def accept(code: str, inp: str, ident: str) -> bool:
+    def accept(code: str, inp: str, ident: str, entry: str = "f") -> bool:
+        """Checks and runs the program as `f`; keeps it under `entry`."""
         key = code_key(code) + "\0" + input_key(inp)
         if key in seen:
             why["duplicate"] += 1
@@ -1730,7 +1773,10 @@ def main(argv: list[str] | None = None) -> int:
             why["few-events"] += 1
             return False
         seen.add(key)
-        rows.append({"code": code, "input": inp, "output": res["output"], "id": ident})
+        row = {"code": code, "input": inp, "output": res["output"], "id": ident}
+        if entry != "f":
+            row.update(code=rename_entry(code, entry), entry=entry)
+        rows.append(row)
         events.append(res["events"])
         return True
 
@@ -1757,11 +1803,14 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             types = [t for _, t in g.ps]
             ok = 0
+            # its own generator, so the functions and inputs of a seed stay the same at any --entry-names
+            nr = random.Random(a.seed * 1_000_003 + tried)
+            entry = entry_name(nr, code) if nr.random() < a.entry_names else "f"
             for k in range(a.inputs):
                 if len(rows) - n_added >= a.count:
                     break
                 inp = gen_input(g.r, types)
-                if accept(code, inp, f"g{a.seed}_{funcs}_{ok}"):
+                if accept(code, inp, f"g{a.seed}_{funcs}_{ok}", entry):
                     ok += 1
             if ok:
                 funcs += 1

@@ -49,7 +49,7 @@ for r in rows:
     with contextlib.redirect_stdout(io.StringIO()):
         sys.settrace(tr)
         try:
-            res = eval("f(" + r["input"] + ")", ns)
+            res = eval(r.get("entry", "f") + "(" + r["input"] + ")", ns)
         finally:
             sys.settrace(None)
     out.append({"output": repr(res), "events": n[0]})
@@ -65,14 +65,14 @@ class GeneratedCorpus(unittest.TestCase):
     def test_count_and_shape(self):
         self.assertEqual(len(self.rows), 400)
         for r in self.rows:
-            self.assertEqual(sorted(r), ["code", "id", "input", "output"])
+            self.assertIn(sorted(r), (["code", "id", "input", "output"], ["code", "entry", "id", "input", "output"]))
             self.assertTrue(all(isinstance(r[k], str) and r[k] for k in ("code", "input", "output", "id")))
         self.assertEqual(len({r["id"] for r in self.rows}), len(self.rows))
 
     def test_programs_are_valid_functions(self):
         for r in self.rows:
             tree = ast.parse(r["code"])
-            self.assertTrue(any(isinstance(n, ast.FunctionDef) and n.name == "f" for n in tree.body), r["code"])
+            self.assertTrue(any(isinstance(n, ast.FunctionDef) and n.name == r.get("entry", "f") for n in tree.body), r["code"])
             ast.parse(r["input"], mode="eval")
             self.assertLessEqual(r["code"].count("\n"), 31)
 
@@ -132,9 +132,29 @@ class GeneratedCorpus(unittest.TestCase):
         self.assertGreater(len(crux), 700)
         crux_ws = {ws(c) for c in crux}
         crux_ast = {programs.code_key(c) for c in crux}
-        for r in self.rows:
-            self.assertNotIn(ws(r["code"]), crux_ws, r["code"])
-            self.assertNotIn(programs.code_key(r["code"]), crux_ast, r["code"])
+        for r in self.rows:  # compared as `f`, as CRUXEval names its functions
+            code = programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"]
+            self.assertNotIn(ws(code), crux_ws, code)
+            self.assertNotIn(programs.code_key(code), crux_ast, code)
+
+    def test_entry_names(self):
+        """About half the functions get a name of their own (no builtin, no word of the program);
+        at --entry-names 0 the same seed gives the same functions and inputs, all called f."""
+        import builtins
+        named = {r["code"]: r["entry"] for r in self.rows if "entry" in r}
+        funcs = {r["code"] for r in self.rows}
+        self.assertTrue(0.3 < len(named) / len(funcs) < 0.7, f"{len(named)} of {len(funcs)} functions named")
+        self.assertGreater(len(set(named.values())), 20)
+        for code, name in named.items():
+            self.assertNotIn(name, dir(builtins))
+            self.assertNotIn("f", {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)}, code)
+            self.assertEqual(programs.rename_entry(programs.rename_entry(code, "f", name), name), code)
+        plain, _, _ = generate("--count", "400", "--seed", "11", "--quiet", "--entry-names", "0")
+        self.assertEqual(len(plain), len(self.rows))
+        for p, r in zip(plain, self.rows):
+            self.assertNotIn("entry", p)
+            self.assertEqual((p["input"], p["output"], p["id"]), (r["input"], r["output"], r["id"]))
+            self.assertEqual(p["code"], programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"])
 
 
 class Options(unittest.TestCase):
@@ -169,8 +189,10 @@ class Options(unittest.TestCase):
             ex = Path(tmp) / "ex.jsonl"
             ex.write_text("".join(json.dumps(r) + "\n" for r in rows[:10]))
             again, _, _ = generate("--count", "30", "--seed", "5", "--quiet", "--exclude", str(ex))
-        banned = {programs.code_key(r["code"]) for r in rows[:10]}
-        self.assertFalse(banned & {programs.code_key(r["code"]) for r in again})
+        as_f = lambda r: programs.code_key(programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"])  # noqa: E731
+        self.assertTrue(any("entry" in r for r in rows[:10]), "a named function is excluded by its body, whatever its name")
+        banned = {as_f(r) for r in rows[:10]}
+        self.assertFalse(banned & {as_f(r) for r in again})
 
     def test_bad_arguments(self):
         p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3", "--out", "-", "--add-dir", "/nonexistent/dir"],
