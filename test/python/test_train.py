@@ -402,7 +402,8 @@ class TinyTraining(unittest.TestCase):
             self.assertIn(why, r.stderr)
 
     def test_time_budget_ends_the_run(self):
-        log = self.train(self.tmp / "budget", "--minutes", "0.03", "--steps", "100000")
+        log = self.train(self.tmp / "budget", "--minutes", "0.03", "--steps", "100000", "--warmup", "3")
+        self.assertEqual(next(r for r in log if r.get("event") == "start")["train"]["warmup"], 3)
         done = log[-1]
         self.assertEqual(done["event"], "done")
         self.assertGreater(done["steps"], 0)
