@@ -15,10 +15,10 @@ leak into training) is refused.
 
 Output lines: {"code", "input", "output", "id"[, "entry"]}: `f(<input>)` returns the value whose
 repr is `output`; a line with "entry" names its function so instead of `f` (--entry-names, the
-share of generated functions renamed; CRUXEval's are all `f`). --count counts generated lines. --add-dir DIR adds each NAME.py of DIR that defines
-`f`, with its inputs in NAME.inputs beside it (one argument text a line, e.g. `[1, 2], 'x'`;
-blank and `#` lines skipped). Standard library only; deterministic for a seed. See
-training/README.md ("Programs").
+share of generated functions renamed; CRUXEval's are all `f`). --count counts generated lines.
+--add-dir DIR adds each NAME.py of DIR that defines `f`, with its inputs in NAME.inputs beside
+it (one argument text a line, e.g. `[1, 2], 'x'`; blank and `#` lines skipped). Standard library
+only; deterministic for a seed. See training/README.md ("Programs").
 """
 from __future__ import annotations
 
