@@ -1621,6 +1621,11 @@ def rename_entry(code: str, name: str, old: str = "f") -> str:
     return unparse(tree) + ("\n" if code.endswith("\n") else "")
 
 
+def as_f(rec: dict) -> str:
+    """A program line's code with its function called `f`, as every check compares programs."""
+    return rename_entry(rec["code"], "f", rec["entry"]) if rec.get("entry") else rec["code"]
+
+
 # ---------------------------------------------------------------------------------------------
 def normalize_ws(code: str) -> str:
     """Whitespace-insensitive text of a function (what the CRUXEval check compares)."""
@@ -1649,10 +1654,7 @@ def load_excluded(paths: list[Path]) -> tuple[set[str], set[str]]:
         with open(p, encoding="utf-8") as fh:
             for line in fh:
                 if line.strip():
-                    rec = json.loads(line)
-                    code = rec["code"]
-                    if rec.get("entry"):  # compared as f, as every candidate is checked
-                        code = rename_entry(code, "f", rec["entry"])
+                    code = as_f(json.loads(line))
                     ws.add(normalize_ws(code))
                     keys.add(code_key(code))
     return ws, keys

@@ -133,7 +133,7 @@ class GeneratedCorpus(unittest.TestCase):
         crux_ws = {ws(c) for c in crux}
         crux_ast = {programs.code_key(c) for c in crux}
         for r in self.rows:  # compared as `f`, as CRUXEval names its functions
-            code = programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"]
+            code = programs.as_f(r)
             self.assertNotIn(ws(code), crux_ws, code)
             self.assertNotIn(programs.code_key(code), crux_ast, code)
 
@@ -154,7 +154,7 @@ class GeneratedCorpus(unittest.TestCase):
         for p, r in zip(plain, self.rows):
             self.assertNotIn("entry", p)
             self.assertEqual((p["input"], p["output"], p["id"]), (r["input"], r["output"], r["id"]))
-            self.assertEqual(p["code"], programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"])
+            self.assertEqual(p["code"], programs.as_f(r))
 
 
 class Options(unittest.TestCase):
@@ -189,10 +189,9 @@ class Options(unittest.TestCase):
             ex = Path(tmp) / "ex.jsonl"
             ex.write_text("".join(json.dumps(r) + "\n" for r in rows[:10]))
             again, _, _ = generate("--count", "30", "--seed", "5", "--quiet", "--exclude", str(ex))
-        as_f = lambda r: programs.code_key(programs.rename_entry(r["code"], "f", r["entry"]) if "entry" in r else r["code"])  # noqa: E731
         self.assertTrue(any("entry" in r for r in rows[:10]), "a named function is excluded by its body, whatever its name")
-        banned = {as_f(r) for r in rows[:10]}
-        self.assertFalse(banned & {as_f(r) for r in again})
+        banned = {programs.code_key(programs.as_f(r)) for r in rows[:10]}
+        self.assertFalse(banned & {programs.code_key(programs.as_f(r)) for r in again})
 
     def test_bad_arguments(self):
         p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3", "--out", "-", "--add-dir", "/nonexistent/dir"],
