@@ -104,23 +104,22 @@ def tokenize_record(tok: Tokenizer, rec: dict, where: str) -> tuple[list[int], l
     return ids, mask
 
 
-def _cache_dir(path: str, tok_path: str, cache_dir: Path) -> Path:
+def _cache_dir(path: str, tok_key: str, cache_dir: Path) -> Path:
+    """The cache folder of one data file, named by the tokenizer (tok_key) and the file's identity."""
     p = Path(path)
     try:
         st = p.stat()
     except OSError as e:
         raise TrainError(f"cannot read data {path}: {e}") from e
-    key = hashlib.sha256(Path(tok_path).read_bytes()).hexdigest()[:12]
-    key += "-" + hashlib.sha256(f"{CACHE_VERSION}|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
+    key = tok_key + "-" + hashlib.sha256(f"{CACHE_VERSION}|{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:12]
     return cache_dir / f"{p.stem}.{key}"
 
 
 _ARRAYS = ("tokens", "mask", "offsets", "idhash")
 
 
-def tokenize_file(path: str, tok_path: str, cache_dir: Path) -> dict:
-    """Tokenizes one JSONL file into its cache folder; returns the log record."""
-    d = _cache_dir(path, tok_path, cache_dir)
+def tokenize_file(path: str, tok_path: str, d: Path) -> dict:
+    """Tokenizes one JSONL file into the cache folder d; returns the log record."""
     tok = Tokenizer.load(tok_path)
     if tok.vocab_size > 65535:
         raise TrainError("vocabularies above 65535 tokens do not fit the uint16 cache")
@@ -154,16 +153,17 @@ def tokenize_file(path: str, tok_path: str, cache_dir: Path) -> dict:
 def load_data(paths: list[str], tok_path: str, cache_dir: Path, log) -> list[dict]:
     """{tokens uint16, mask uint8, offsets int64 [docs+1], idhash uint64} of each file: from the
     cache, or tokenized once into it (several files in parallel processes)."""
-    dirs = [_cache_dir(p, tok_path, cache_dir) for p in paths]
-    todo = sorted({p for p, d in zip(paths, dirs) if not all((d / f"{n}.npy").exists() for n in _ARRAYS)})
+    tok_key = hashlib.sha256(Path(tok_path).read_bytes()).hexdigest()[:12]
+    dirs = [_cache_dir(p, tok_key, cache_dir) for p in paths]
+    todo = sorted({(p, d) for p, d in zip(paths, dirs) if not all((d / f"{n}.npy").exists() for n in _ARRAYS)})
     if len(todo) == 1:
-        log(tokenize_file(todo[0], tok_path, cache_dir))
+        log(tokenize_file(todo[0][0], tok_path, todo[0][1]))
     elif todo:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
         # spawn, not fork: the parent may already hold torch's threads (and CUDA)
         with ProcessPoolExecutor(min(len(todo), os.cpu_count() or 1), mp_context=mp.get_context("spawn")) as pool:
-            for rec in pool.map(tokenize_file, todo, [tok_path] * len(todo), [cache_dir] * len(todo)):
+            for rec in pool.map(tokenize_file, [p for p, _ in todo], [tok_path] * len(todo), [d for _, d in todo]):
                 log(rec)
     return [{n: np.load(d / f"{n}.npy", mmap_mode="r") for n in _ARRAYS} for d in dirs]
 
