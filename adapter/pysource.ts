@@ -27,6 +27,25 @@ export interface PyNested {
   name: string;
   line: number;
   endLine: number;
+  /** The identifiers it uses: its locals (targets, parameters, free variables) are among them. */
+  names: string[];
+  /** Its span in the source (UTF-16 offsets): one inside another is that one's child (`f.<locals>.<listcomp>.<genexpr>`). */
+  start: number;
+  end: number;
+}
+
+/** What a scope's own code binds and where its frame can leave: the names its locals can have. */
+export interface ScopeNames {
+  /** Names its own statements bind (assignment, augmented and annotated assignment, walrus, for / with / except targets, imports, def, class), in first-seen order; parameters and `global` names excluded. */
+  binds: string[];
+  /** Every identifier on its lines (a closure's free variables are among them). */
+  uses: string[];
+  /** A local can disappear (`del`, the end of an `except ... as` handler). */
+  deletes: boolean;
+  /** Lines a return event with a value can stand on: `return`, `yield`, `await` lines and every line of the body's last statement (falling off the end). */
+  returnLines: number[];
+  /** `yield` / `await` lines: a generator or coroutine is resumed there (a call event), and stops there (a return event). */
+  resumeLines: number[];
 }
 
 /** A function or class: a scope that runs as a frame of its own. */
@@ -42,6 +61,8 @@ export interface PyScope {
   endLine: number;
   /** The first executable line of the body. */
   bodyLine: number;
+  /** The names its frame's locals can have, and where it returns. */
+  scope: ScopeNames;
 }
 
 export interface PyFunction extends PyScope {
@@ -62,6 +83,16 @@ export interface PySource {
   names: string[];
   /** Comprehensions, generator expressions and lambdas, which run as frames of their own (`<listcomp>`, ...). */
   nested: PyNested[];
+  /** The module level's names (its frame's locals in a script). */
+  module: ScopeNames;
+  /**
+   * Statements (logical lines: a statement over several rows is one) with the identifiers they
+   * use and the names it binds (for a simple statement, such as an assignment, they are bound
+   * once it has run).
+   */
+  statements: { line: number; endLine: number; names: string[]; binds: string[]; simple: boolean }[];
+  /** Identifiers used as values somewhere (not called on the spot, not a def / class name): a function named so can be called from anywhere. */
+  valueNames: string[];
   /** `for` and `while` loops: the header line and the last line of the body. */
   loops: { line: number; endLine: number }[];
   /** The module level only defines things (functions, classes, imports, constants): it needs an entry call. */
@@ -174,7 +205,8 @@ function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors:
     }
     const t = n.type;
     if (t === "comment") return;
-    if (Object.hasOwn(NESTED_NODES, t)) nested.push({ name: NESTED_NODES[t], line: n.startPosition.row + 1, endLine: n.endPosition.row + 1 });
+    if (n.isNamed && Object.hasOwn(NESTED_NODES, t))
+      nested.push({ name: NESTED_NODES[t], line: n.startPosition.row + 1, endLine: n.endPosition.row + 1, names: [], start: n.startIndex, end: n.endIndex });
     if (t === "line_continuation") {
       continued.add(n.startPosition.row);
       return;
@@ -193,6 +225,7 @@ function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors:
   };
   visit();
   cursor.delete();
+  for (const n of nested) n.names = identifiers(leaves.filter((x) => x.start >= n.start && x.end <= n.end));
   return { leaves, continued, errors, nested };
 }
 
@@ -314,6 +347,215 @@ function parseParams(l: Logical, open: number, source: string): PyParam[] {
   return params;
 }
 
+
+// ---- names a scope binds ----
+
+/** The identifiers among leaves, also those inside an f-string's replacement fields (a string is one leaf). */
+function identifiers(leaves: readonly Leaf[]): string[] {
+  const out = new Set<string>();
+  for (const x of leaves) {
+    if (x.type === "identifier") out.add(x.text);
+    else if (x.type === "string" && /^(?:[rRbB]?[fF]|[fF][rR])/.test(x.text))
+      for (const field of x.text.match(/\{[^{}]*\}/g) ?? []) for (const id of field.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) out.add(id);
+  }
+  return [...out];
+}
+
+const AUGMENTED = new Set(["+=", "-=", "*=", "/=", "//=", "%=", "**=", ">>=", "<<=", "&=", "|=", "^=", "@="]);
+/** Compound statements whose header may carry a simple statement after its colon (`if x: y = 1`). */
+const COMPOUND = new Set(["if", "elif", "else", "for", "while", "try", "except", "finally", "with"]);
+
+/** Names a target list binds: bare names, also inside tuple and list displays; never attributes or subscripts. */
+function targetNames(leaves: readonly Leaf[]): string[] {
+  const out: string[] = [];
+  const displays: boolean[] = []; // per open bracket: a display (binds) rather than a call or a subscript
+  for (let i = 0; i < leaves.length; i++) {
+    const x = leaves[i];
+    const prev = leaves[i - 1];
+    if (OPENERS.has(x.text)) {
+      const call = prev !== undefined && (prev.type === "identifier" || prev.type === "string" || CLOSERS.has(prev.text));
+      displays.push(!call && (displays.length === 0 || displays[displays.length - 1]));
+    } else if (CLOSERS.has(x.text)) displays.pop();
+    else if (x.type === "identifier" && prev?.text !== "." && ![".", "[", "("].includes(leaves[i + 1]?.text ?? "") && (displays.length === 0 || displays[displays.length - 1]))
+      out.push(x.text);
+  }
+  return out;
+}
+
+/** Splits leaves at top-level commas. */
+function commaSegments(leaves: readonly Leaf[]): Leaf[][] {
+  const segs: Leaf[][] = [[]];
+  let depth = 0;
+  for (const x of leaves) {
+    if (OPENERS.has(x.text)) depth++;
+    else if (CLOSERS.has(x.text)) depth--;
+    if (depth === 0 && x.text === ",") segs.push([]);
+    else if (!(depth <= 1 && (x.text === "(" || x.text === ")") && OPENERS.has(x.text) === (depth === 1))) segs[segs.length - 1].push(x);
+  }
+  return segs.filter((g) => g.length);
+}
+
+interface Bindings {
+  binds: string[];
+  globals: string[];
+  deletes: boolean;
+}
+
+/** What one statement binds in the scope it runs in (a `def` / `class` binds its name there). */
+function statementBindings(leaves: readonly Leaf[]): Bindings {
+  const b: Bindings = { binds: [], globals: [], deletes: false };
+  if (!leaves.length) return b;
+  leaves.forEach((x, i) => {
+    if (x.text === ":=" && leaves[i - 1]?.type === "identifier") b.binds.push(leaves[i - 1].text);
+  });
+  const at = leaves[0].text === "async" ? 1 : 0;
+  const w = leaves[at]?.text;
+  const colon = topLevelIndex({ leaves: [...leaves], row: 0, endRow: 0, indent: 0 }, (x) => x.text === ":");
+  const rest = (): void => {
+    // A simple statement after a compound header's colon, on the same row.
+    if (colon >= 0 && colon + 1 < leaves.length && leaves[colon + 1].row === leaves[colon].row) {
+      const inner = statementBindings(leaves.slice(colon + 1));
+      b.binds.push(...inner.binds);
+      b.globals.push(...inner.globals);
+      b.deletes ||= inner.deletes;
+    }
+  };
+  switch (w) {
+    case "def":
+    case "class":
+      if (leaves[at + 1]?.type === "identifier") b.binds.push(leaves[at + 1].text);
+      return b;
+    case "@":
+    case "nonlocal": // a closure's free variable: among the names it uses
+      return b;
+    case "global":
+      b.globals.push(...identifiers(leaves.slice(1)));
+      return b;
+    case "del":
+      b.deletes = true;
+      return b;
+    case "import":
+      for (const seg of commaSegments(leaves.slice(1))) {
+        const as = seg.findIndex((x) => x.text === "as");
+        const name = as >= 0 ? seg[as + 1] : seg[0];
+        if (name?.type === "identifier") b.binds.push(name.text);
+      }
+      return b;
+    case "from": {
+      const imp = leaves.findIndex((x) => x.text === "import");
+      if (imp < 0) return b;
+      for (const seg of commaSegments(leaves.slice(imp + 1))) {
+        const as = seg.findIndex((x) => x.text === "as");
+        const name = as >= 0 ? seg[as + 1] : seg[0];
+        if (name?.type === "identifier") b.binds.push(name.text);
+      }
+      return b;
+    }
+    case "for": {
+      const inAt = leaves.findIndex((x, i) => i > at && x.text === "in");
+      if (inAt > at) b.binds.push(...targetNames(leaves.slice(at + 1, inAt)));
+      rest();
+      return b;
+    }
+    case "with":
+    case "except":
+      leaves.forEach((x, i) => {
+        if (x.text !== "as") return;
+        let depth = 0;
+        let j = i + 1;
+        for (; j < leaves.length; j++) {
+          const y = leaves[j];
+          if (OPENERS.has(y.text)) depth++;
+          else if (CLOSERS.has(y.text)) {
+            if (depth === 0) break;
+            depth--;
+          } else if (depth === 0 && (y.text === "," || y.text === ":")) break;
+        }
+        b.binds.push(...targetNames(leaves.slice(i + 1, j)));
+      });
+      if (w === "except" && leaves.some((x) => x.text === "as")) b.deletes = true; // the name is deleted when the handler ends
+      rest();
+      return b;
+    case "case":
+      leaves.forEach((x, i) => {
+        if (x.type === "identifier" && leaves[i - 1]?.text !== "." && ![".", "(", "="].includes(leaves[i + 1]?.text ?? "")) b.binds.push(x.text);
+      });
+      return b;
+  }
+  if (COMPOUND.has(w ?? "")) {
+    rest();
+    return b;
+  }
+  // Assignments: every segment before a top-level "=" (or an augmented operator) is a target list;
+  // an annotated target ends at its ":". A lambda's defaults are not assignments.
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < leaves.length; i++) {
+    const x = leaves[i];
+    if (OPENERS.has(x.text)) depth++;
+    else if (CLOSERS.has(x.text)) depth = Math.max(0, depth - 1);
+    else if (depth === 0 && x.text === "lambda") break;
+    else if (depth === 0 && (x.text === "=" || AUGMENTED.has(x.text))) {
+      let seg = leaves.slice(from, i);
+      const ann = seg.findIndex((y) => y.text === ":");
+      if (ann >= 0) seg = seg.slice(0, ann);
+      b.binds.push(...targetNames(seg));
+      from = i + 1;
+      if (x.text !== "=") break;
+    }
+  }
+  return b;
+}
+
+/** A scope's names as they are collected, statement by statement. */
+class ScopeCollector {
+  private readonly binds = new Set<string>();
+  private readonly globals = new Set<string>();
+  private readonly uses = new Set<string>();
+  private deletes = false;
+  private readonly returns = new Set<number>();
+  private readonly resumes = new Set<number>();
+  /** The indentation of the body's statements, and the body's last statement so far. */
+  private bodyIndent = -1;
+  private lastTop = -1;
+
+  /** A statement that runs in this scope. */
+  own(l: Logical, b: Bindings): void {
+    for (const n of b.binds) this.binds.add(n);
+    for (const n of b.globals) this.globals.add(n);
+    this.deletes ||= b.deletes;
+    const rows = (): number[] => Array.from({ length: l.endRow - l.row + 1 }, (_, k) => l.row + k + 1);
+    const w = firstWord(l);
+    if (w === "def" || w === "class") return; // a one-line body belongs to its own scope
+    if (l.leaves.some((x) => x.text === "return")) for (const r of rows()) this.returns.add(r); // also `if x: return y`
+    if (l.leaves.some((x) => x.text === "yield" || x.text === "await"))
+      for (const r of rows()) {
+        this.returns.add(r);
+        this.resumes.add(r);
+      }
+  }
+
+  /** A statement on this scope's lines (its own, or a nested scope's: free variables pass through). */
+  sees(l: Logical): void {
+    for (const n of identifiers(l.leaves)) this.uses.add(n);
+    if (this.bodyIndent < 0) this.bodyIndent = l.indent;
+    if (l.indent === this.bodyIndent) this.lastTop = l.row + 1;
+  }
+
+  finish(endLine: number, params: readonly string[] = []): ScopeNames {
+    // Falling off the end: the return event stands on a line of the body's last statement.
+    if (this.lastTop > 0) for (let r = this.lastTop; r <= endLine; r++) this.returns.add(r);
+    const ps = new Set(params);
+    return {
+      binds: [...this.binds].filter((n) => !this.globals.has(n) && !ps.has(n)),
+      uses: [...this.uses],
+      deletes: this.deletes,
+      returnLines: [...this.returns].sort((a, b) => a - b),
+      resumeLines: [...this.resumes].sort((a, b) => a - b),
+    };
+  }
+}
+
 // ---- analysis ----
 
 /** Analyses Python source text; never fails on code that does not parse. */
@@ -343,6 +585,7 @@ interface Scope {
   kind: "def" | "class";
   qual: string;
   fn: PyScope;
+  names: ScopeCollector;
 }
 
 function analyse(source: string, root: Node): PySource {
@@ -358,11 +601,15 @@ function analyse(source: string, root: Node): PySource {
   let decorators: Logical[] = [];
   let afterDef: Scope | undefined; // the def whose body's first statement comes next (docstring check)
 
+  const module = new ScopeCollector();
+  const spans: PySource["statements"] = [];
+  const close = (s: Scope): void => {
+    if (s.fn.bodyLine === 0) s.fn.bodyLine = s.fn.defLine;
+    s.fn.scope = s.names.finish(s.fn.endLine, "params" in s.fn ? (s.fn as PyFunction).params.map((p) => p.name) : []);
+  };
+
   for (const l of logicals) {
-    while (stack.length && stack[stack.length - 1].indent >= l.indent) {
-      const s = stack.pop()!;
-      if (s.fn.bodyLine === 0) s.fn.bodyLine = s.fn.defLine;
-    }
+    while (stack.length && stack[stack.length - 1].indent >= l.indent) close(stack.pop()!);
     const inFunction = stack.some((s) => s.kind === "def");
     const word = firstWord(l);
     const colon = topLevelIndex(l, (x) => x.text === ":");
@@ -378,7 +625,15 @@ function analyse(source: string, root: Node): PySource {
     else if ((word === "else" || word === "finally") && !codeAfterColon) executable = false;
     else if (inFunction && l.leaves[0].type === "identifier" && colon === 1 && topLevelIndex(l, (x) => x.text === "=") < 0) executable = false; // `x: int`
 
+    const owner = stack[stack.length - 1]?.names ?? module;
+    module.sees(l);
+    for (const sc of stack) sc.names.sees(l);
+    const bound = docstring ? undefined : statementBindings(l.leaves);
+    if (bound) owner.own(l, bound);
     if (executable) {
+      // Imports aside: a module is no local of a module or class frame (the tracer leaves them out).
+      const simple = !COMPOUND.has(word) && !["def", "class", "@", "async", "case", "match", "global", "nonlocal", "del", "import", "from"].includes(word);
+      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple });
       statements.add(l.row + 1);
       lines.add(l.row + 1);
       // Continuation rows that carry code (not just closing brackets): CPython may stop there too.
@@ -415,6 +670,7 @@ function analyse(source: string, root: Node): PySource {
         callLine: (decorators.find((d) => d.indent === l.indent)?.row ?? l.row) + 1,
         endLine: l.endRow + 1,
         bodyLine: codeAfterColon ? l.leaves[colon + 1].row + 1 : 0,
+        scope: { binds: [], uses: [], deletes: false, returnLines: [], resumeLines: [] },
       };
       let fn: PyScope = base;
       if (word === "def") {
@@ -423,15 +679,21 @@ function analyse(source: string, root: Node): PySource {
         functions.push(f);
         fn = f;
       } else classes.push(base);
-      const scope: Scope = { indent: l.indent, kind: word, qual, fn };
+      const scope: Scope = { indent: l.indent, kind: word, qual, fn, names: new ScopeCollector() };
       if (!codeAfterColon) {
         stack.push(scope);
         afterDef = word === "def" ? scope : undefined;
+      } else {
+        // `def f(x): return x`: the body is the rest of the line.
+        const body: Logical = { ...l, leaves: l.leaves.slice(colon + 1) };
+        scope.names.sees(body);
+        scope.names.own(body, statementBindings(body.leaves));
+        close(scope);
       }
     }
     decorators = [];
   }
-  for (const s of stack) if (s.fn.bodyLine === 0) s.fn.bodyLine = s.fn.defLine;
+  while (stack.length) close(stack.pop()!);
 
   const loops: { line: number; endLine: number }[] = [];
   logicals.forEach((l, k) => {
@@ -449,8 +711,11 @@ function analyse(source: string, root: Node): PySource {
     functions,
     classes,
     nested,
+    module: module.finish(Math.max(0, ...logicals.map((l) => l.endRow + 1))),
+    statements: spans,
+    valueNames: identifiers(leaves.filter((x, i) => leaves[i + 1]?.text !== "(" && leaves[i - 1]?.text !== "def" && leaves[i - 1]?.text !== "class")),
     loops,
-    names: [...new Set(leaves.filter((x) => x.type === "identifier").map((x) => x.text))].sort(),
+    names: identifiers(leaves).sort(),
     definesOnly: definesOnly && functions.length > 0,
     errorLines: sorted(new Set([...errors].map((r) => r + 1))),
   };
