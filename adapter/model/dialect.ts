@@ -6,6 +6,7 @@ import type { LlamaGrammar, Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../trajectory.js";
 import type { PySource } from "../pysource.js";
 import { funcLines, scopeOfFunc, type ScopeLines } from "./grammar.js";
+import { refusal, type Reach } from "./reach.js";
 
 export type DialectName = "native" | "instruct";
 
@@ -48,6 +49,13 @@ export function checkFrame(frame: Frame, table: readonly ScopeLines[], raw: stri
   if (!funcLines(scope, frame.func).includes(frame.line))
     throw new PredictionError(`the model predicted line ${frame.line} in ${frame.func}, which is not an executable line of it`, raw);
   if (frame.event === "exception" && frame.value === undefined) throw new PredictionError("the model predicted an exception without its value", raw);
+}
+
+/** Checks a parsed state against the states the program can reach from the last of `steps` by `action`. */
+export function checkReachable(reach: Reach, steps: readonly Step[], action: Action, step: Step, raw: string): void {
+  const next = reach.next(steps, action);
+  const why = next && refusal(next, step, lastFrame(steps));
+  if (why) throw new PredictionError(`the model predicted a state this program cannot be in: ${why}`, raw);
 }
 
 /** The last frame of a list of steps. */

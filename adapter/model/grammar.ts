@@ -4,6 +4,7 @@
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pysource.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../trajectory.js";
+import type { Next } from "./reach.js";
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */
 export interface ScopeLines {
@@ -57,13 +58,18 @@ export function scopeTable(src: PySource): ScopeLines[] {
   for (const e of table) e.lines = [...sets.get(e.func)!].sort((a, b) => a - b);
   // A comprehension or lambda belongs to the scope whose code runs it (one in a def line's
   // defaults or decorators, to the enclosing scope); its frame stands on the lines it spans.
+  // One inside another (a generator expression in a list comprehension) is named after it.
   const byFunc = new Map<string, Set<number>>();
   const owners = new Map<string, ScopeLines>();
-  for (const n of src.nested) {
+  const named = new Map<PySource["nested"][number], string>();
+  const outerFirst = [...src.nested].sort((a, b) => a.start - b.start || b.end - a.end);
+  for (const n of outerFirst) {
     const x = innermost(n.line);
     const ownerQual = !x ? MODULE : n.line < x.s.bodyLine || n.line === x.s.defLine ? parentQualname(x.s.qualname) || MODULE : x.s.qualname;
     const owner = byQual.get(ownerQual) ?? table[0];
-    const func = owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;
+    const parent = outerFirst.filter((m) => m !== n && m.start <= n.start && n.end <= m.end && named.has(m)).at(-1);
+    const func = parent ? `${named.get(parent)}.${n.name}` : owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;
+    named.set(n, func);
     if (!byFunc.has(func)) {
       byFunc.set(func, new Set());
       owners.set(func, owner);
@@ -181,6 +187,71 @@ export function nativeGrammar(src: PySource, tok: (special: string) => string, d
     ...TEXT_RULES,
     ...rules,
   ].join("\n");
+}
+
+/**
+ * The grammar of one native frame or exit that `next` allows (adapter/model/reach.ts): each
+ * kind of frame with its own lines, depth, function and locals (the parameters first, in order,
+ * then only names that function binds; changed locals only where the format writes them so),
+ * a value where that event has one. Generation stops at the model's end token, as above.
+ */
+export function reachGrammar(next: Next, tok: (special: string) => string): string {
+  const rules: string[] = [];
+  const interned = new Map<string, string>();
+  /** A rule for `body`, shared by every alternative that needs the same one. */
+  const rule = (prefix: string, body: string): string => {
+    let name = interned.get(prefix + body);
+    if (!name) {
+      name = `${prefix}${interned.size}`;
+      interned.set(prefix + body, name);
+      rules.push(`${name} ::= ${body}`);
+    }
+    return name;
+  };
+  const arg = tok(TOKENS.arg);
+  const names = (ns: readonly string[]): string | undefined => (ns.length ? rule("n", ns.map(lit).join(" | ")) : undefined);
+  const some = (ns: readonly string[]): string => {
+    const n = names(ns);
+    return n ? ` (${arg} ${n} "=" txt){0,${ns.length}}` : "";
+  };
+  const alts = next.frames.map((f) => {
+    const g = f.func;
+    const lines = rule("l", f.lines.map((l) => lit(String(l))).join(" | "));
+    const depth = f.depth === "any" ? "dep" : f.depth === "deeper" ? "dep1" : lit(String(f.depth));
+    const full = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + some(g.optional);
+    // Names the delta must write may stand anywhere among the others: one alternative per order.
+    const must = f.must ?? [];
+    // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
+    const changing = f.changes ? [...f.changes.keys()] : [...g.required, ...g.optional];
+    const change = (n: string): string => {
+      const starts = f.changes?.get(n);
+      return starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
+    };
+    const others = changing.length ? ` (${arg} ${rule("c", changing.map(change).join(" | "))}){0,${changing.length}}` : "";
+    const delta =
+      ` ${arg} ".."` +
+      (must.length
+        ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${lit(n + "=")} txt${others}`).join(" ")}`.trim())).join(" | ")})`
+        : others);
+    const locals = f.locals === "full" ? full : f.locals === "delta" ? delta : ` (${rule("d", delta.trim())} | ${rule("u", full.trim() || '""')})`;
+    const value = f.value === "yes" ? " val" : f.value === "maybe" ? " val?" : "";
+    return rule("a", `${tok(EVENT_TOKENS[f.event])} ${lines} " " ${depth} ${lit(" " + g.func)} out?${locals}${value}`);
+  });
+  const exits = next.exits.map((e) => `${tok(EXIT_TOKENS[e])} out?${e === "error" ? " val?" : ""}`);
+  const root = [...(alts.length ? [`${tok(TOKENS.frame)} (${alts.join(" | ")})`] : []), ...exits];
+  return [
+    `root ::= (${root.join(" | ")}) "\\n"`,
+    `out ::= ${tok(TOKENS.out)} otxt`,
+    `val ::= ${tok(TOKENS.value)} txt`,
+    `dep1 ::= [1-9] | [1-9] [0-9]`,
+    ...TEXT_RULES,
+    ...rules,
+  ].join("\n");
+}
+
+function permutations<T>(xs: readonly T[]): T[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
 }
 
 // A JSON string. As in the native format, "<|" never appears in it: that is a special token's text.

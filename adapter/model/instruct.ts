@@ -6,8 +6,9 @@ import type { ChatHistoryItem, ChatWrapper, LlamaGrammar, Token } from "node-lla
 import type { Action, Exit, Frame, Step } from "../trajectory.js";
 import type { PySource } from "../pysource.js";
 import type { LoadedModel } from "./backend.js";
-import { checkFrame, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
+import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "./grammar.js";
+import { Reach } from "./reach.js";
 
 export interface InstructOptions {
   maxTokens: number;
@@ -48,6 +49,7 @@ export class InstructDialect implements Dialect {
   readonly name = "instruct" as const;
   readonly table: ScopeLines[];
   private readonly system: string;
+  private readonly reach: Reach;
   private wrapper?: ChatWrapper;
   private grammar?: Promise<LlamaGrammar>;
   private stringGrammar?: Promise<LlamaGrammar>;
@@ -58,6 +60,7 @@ export class InstructDialect implements Dialect {
     private readonly opts: InstructOptions,
   ) {
     this.table = scopeTable(src);
+    this.reach = new Reach(src);
     this.system = [
       "You are a Python debugger that predicts program execution without running the program.",
       "A state is where execution stands: the event (call, line, return or exception), the line number, the function, the call depth (0 for the first traced frame) and the local variables as Python reprs.",
@@ -114,7 +117,14 @@ export class InstructDialect implements Dialect {
     return { prompt, grammar: await this.grammar, stopTokens: [], maxTokens: this.opts.maxTokens };
   }
 
-  parse(text: string): Step {
+  parse(text: string, steps: readonly Step[], action: Action): Step {
+    const step = this.read(text);
+    checkReachable(this.reach, steps, action, step, text);
+    return step;
+  }
+
+  /** The state a JSON answer writes. */
+  private read(text: string): Step {
     let o: unknown;
     try {
       o = JSON.parse(text);

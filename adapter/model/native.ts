@@ -11,8 +11,9 @@ import type { LlamaGrammar, Token } from "node-llama-cpp";
 import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../trajectory.js";
 import type { PySource } from "../pysource.js";
 import type { LoadedModel } from "./backend.js";
-import { checkFrame, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
-import { lit, nativeGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
+import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
+import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
+import { Reach } from "./reach.js";
 
 export interface NativeOptions {
   contextSize: number;
@@ -33,10 +34,13 @@ export const HISTORY_TOKENS = 128;
 const REFILL = 0.5;
 /** An answer may take at least this many tokens, and at most twice the current state's plus this. */
 const ANSWER_SLACK = 48;
+/** Grammars kept built: one per kind of state and action met (a session meets tens). */
+const GRAMMAR_CACHE = 256;
 
 export class NativeDialect implements Dialect {
   readonly name = "native" as const;
   readonly table: ScopeLines[];
+  readonly reach: Reach;
   private readonly head: Token[];
   private readonly stepTokens = new Map<string, Token[]>();
   private readonly grammars = new Map<string, Promise<LlamaGrammar | undefined>>();
@@ -53,6 +57,7 @@ export class NativeDialect implements Dialect {
     private readonly opts: NativeOptions,
   ) {
     this.table = scopeTable(src);
+    this.reach = new Reach(src);
     const m = lm.model;
     const bos = m.tokens.shouldPrependBosToken && m.tokens.bos !== null ? [m.tokens.bos] : [];
     this.head = [...bos, ...this.tokenize(serializeHeader() + TOKENS.src + "\n" + escapeText(normalizeSource(src.source)))];
@@ -172,24 +177,34 @@ export class NativeDialect implements Dialect {
     throw new Error("a prediction needs the current state");
   }
 
-  /** The grammar for the next frame; the delta form of locals only where the format allows it. */
+  /**
+   * The grammar for the next state: only the states this program can reach from the current one
+   * by `action` (adapter/model/reach.ts); where those are not known (a frame of another file),
+   * any frame of this program, with the delta form of locals only where the format allows it.
+   */
   private grammarFor(steps: readonly Step[], action: Action): Promise<LlamaGrammar | undefined> {
-    const prev = lastFrame(steps);
-    let delta: DeltaTarget | undefined;
-    if (prev && (action.kind === "step_into" || action.kind === "step_over") && (prev.event === "call" || prev.event === "line") && prev.file === undefined)
-      delta = { depth: prev.depth, func: prev.func };
-    const key = delta ? `${delta.depth} ${delta.func}` : "";
-    let g = this.grammars.get(key);
+    const tok = (t: string): string => {
+      const id = this.special(t);
+      return id !== undefined ? `<[${id}]>` : lit(t);
+    };
+    const next = this.reach.next(steps, action);
+    let text: string;
+    if (next) text = reachGrammar(next, tok);
+    else {
+      const prev = lastFrame(steps);
+      let delta: DeltaTarget | undefined;
+      if (prev && (action.kind === "step_into" || action.kind === "step_over") && (prev.event === "call" || prev.event === "line") && prev.file === undefined)
+        delta = { depth: prev.depth, func: prev.func };
+      text = nativeGrammar(this.src, tok, delta);
+    }
+    let g = this.grammars.get(text);
     if (!g) {
-      const text = nativeGrammar(this.src, (t) => {
-        const id = this.special(t);
-        return id !== undefined ? `<[${id}]>` : lit(t);
-      }, delta);
+      if (this.grammars.size >= GRAMMAR_CACHE) this.grammars.clear();
       g = this.lm.llama.createGrammar({ grammar: text }).catch((e: Error) => {
         this.grammarProblem = `the frame grammar could not be built (${e.message}); answers are checked after decoding instead`;
         return undefined;
       });
-      this.grammars.set(key, g);
+      this.grammars.set(text, g);
     }
     return g;
   }
@@ -206,6 +221,7 @@ export class NativeDialect implements Dialect {
     if (parsed.length !== 1) throw new PredictionError(`the model wrote ${parsed.length} states where one was asked for`, text);
     const step = parsed[0];
     if (step.frame) checkFrame(step.frame, this.table, text);
+    checkReachable(this.reach, steps, action, step, text);
     return step;
   }
 }

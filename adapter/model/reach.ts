@@ -1,0 +1,383 @@
+// Which states can follow a state under a debugger action, read from the program alone. A
+// prediction must be one of them: a frame of a function the current line can call (one deeper,
+// with exactly that function's parameters), of the same call, or of the caller it returns to;
+// locals only from the names that function binds, and every parameter present; a return with a
+// value only where the function can return (an exception unwinds it without one); the callers
+// kept. The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
+// parsed answer is checked against them (`admits`), so the two cannot disagree.
+//
+// The rules follow the debugger semantics (adapter/semantics.ts) over what CPython's tracer
+// reports; each is checked against real traces in test/reach.test.ts.
+import type { Action, EventKind, ExitStatus, Frame, Step } from "../trajectory.js";
+import type { PyFunction, PySource, ScopeNames } from "../pysource.js";
+import { funcLines, scopeFuncNames, scopeTable, type ScopeLines } from "./grammar.js";
+
+/** What a frame of one function (or class body, module, comprehension, lambda) can hold. */
+export interface FuncShape {
+  func: string;
+  kind: "module" | "def" | "class" | "nested";
+  lines: number[];
+  /** Lines a call event can stand on: where it is called, and where a generator resumes. */
+  callLines: number[];
+  /** Lines a return with a value can stand on. */
+  returnLines: number[];
+  /** Locals written in full start with these, in this order (the parameters, as CPython lists them). */
+  required: string[];
+  /** Any other locals it can have. */
+  optional: string[];
+  /** A local can disappear (`del`, an `except ... as` name): a line step may then write locals in full. */
+  deletes: boolean;
+  /** Its name, as a call on a line would spell it (the last part of the qualname). */
+  name: string;
+}
+
+/** One kind of state that may come next. */
+export interface NextFrame {
+  event: EventKind;
+  func: FuncShape;
+  /** The depth; undefined when it cannot be known (after a jump), `deeper` when at least 1. */
+  depth: number | "any" | "deeper";
+  lines: number[];
+  /** Locals as changes against the current state (`..`), or in full. */
+  locals: "delta" | "full" | "either";
+  /** A return or exception value: needed, forbidden, or either. */
+  value: "yes" | "no" | "maybe";
+  /** Locals a delta must write: names the statement just run bound for the first time. */
+  must?: string[];
+  /**
+   * The locals a delta may write, with how each value must start, when the statement just run
+   * is known: only names it binds change freely; a list stays a list, a dict or set a dict or
+   * set, a tuple a tuple (a call may mutate them); a number, string or None nobody rebinds
+   * stays as it was.
+   */
+  changes?: Map<string, string[] | undefined>;
+}
+
+export interface Next {
+  frames: NextFrame[];
+  exits: ExitStatus[];
+}
+
+/** The program's functions as frames see them, built once per program. */
+export class Reach {
+  readonly funcs = new Map<string, FuncShape>();
+  private readonly table: ScopeLines[];
+
+  constructor(private readonly src: PySource) {
+    this.table = scopeTable(src);
+    const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
+    const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
+    for (const s of this.table) {
+      for (const func of scopeFuncNames(s)) {
+        const lines = funcLines(s, func);
+        if (!lines.length) continue;
+        if (func !== s.func) {
+          const names = new Set<string>();
+          for (const n of src.nested) if (func.endsWith(n.name) && lines.includes(n.line)) n.names.forEach((x) => names.add(x));
+          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func });
+          continue;
+        }
+        const f = byQual.get(func);
+        const names: ScopeNames = f?.scope ?? classes.get(func)?.scope ?? src.module;
+        const kind = s.kind;
+        const inLines = (ls: number[]): number[] => ls.filter((l) => lines.includes(l));
+        const params = f ? cpythonOrder(f) : [];
+        const free = f ? this.freeNames(f) : [];
+        const returns = inLines(names.returnLines);
+        this.funcs.set(func, {
+          func,
+          kind,
+          lines,
+          callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? classes.get(func)!.callLine, ...inLines(names.resumeLines)])],
+          returnLines: kind === "def" && returns.length ? returns : lines,
+          required: names.deletes ? [] : params,
+          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free])].filter((n) => !params.includes(n) || names.deletes),
+          deletes: names.deletes,
+          name: func.split(".").pop()!,
+        });
+      }
+    }
+  }
+
+  /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
+  private get nonlocal(): boolean {
+    return /\bnonlocal\b/.test(this.src.source);
+  }
+
+  /** A closure's free variables: names it uses that an enclosing function binds. */
+  private freeNames(f: PyFunction): string[] {
+    const outer = new Set<string>();
+    for (let q = f.qualname; q.includes(".<locals>."); ) {
+      q = q.slice(0, q.lastIndexOf(".<locals>."));
+      const g = this.src.functions.find((x) => x.qualname === q);
+      if (!g) break;
+      g.params.forEach((p) => outer.add(p.name));
+      g.scope.binds.forEach((n) => outer.add(n));
+    }
+    return f.scope.uses.filter((n) => outer.has(n));
+  }
+
+  /** The functions a call event from `line` can enter. */
+  calledFrom(line: number): FuncShape[] {
+    const stmt = this.src.statements.find((s) => s.line <= line && line <= s.endLine);
+    const onLine = new Set(stmt?.names ?? []);
+    const values = new Set(this.src.valueNames);
+    const out: FuncShape[] = [];
+    for (const g of this.funcs.values()) {
+      if (g.kind === "module") continue;
+      if (g.kind === "class") {
+        if (g.callLines.includes(line)) out.push(g); // the class body runs where the class statement stands
+        continue;
+      }
+      if (g.kind === "nested") {
+        // A comprehension runs on its own lines; a lambda or generator expression wherever it is passed to.
+        if (g.lines.includes(line) || /<(lambda|genexpr)>$/.test(g.func)) out.push(g);
+        continue;
+      }
+      // A generator is resumed wherever it is iterated.
+      if (onLine.has(g.name) || values.has(g.name) || /^__\w+__$/.test(g.name) || g.callLines.length > 1) out.push(g);
+    }
+    return out;
+  }
+
+  /**
+   * The line events of the same call after a line step from `f` (a line of `stmt`): within the
+   * statement (another of its rows) it has not finished yet; past it, a simple statement's
+   * targets are bound. Either way only what the statement binds, or a call may mutate, changes.
+   */
+  private lineSteps(f: Frame, g: FuncShape, stmt: PySource["statements"][number], frames: NextFrame[]): void {
+    const must = stmt.simple ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
+    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, stmt.binds, [...g.required, ...g.optional]);
+    const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
+    const shape = (lines: number[], withMust: boolean): void => {
+      if (!lines.length) return;
+      frames.push({ event: "line", func: g, depth: f.depth, lines, locals: "delta", value: "no", ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
+    };
+    shape(g.lines.filter(inStmt), false);
+    shape(g.lines.filter((l) => !inStmt(l)), true);
+  }
+
+  /** The shape of a frame of `func`, if this program has that function. */
+  shape(func: string): FuncShape | undefined {
+    return this.funcs.get(func);
+  }
+
+  /** What `action` can lead to from the last state of `steps`; undefined when the current state is not one this program's shapes cover. */
+  next(steps: readonly Step[], action: Action): Next | undefined {
+    const stack = callStack(steps);
+    const cur = stack[stack.length - 1];
+    if (!cur || cur.file !== undefined) return undefined;
+    const F = this.funcs.get(cur.func);
+    if (!F) return undefined;
+    const d = cur.depth;
+    const frames: NextFrame[] = [];
+    const exits: ExitStatus[] = ["limit"];
+    /** Every function a frame at depth k can be in (only the outermost can be the module). */
+    const any = (k: number): FuncShape[] => [...this.funcs.values()].filter((g) => g.kind !== "module" || k === 0);
+    /** The frame at depth k of the stack, or every function when it is not known. */
+    const at = (k: number): FuncShape[] => {
+      const f = stack[k];
+      const g = f && f.file === undefined ? this.funcs.get(f.func) : undefined;
+      return g ? [g] : any(k);
+    };
+    const add = (event: EventKind, fs: FuncShape[], depth: NextFrame["depth"], lines: (g: FuncShape) => number[], locals: NextFrame["locals"], value: NextFrame["value"]): void => {
+      for (const g of fs) {
+        const ls = lines(g);
+        if (ls.length) frames.push({ event, func: g, depth, lines: ls, locals, value });
+      }
+    };
+    const all = (g: FuncShape): number[] => g.lines;
+    const calls = (from: Frame | undefined, depth: number): void => {
+      if (!from) add("call", any(depth), depth, (g) => g.callLines, "full", "no");
+      else add("call", this.calledFrom(from.line), depth, (g) => g.callLines, "full", "no");
+    };
+    /** The states of the frame at depth k after a step inside it (from a call, line or exception event). */
+    const within = (f: Frame, g: FuncShape, locals: NextFrame["locals"]): void => {
+      // Once a simple statement has run (the next line is another statement's), what it assigned is bound.
+      const stmt = f.event === "line" ? this.src.statements.find((s) => s.line <= f.line && f.line <= s.endLine) : undefined;
+      if (!stmt || locals !== "delta") add("line", [g], f.depth, all, locals, "no");
+      else this.lineSteps(f, g, stmt, frames);
+      add("return", [g], f.depth, (x) => x.returnLines, "full", "yes");
+      if (f.event === "exception") add("return", [g], f.depth, () => [f.line], "full", "no"); // unwound
+      add("exception", [g], f.depth, all, "full", "yes");
+    };
+    /** After the frame at depth d returned: the caller's next states, or the exit. */
+    const afterReturn = (withCalls: boolean): void => {
+      if (d === 0) {
+        exits.push("normal", "error");
+        return;
+      }
+      for (const g of at(d - 1)) {
+        add("line", [g], d - 1, all, "full", "no");
+        add("return", [g], d - 1, (x) => x.returnLines, "full", "yes");
+        add("exception", [g], d - 1, all, "full", "yes");
+      }
+      if (withCalls) calls(stack[d - 1], d);
+    };
+    const lineLocals: NextFrame["locals"] = cur.event === "call" || cur.event === "line" ? (F.deletes ? "either" : "delta") : "full";
+
+    switch (action.kind) {
+      case "step_into":
+      case "step_over":
+        if (cur.event === "return") afterReturn(action.kind === "step_into");
+        else {
+          within(cur, F, lineLocals);
+          if (action.kind === "step_into" && cur.event !== "call") calls(cur, d + 1);
+        }
+        break;
+      case "step_return":
+        if (cur.event === "return") {
+          if (d === 0) exits.push("normal", "error");
+          else
+            for (const g of at(d - 1)) {
+              add("return", [g], d - 1, (x) => x.returnLines, "full", "yes");
+              add("return", [g], d - 1, all, "full", "no");
+            }
+        } else {
+          add("return", [F], d, (x) => x.returnLines, "full", "yes");
+          add("return", [F], d, all, "full", "no");
+        }
+        break;
+      case "breakpoint":
+      case "inv_breakpoint": {
+        const line = action.line!;
+        const root = stack[0] && stack[0].file === undefined ? this.funcs.get(stack[0].func) : undefined;
+        for (const g of this.funcs.values()) {
+          if (!g.lines.includes(line)) continue;
+          if (!root || g === root) add("line", [g], "any", () => [line], "full", "no");
+          else add("line", [g], "deeper", () => [line], "full", "no");
+        }
+        if (action.kind === "breakpoint") exits.push("normal", "error");
+        else add("call", root ? [root] : any(0), 0, (g) => g.callLines, "full", "no"); // never there: back to the start
+        break;
+      }
+      case "continue":
+        exits.push("normal", "error");
+        break;
+      case "inv_step_into":
+      case "inv_step_over":
+        if (cur.event === "call") {
+          if (d === 0) add("call", [F], 0, () => [cur.line], "full", "no"); // nothing earlier: it stays
+          else {
+            for (const g of at(d - 1)) {
+              add("line", [g], d - 1, all, "full", "no");
+              add("exception", [g], d - 1, all, "full", "yes");
+            }
+            add("return", any(d), d, all, "full", "maybe"); // a callee of the same line returned just before
+          }
+        } else {
+          add("call", [F], d, (g) => g.callLines, "full", "no");
+          add("line", [F], d, all, "full", "no");
+          add("exception", [F], d, all, "full", "yes");
+          if (action.kind === "inv_step_into") add("return", any(d + 1), d + 1, all, "full", "maybe");
+        }
+        break;
+      case "inv_step_return":
+        if (cur.event === "call") {
+          if (d === 0) add("call", [F], 0, () => [cur.line], "full", "no");
+          else add("call", at(d - 1), d - 1, (g) => g.callLines, "full", "no");
+        } else {
+          add("call", [F], d, (g) => g.callLines, "full", "no");
+          if (F.kind === "module" || F.kind === "class") add("line", [F], d, all, "full", "no"); // traced from inside the frame
+        }
+        break;
+    }
+    return { frames, exits: [...new Set(exits)] };
+  }
+}
+
+/** How a value's repr starts when its object keeps its type: undefined for anything that may change freely, [] for what cannot change. */
+export function keptKind(repr: string): string[] | undefined {
+  if (repr.startsWith("[")) return ["["];
+  if (repr.startsWith("{") || repr.startsWith("set(")) return ["{", "set("];
+  if (repr.startsWith("(")) return ["("];
+  if (/^(-?\d[\d_]*(\.\d*)?([eE][-+]?\d+)?j?|-?inf|nan|None|True|False|b?'([^'\\]|\\.)*'|b?"([^"\\]|\\.)*")$/.test(repr)) return [];
+  return undefined;
+}
+
+/** The names a delta may write after a statement that binds `binds`, each with the starts its value may have (undefined: any). */
+function deltaChanges(locals: Record<string, string>, binds: readonly string[], names: readonly string[]): Map<string, string[] | undefined> {
+  const out = new Map<string, string[] | undefined>();
+  for (const n of names) {
+    if (binds.includes(n)) out.set(n, undefined);
+    else if (Object.hasOwn(locals, n)) {
+      const kind = keptKind(locals[n]);
+      if (!kind || kind.length) out.set(n, kind);
+    }
+  }
+  return out;
+}
+
+/** Parameters in the order CPython lists a frame's locals: positional, keyword-only, *args, **kwargs. */
+function cpythonOrder(f: PyFunction): string[] {
+  const order = ["positional_only", "positional", "keyword_only", "var_positional", "var_keyword"];
+  return order.flatMap((k) => f.params.filter((p) => p.kind === k).map((p) => p.name));
+}
+
+/**
+ * The frames on the stack at the last state of `steps`, by depth; undefined where it cannot be
+ * known. Steps (step into / over / return and their inverses) never pass a frame shallower
+ * than where they land, so the callers stay what they were; a jump (breakpoint, continue) may
+ * have passed returns and calls, and keeps only the outermost frame, which lasts the whole run.
+ */
+export function callStack(steps: readonly Step[]): (Frame | undefined)[] {
+  let stack: (Frame | undefined)[] = [];
+  for (const s of steps) {
+    const f = s.frame;
+    if (!f) continue;
+    const k = s.action?.kind;
+    const jump = k === "breakpoint" || k === "continue" || k === "inv_breakpoint";
+    if (!jump && f.depth <= stack.length) stack = stack.slice(0, f.depth);
+    else {
+      const root = stack[0];
+      stack = new Array<Frame | undefined>(f.depth).fill(undefined);
+      if (f.depth > 0) stack[0] = root;
+    }
+    stack[f.depth] = f;
+  }
+  return stack;
+}
+
+/** Why `step` is not a state `next` allows, or undefined when it is one. */
+export function refusal(next: Next, step: Step, prev: Frame | undefined): string | undefined {
+  if (step.exit) return next.exits.includes(step.exit.status) ? undefined : `the program cannot exit here (${step.exit.status})`;
+  const f = step.frame;
+  if (!f) return "no state";
+  if (f.file !== undefined) return undefined;
+  const cands = next.frames.filter((n) => n.event === f.event && n.func.func === f.func);
+  if (!cands.length) return `a ${f.event} event in ${f.func} cannot follow here`;
+  const depthOk = (n: NextFrame): boolean => (n.depth === "any" ? true : n.depth === "deeper" ? f.depth >= 1 : n.depth === f.depth);
+  const atDepth = cands.filter(depthOk);
+  if (!atDepth.length) return `${f.func} cannot be at depth ${f.depth} here`;
+  const onLine = atDepth.filter((n) => n.lines.includes(f.line));
+  if (!onLine.length) return `a ${f.event} event cannot stand on line ${f.line} of ${f.func} here`;
+  const valued = onLine.filter((n) => n.value === "maybe" || (n.value === "yes") === (f.value !== undefined));
+  if (!valued.length) return f.value === undefined ? `a ${f.event} on line ${f.line} needs a value` : `a ${f.event} on line ${f.line} has no value`;
+  const names = Object.keys(f.locals);
+  const why = valued.map((n) => localsRefusal(n, f.locals, prev));
+  return why.includes(undefined) ? undefined : why[0];
+}
+
+function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame | undefined): string | undefined {
+  const g = n.func;
+  const names = Object.keys(locals);
+  const allowed = new Set([...g.required, ...g.optional]);
+  const stray = names.filter((x) => !allowed.has(x));
+  if (stray.length) return `${g.func} has no local ${stray.map((x) => JSON.stringify(x)).join(", ")}`;
+  const missing = g.required.filter((x) => !names.includes(x));
+  if (missing.length) return `${g.func} lost its parameter${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
+  // A line step inside one call writes changed locals only: none of the others can be gone.
+  if (n.locals === "delta" && prev && Object.keys(prev.locals).some((x) => !names.includes(x))) return `a line step of ${g.func} dropped a local`;
+  if (n.changes && prev) {
+    for (const x of names) {
+      if (Object.hasOwn(prev.locals, x) && prev.locals[x] === locals[x]) continue;
+      if (!n.changes.has(x)) return `${x} cannot change on line ${prev.line}`;
+      const starts = n.changes.get(x);
+      if (starts && !starts.some((p) => locals[x].startsWith(p))) return `${x} cannot change its type on line ${prev.line}`;
+    }
+  }
+  const unbound = (n.must ?? []).filter((x) => !names.includes(x));
+  if (unbound.length) return `line ${prev?.line} assigns ${unbound.join(", ")}, which the next line does not have`;
+  return undefined;
+}
+
