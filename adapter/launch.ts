@@ -54,7 +54,7 @@ export const LAUNCH_DEFAULTS = {
   timeout: 10,
   maxOutput: 1000000,
   maxRepr: 1000,
-  lowConfidence: 0.9,
+  lowConfidence: 0.97,
 } as const satisfies Partial<LaunchConfig>;
 
 export type LaunchResult = { ok: true; config: LaunchConfig } | { ok: false; error: string };

@@ -527,7 +527,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       reason = "exception";
       ev.body.reason = reason;
       ev.body.text = frame.value;
-      ev.body.description = `Exception: ${frame.value ?? ""}`;
+      ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
       const hit = this.hitIds(frame);
       if (hit.length) {
@@ -957,7 +957,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
     const repr = frame.value ?? "";
     const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
-    response.body = { exceptionId: type, description: repr, breakMode: "always", details: { typeName: type, message: repr } };
+    // VS Code's exception widget shows the description: a predicted exception says it is one.
+    const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
+    response.body = { exceptionId: type, description, breakMode: "always", details: { typeName: type, message: repr } };
     this.sendResponse(response);
   }
 }
