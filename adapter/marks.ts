@@ -47,6 +47,9 @@ export function markVariable<V extends { value: string; type?: string }>(v: V, o
   return { ...v, type: v.type ? `${v.type} · ${mark}` : mark, value: o.low ? `${v.value}  ${LOW_MARK}` : v.value };
 }
 
+/** A value the user typed over a marked one (VS Code starts the edit from the value shown): without the mark. */
+export const unmarked = (value: string): string => (value.endsWith(LOW_MARK) ? value.slice(0, -LOW_MARK.length).trimEnd() : value);
+
 /**
  * An evaluate reply. Hover, watch and the Debug Console show `result` alone, so a predicted
  * value says so there; the clipboard and the Variables view's own requests get the bare value.

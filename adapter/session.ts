@@ -22,7 +22,7 @@ import { reprToNode, type ValueNode } from "./values.js";
 import { ComparePredictor, checkPair, describeAgreement, describeDifference, startComparison, stateLabel } from "./compare.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { serialize, serializeMany } from "./trajectory.js";
-import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, type Origin } from "./marks.js";
+import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
@@ -762,7 +762,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const frame = engine.current.step.frame!;
       let repr: string;
       try {
-        repr = evaluateExpression(args.value, frame.locals);
+        repr = evaluateExpression(unmarked(args.value), frame.locals);
       } catch (e) {
         throw new Error(e instanceof ExprError ? `cannot set ${args.name} to ${args.value}: ${e.message}` : errorMessage(e));
       }

@@ -67,6 +67,7 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
     assert.deepEqual(entry.vars.map((v) => [v.name, v.value, v.type]), [["x", "3", "int"]]);
     assert.equal((await entry.evaluate("hover")).result, "3");
     let predicted = 0;
+    let edits = 0;
     await stepToEnd(s, 6, async (stop, n) => {
       predicted++;
       const c = confidences.at(-1);
@@ -86,8 +87,21 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
       }
       // Copy Value gets the bare value.
       assert.doesNotMatch((await stop.evaluate("clipboard")).result, /predicted/);
+      if (!edits && low && stop.vars.some((v) => v.name === "x")) {
+        edits++;
+        // VS Code starts an edit from the value shown: the mark is not part of the new value.
+        // The edited state is the user's: no confidence any more, no low mark, still a prediction.
+        const set = await s.dc.setVariableRequest({ variablesReference: stop.scope.variablesReference, name: "x", value: `7  ${LOW}` });
+        assert.equal(set.body.value, "7");
+        const edited = await inspect(s.dc);
+        assert.equal(edited.scope.name, "Predicted locals");
+        const x = edited.vars.find((v) => v.name === "x")!;
+        assert.deepEqual([x.value, x.type], ["7", "int · predicted"]);
+        assert.equal((await edited.evaluate("hover")).result, "7  (predicted)");
+      }
     });
     assert.ok(predicted >= 2, `at least two predicted stops (got ${predicted})`);
+    assert.equal(edits, 1, "a low-confidence value was edited");
     assert.ok(confidences.some((c) => c < 1), "a state below the threshold of 1 was marked");
     // Nothing the program wrote: predict mode never runs it. What the model predicts it writes is labelled.
     assert.equal(s.text("stdout"), "", "no output event claims to be the program's stdout");
