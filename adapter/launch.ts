@@ -37,6 +37,8 @@ export interface LaunchConfig {
   timeout: number;
   maxOutput: number;
   maxRepr: number;
+  /** Predicted states whose confidence is below this (0..1) are marked as low confidence. */
+  lowConfidence: number;
 }
 
 /** The defaults of package.json's schema. */
@@ -52,6 +54,7 @@ export const LAUNCH_DEFAULTS = {
   timeout: 10,
   maxOutput: 1000000,
   maxRepr: 1000,
+  lowConfidence: 0.97,
 } as const satisfies Partial<LaunchConfig>;
 
 export type LaunchResult = { ok: true; config: LaunchConfig } | { ok: false; error: string };
@@ -146,6 +149,10 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     limits[name] = v;
   }
 
+  const lowConfidence = a.lowConfidence ?? LAUNCH_DEFAULTS.lowConfidence;
+  if (typeof lowConfidence !== "number" || !(lowConfidence >= 0 && lowConfidence <= 1))
+    return fail(`"lowConfidence" must be a number from 0 to 1 (a confidence below it is marked), not ${JSON.stringify(lowConfidence)}`);
+
   const config: LaunchConfig = {
     program: path,
     mode: mode as Mode,
@@ -156,6 +163,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     resync,
     predictor: predictor as PredictorKind,
     ...limits,
+    lowConfidence,
   };
   if (call !== undefined && call.trim() !== "") config.call = call.trim();
   if (model !== undefined && model.trim() !== "") config.model = model;

@@ -7,6 +7,8 @@ export interface Predicted {
   step: Step;
   /** Mean probability of the generated tokens (model predictors), 0..1. */
   confidence?: number;
+  /** Known without a prediction (the entry call's frame, bound from the call): not shown as a guess. */
+  given?: boolean;
   /** Tokens generated for this state. */
   tokens?: number;
   /** Time taken, in milliseconds. */

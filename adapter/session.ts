@@ -22,6 +22,7 @@ import { reprToNode, type ValueNode } from "./values.js";
 import { ComparePredictor, checkPair, describeAgreement, describeDifference, startComparison, stateLabel } from "./compare.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { serialize, serializeMany } from "./trajectory.js";
+import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
@@ -93,8 +94,8 @@ export function breakableLines(source: string): Set<number> {
   return new Set(parsePythonSync(source).lines);
 }
 
-/** What a variablesReference stands for: a frame's locals, or a value's children. */
-type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string } | { kind: "compare"; side: "predicted" | "real" };
+/** What a variablesReference stands for: a frame's locals, or a value's children (marked as their parent is). */
+type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string; origin: Origin } | { kind: "compare"; side: "predicted" | "real" };
 
 type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
 
@@ -526,7 +527,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       reason = "exception";
       ev.body.reason = reason;
       ev.body.text = frame.value;
-      ev.body.description = `Exception: ${frame.value ?? ""}`;
+      ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
       const hit = this.hitIds(frame);
       if (hit.length) {
@@ -578,14 +579,19 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const p = hist[i];
       this.printed.add(key(p));
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
-      if (text) this.sendEvent(new OutputEvent(text, "stdout"));
+      if (text) {
+        const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
+        ev.body = outputBody(text, this.originOf(p));
+        this.sendEvent(ev);
+      }
     }
   }
 
   private exitProgram(exit: Exit): void {
-    if (exit.status === "normal") this.console("Program exited normally.");
-    else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}`, "stderr");
-    else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}.`, "stderr");
+    const guess = this.originOf(this.engine?.current).predicted ? " (predicted)" : "";
+    if (exit.status === "normal") this.console(`Program exited normally${guess}.`);
+    else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}${guess}`, "stderr");
+    else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}${guess}.`, "stderr");
     this.sendEvent(new ExitedEvent(exit.status === "normal" ? 0 : 1));
     this.end();
   }
@@ -617,25 +623,53 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const at = this.frameAt(args.frameId);
     if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
     if (this.comparison && at.index === 0) return this.compareScopes(response);
-    const scope = new Scope("Locals", this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
+    const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
     response.body = { scopes: [scope] };
     this.sendResponse(response);
   }
 
-  private variable(name: string, node: ValueNode, path?: string): DebugProtocol.Variable {
+  /** A value as a DAP variable; a predicted one (origin) is marked, and so are its children. */
+  private variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL): DebugProtocol.Variable {
     const v: DebugProtocol.Variable = {
       name,
       value: node.display,
       type: node.type || undefined,
-      variablesReference: node.children?.length ? this.handles.create({ kind: "node", node, path }) : 0,
+      variablesReference: node.children?.length ? this.handles.create({ kind: "node", node, path, origin }) : 0,
     };
     if (path) v.evaluateName = path;
     if (node.children?.length) {
       if (node.kind === "dict") v.namedVariables = node.children.length;
       else v.indexedVariables = node.children.length;
     }
-    return v;
+    return markVariable(v, origin);
+  }
+
+  /** Whether the session's states are the model's (predict mode, or compare mode with the model). */
+  private get predicts(): boolean {
+    const c = this.config;
+    return c?.mode === "predict" || (c?.mode === "compare" && c.predictor === "model");
+  }
+
+  /** Where a state's values come from (see adapter/marks.ts). */
+  private originOf(p: Predicted | undefined): Origin {
+    return originOf(p, this.predicts, this.config?.lowConfidence ?? 1);
+  }
+
+  /**
+   * The origin of the values of the frame at `index` of the current stack: the history state it
+   * was shown in (a caller's frame is its latest state); in compare mode a resynced top frame is real.
+   */
+  private originOfFrame(index: number): Origin {
+    const engine = this.engine;
+    if (!engine || !this.predicts) return REAL;
+    if (index === 0) {
+      const cur = engine.current;
+      if (this.comparison && this.comparison.effective(engine.cursor, cur) !== cur) return REAL;
+      return this.originOf(cur);
+    }
+    const frame = this.frames[index];
+    return this.originOf(engine.history.find((p) => p.step.frame === frame) ?? engine.current);
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
@@ -646,17 +680,18 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (c.kind === "scope") {
       const frame = this.frames[c.frame];
       if (!frame) return this.fail(response, "this frame is gone");
+      const origin = this.originOfFrame(c.frame);
       if (c.frame === 0 && frame.event === "return" && frame.value !== undefined) {
-        const rv = this.variable("(return)", reprToNode(frame.value));
+        const rv = this.variable("(return)", reprToNode(frame.value), undefined, origin);
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && frame.event === "exception" && frame.value !== undefined) {
-        const ev = this.variable("(exception)", reprToNode(frame.value));
+        const ev = this.variable("(exception)", reprToNode(frame.value), undefined, origin);
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name));
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name, origin));
     } else {
       const node = c.node;
       // A child's evaluateName subscripts its parent's: `x[0]`, `d['k']`, `(a + b)[1]`.
@@ -667,7 +702,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         if (node.kind === "dict") return `${base}[${name}]`;
         return undefined; // set elements cannot be named
       };
-      vars = (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name)));
+      vars = (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name), c.origin));
     }
     if (args.filter === "named" && c.kind === "node" && c.node.kind !== "dict") vars = [];
     if (args.filter === "indexed" && c.kind === "node" && c.node.kind === "dict") vars = [];
@@ -706,8 +741,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
         }
       }
       const node = reprToNode(result);
-      const v = this.variable(expression, node, expression);
-      response.body = { result, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      const origin = this.originOfFrame(at?.index ?? 0);
+      const v = this.variable(expression, node, expression, origin);
+      const body = { result, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
     });
   }
@@ -725,7 +762,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const frame = engine.current.step.frame!;
       let repr: string;
       try {
-        repr = evaluateExpression(args.value, frame.locals);
+        repr = evaluateExpression(unmarked(args.value), frame.locals);
       } catch (e) {
         throw new Error(e instanceof ExprError ? `cannot set ${args.name} to ${args.value}: ${e.message}` : errorMessage(e));
       }
@@ -783,7 +820,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   private compareScopes(response: DebugProtocol.ScopesResponse): void {
-    const predicted = new Scope("Predicted", this.handles.create({ kind: "compare", side: "predicted" }), false) as DebugProtocol.Scope;
+    const predicted = new Scope(scopeName(this.originOfFrame(0), "Predicted", "Predicted"), this.handles.create({ kind: "compare", side: "predicted" }), false) as DebugProtocol.Scope;
     predicted.presentationHint = "locals";
     const real = new Scope("Real (debugpy)", this.handles.create({ kind: "compare", side: "real" }), false) as DebugProtocol.Scope;
     response.body = { scopes: [predicted, real] };
@@ -806,15 +843,16 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const info = (name: string, value: string): DebugProtocol.Variable => fixed({ name, value, variablesReference: 0 });
     const vars: DebugProtocol.Variable[] = [];
     if (side === "predicted") {
+      const origin = this.originOfFrame(0);
       const placeDiffers = check && (!check.event || !check.place || check.line === false);
       vars.push(info("(state)", stateLabel({ frame: shown }) + (placeDiffers ? `  ≠ real ${stateLabel(real.step, real.unobserved)}` : "")));
       if (shown.event === "return" || shown.event === "exception") {
-        const v = fixed(this.variable(shown.event === "return" ? "(return)" : "(exception)", reprToNode(shown.value ?? "(none)")));
+        const v = fixed(this.variable(shown.event === "return" ? "(return)" : "(exception)", reprToNode(shown.value ?? "(none)"), undefined, origin));
         if (check?.value === false) v.value = `${v.value}  ≠ real ${rf?.value ?? "(none)"}`;
         vars.push(v);
       }
       for (const [name, repr] of Object.entries(shown.locals)) {
-        const v = this.variable(name, reprToNode(repr), name);
+        const v = this.variable(name, reprToNode(repr), name, origin);
         if (check?.differing.includes(name)) v.value = `${v.value}  ≠ real ${rf?.locals[name] ?? "(none)"}`;
         vars.push(v);
       }
@@ -919,7 +957,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
     const repr = frame.value ?? "";
     const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
-    response.body = { exceptionId: type, description: repr, breakMode: "always", details: { typeName: type, message: repr } };
+    // VS Code's exception widget shows the description: a predicted exception says it is one.
+    const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
+    response.body = { exceptionId: type, description, breakMode: "always", details: { typeName: type, message: repr } };
     this.sendResponse(response);
   }
 }

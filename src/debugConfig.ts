@@ -6,7 +6,7 @@ import { scanEntry, suggestedCall } from "./pythonEntry.js";
 
 export const DEBUG_TYPE = "neural-python";
 /** Settings (neuralPython.X) copied into the launch configuration when it has no X of its own. */
-const SETTINGS = ["model", "dialect", "python", "gpu", "threads"] as const;
+const SETTINGS = ["model", "dialect", "python", "gpu", "threads", "lowConfidence"] as const;
 /** Modes that run the user's program (tracer or debugpy). */
 const RUNS_CODE = new Set(["record", "compare"]);
 
@@ -36,7 +36,7 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
     for (const key of SETTINGS) {
       const value = settings.get(key);
       // threads 0 means "choose from the machine": the adapter's own default.
-      if (isEmpty(config[key]) && !isEmpty(value) && value !== 0) config[key] = value;
+      if (isEmpty(config[key]) && !isEmpty(value) && !(key === "threads" && value === 0)) config[key] = value;
     }
     return config;
   }

@@ -1,40 +1,40 @@
-// A status bar item with the loaded model, where it runs and how fast it generates, from the
-// adapter's `ndbg/model` custom event: { name: string, device: string, tokensPerSecond?: number }.
+// A status bar item naming the running Neural Python session and its mode, and in predict mode
+// the model, where it runs and how fast it generates (from the adapter's `ndbg/model` custom
+// event: { name, device, tokensPerSecond?, confidence? }). Texts: src/statusText.ts.
 import * as vscode from "vscode";
 import { DEBUG_TYPE } from "./debugConfig.js";
-
-export interface ModelInfo {
-  name: string;
-  device: string;
-  tokensPerSecond?: number;
-}
-
-const DEVICE_NAMES: Record<string, string> = { cpu: "CPU", cuda: "CUDA", metal: "Metal", vulkan: "Vulkan" };
-export const deviceName = (d: string): string => DEVICE_NAMES[d.toLowerCase()] ?? d;
-
-export function statusText(m: ModelInfo): string {
-  const speed = m.tokensPerSecond !== undefined && Number.isFinite(m.tokensPerSecond) ? ` · ${m.tokensPerSecond.toFixed(m.tokensPerSecond < 10 ? 1 : 0)} tok/s` : "";
-  return `$(hubot) ${m.name} · ${deviceName(m.device)}${speed}`;
-}
+import { deviceName, statusText, statusTooltip, type SessionInfo } from "./statusText.js";
 
 export class ModelStatus implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("neuralPython.model", vscode.StatusBarAlignment.Left, 50);
   private readonly subscriptions: vscode.Disposable[] = [];
-  /** The latest model info per session, shown for the active one. */
-  private readonly bySession = new Map<string, ModelInfo>();
-  last: ModelInfo | undefined;
+  /** Each running session's name, mode and model, shown for the active one. */
+  private readonly bySession = new Map<string, SessionInfo>();
+  last: SessionInfo | undefined;
 
   constructor(log: vscode.LogOutputChannel) {
-    this.item.name = "Neural Python model";
+    this.item.name = "Neural Python session";
     this.item.command = "neuralPython.showLog";
+    const info = (s: vscode.DebugSession): SessionInfo => {
+      let i = this.bySession.get(s.id);
+      if (!i) this.bySession.set(s.id, (i = { name: s.name, mode: typeof s.configuration.mode === "string" ? s.configuration.mode : "predict" }));
+      return i;
+    };
     this.subscriptions.push(
+      vscode.debug.onDidStartDebugSession((s) => {
+        if (s.type !== DEBUG_TYPE) return;
+        info(s);
+        this.refresh();
+      }),
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
         if (e.session.type !== DEBUG_TYPE || e.event !== "ndbg/model") return;
-        const b = e.body as Partial<ModelInfo> | undefined;
+        const b = e.body as Partial<NonNullable<SessionInfo["model"]>> | undefined;
         if (!b || typeof b.name !== "string" || typeof b.device !== "string") return log.warn(`ndbg/model event without name and device: ${JSON.stringify(b)}`);
-        const info: ModelInfo = { name: b.name, device: b.device, ...(typeof b.tokensPerSecond === "number" ? { tokensPerSecond: b.tokensPerSecond } : {}) };
-        log.info(`model ${info.name} on ${deviceName(info.device)}${info.tokensPerSecond !== undefined ? `, ${info.tokensPerSecond.toFixed(1)} tokens/s` : ""}`);
-        this.bySession.set(e.session.id, info);
+        const model: NonNullable<SessionInfo["model"]> = { name: b.name, device: b.device };
+        if (typeof b.tokensPerSecond === "number") model.tokensPerSecond = b.tokensPerSecond;
+        if (typeof b.confidence === "number") model.confidence = b.confidence;
+        log.info(`model ${model.name} on ${deviceName(model.device)}${model.tokensPerSecond !== undefined ? `, ${model.tokensPerSecond.toFixed(1)} tokens/s` : ""}`);
+        info(e.session).model = model;
         this.refresh();
       }),
       vscode.debug.onDidTerminateDebugSession((s) => {
@@ -51,7 +51,7 @@ export class ModelStatus implements vscode.Disposable {
     this.last = info;
     if (!info) return this.item.hide();
     this.item.text = statusText(info);
-    this.item.tooltip = `Neural Python: model ${info.name}, running on ${deviceName(info.device)}` + (info.tokensPerSecond !== undefined ? `, ${info.tokensPerSecond.toFixed(1)} tokens/s` : "");
+    this.item.tooltip = statusTooltip(info);
     this.item.show();
   }
 

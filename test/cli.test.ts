@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, type Frame } from "../adapter/trajectory.js";
+import { parse, sameExit, sameFrame, sameLocals, type Exit, type Frame, type Step } from "../adapter/trajectory.js";
 import { runTrace } from "../adapter/tracer.js";
 import { ROOT, buildDist, ndbgWithin } from "./support/dist.js";
 
@@ -200,4 +200,52 @@ test("the bundled example runs through the CLI", async () => {
   const last = JSON.parse(r.stdout.trimEnd().split("\n").at(-1)!);
   assert.equal(last.event, "return");
   assert.equal(last.value, "9");
+});
+
+/** A line of `ndbg steps --json` / `ndbg predict --json` as the state it stands for. */
+function stepOf(line: string): Step {
+  const { action: _a, confidence: _c, tokens: _t, event, ...rest } = JSON.parse(line) as Record<string, unknown>;
+  return event === "exit" ? { exit: rest as unknown as Exit } : { frame: { event, ...rest } as unknown as Frame };
+}
+
+test("predict --compare: the model's states above the real ones, ✓ exactly where they are the same, and a count that adds up", { timeout: 180_000 }, async () => {
+  const demo = join(ROOT, "examples", "demo.py");
+  const actions = "step_into,step_over,step_over,step_return,step_over";
+  const args = ["--call", "total([3, 1, 2])", "--actions", actions, "--threads", "1", "--gpu", "cpu"];
+  const slow = ndbgWithin(120_000);
+  const r = await slow("predict", demo, ...args, "--compare");
+  assert.equal(r.code, 0, r.stderr);
+  // The same actions, each side on its own: the real states (ndbg steps) and the predicted ones (the same greedy model).
+  const real = (await ndbg("steps", demo, "--call", "total([3, 1, 2])", "--actions", actions, "--json")).stdout.trimEnd().split("\n").map(stepOf);
+  const predicted = (await slow("predict", demo, ...args, "--json")).stdout.trimEnd().split("\n").map(stepOf);
+  assert.equal(real.length, 5);
+  assert.equal(predicted.length, 5);
+  const rows = r.stdout.trimEnd().split("\n");
+  const heads = rows.filter((l) => /^\S/.test(l) && /^[a-z_]+ +[✓✗] /.test(l));
+  assert.deepEqual(heads.map((l) => l.split(/\s+/)[0]), ["start", ...actions.split(",")]);
+  const same = (p: Step, t: Step): boolean => (p.exit && t.exit ? sameExit(p.exit, t.exit) : !!p.frame && !!t.frame && sameFrame(p.frame, t.frame));
+  for (let i = 0; i < 5; i++) {
+    const head = heads[i + 1];
+    const at = rows.indexOf(head);
+    assert.match(head, /predicted /);
+    assert.match(rows[at + 1], /^ +real /, `the real state under the predicted one: ${rows[at + 1]}`);
+    const t = real[i];
+    assert.ok(rows[at + 1].includes(t.exit ? `exit ${t.exit.status}` : `${t.frame!.func}:${t.frame!.line}`), `${rows[at + 1]} is the real state ${JSON.stringify(t)}`);
+    const exact = same(predicted[i], t);
+    assert.equal(head.includes(" ✓ "), exact, `step ${i + 1}: ${head}`);
+    // A miss says what differs: line and locals, each ✓ or ✗.
+    if (!exact) assert.match(rows[at + 2], /^ +line [✓✗] · locals [✓✗]/);
+  }
+  const n = predicted.filter((p, i) => same(p, real[i])).length;
+  const lines = predicted.filter((p, i) => (p.exit && real[i].exit) || (p.frame && real[i].frame && p.frame.line === real[i].frame!.line)).length;
+  const locals = predicted.filter((p, i) => (p.exit && real[i].exit) || (p.frame && real[i].frame && sameLocals(p.frame.locals, real[i].frame!.locals))).length;
+  assert.match(r.stdout, new RegExp(`\\n${n} of 5 predicted states exact \\(line right in ${lines} of 5, locals in ${locals} of 5\\)\\.\\n`));
+  assert.equal(heads.slice(1).filter((l) => l.includes(" ✓ ")).length, n);
+  // Bad combinations are usage errors.
+  const both = await ndbg("predict", demo, "--actions", "step_over", "--compare", "--json");
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /--compare prints the two sides as text/);
+  const py = await ndbg("predict", demo, "--actions", "step_over", "--python", "python3");
+  assert.equal(py.code, 2);
+  assert.match(py.stderr, /--python runs the real program, for --compare/);
 });

@@ -4,17 +4,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { findPython, TraceBatch, type TraceResult } from "../adapter/tracer.js";
 import { parsePython } from "../adapter/pysource.js";
 import { scopeTable } from "../adapter/model/grammar.js";
 import { checkFrame, PredictionError } from "../adapter/model/dialect.js";
+import { CRUXEVAL as DATA, cruxevalSkip } from "./support/cruxeval.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const DATA = path.resolve(root, "../shared/data/cruxeval.jsonl");
-const missing = existsSync(DATA) ? false : `CRUXEval data not found at ${DATA}`;
+const missing = cruxevalSkip();
 const chosen = process.env.NDBG_TEST_PYTHON || undefined;
 
 interface Row {

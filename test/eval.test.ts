@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -29,6 +29,7 @@ import { transition } from "../adapter/semantics.js";
 import { runTrace, TraceBatch, type TraceResult } from "../adapter/tracer.js";
 import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Frame, type Step } from "../adapter/trajectory.js";
 import { ROOT, buildDist, ndbgWithin, type Result } from "./support/dist.js";
+import { CRUXEVAL, cruxevalSkip } from "./support/cruxeval.js";
 
 const T = { timeout: 240_000 };
 const dir = mkdtempSync(join(tmpdir(), "ndbg-eval-"));
@@ -251,9 +252,8 @@ test("a state is scored whole (exact), by its line, and by its locals; no answer
   assert.deepEqual(score(undefined, { frame: at }), { exact: false, line: false, locals: false });
 });
 
-const CRUX = join(ROOT, "..", "shared", "data", "cruxeval.jsonl");
-test("the checker passes every CRUXEval answer, output and input", { ...T, skip: existsSync(CRUX) ? false : `no data at ${CRUX}` }, async () => {
-  const progs = await readPrograms(CRUX, { needOutput: true });
+test("the checker passes every CRUXEval answer, output and input", { ...T, skip: cruxevalSkip() }, async () => {
+  const progs = await readPrograms(CRUXEVAL, { needOutput: true });
   for (const task of ["output", "input"] as const) {
     const res = await checkAsserts(progs.map((p) => assertFor(task, p, task === "output" ? p.output! : p.input)));
     const failed = res.map((r, i) => (r.pass ? "" : `${progs[i].id}: ${r.error}`)).filter(Boolean);

@@ -36,7 +36,8 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CRUXEVAL = REPO.parent / "shared" / "data" / "cruxeval.jsonl"
+# The benchmark never to train on: $NDBG_CRUXEVAL (a relative path is the repository's), else ../shared/data/cruxeval.jsonl.
+CRUXEVAL = REPO / os.environ["NDBG_CRUXEVAL"] if os.environ.get("NDBG_CRUXEVAL") else REPO.parent / "shared" / "data" / "cruxeval.jsonl"
 
 # ---------------------------------------------------------------------------------------------
 # Types. CH is a one-character string, usable wherever a str is.

@@ -1,6 +1,9 @@
 // ndbg predict: debugs a program without running it. A local model predicts the state after each
 // action, through the same engine as the debug adapter's predict mode; prints each state as
-// `ndbg steps` does (one JSON object a line with --json).
+// `ndbg steps` does (one JSON object a line with --json). With --compare the program also runs
+// for real under the tracer and the same actions are applied to that run (as `ndbg steps` does):
+// each predicted state is printed above the real one, ✓ where they are the same, with the count
+// at the end: how good the model is, at a glance.
 import { Engine } from "../engine.js";
 import { ModelPredictor } from "../predictors/model.js";
 import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
@@ -8,12 +11,13 @@ import { ModelFileError } from "../model/gguf.js";
 import { PredictionError } from "../model/dialect.js";
 import { PySourceError } from "../pysource.js";
 import { checkSingleExpression } from "../expr.js";
-import type { Frame, Step } from "../trajectory.js";
+import type { Step } from "../trajectory.js";
 import { InputError, flags, guarded } from "./trace.js";
-import { parseActions, parseLines } from "./steps.js";
+import { describe, parseActions, parseLines, recording } from "./steps.js";
+import { SideBySide } from "./sideBySide.js";
 
 export const usage =
-  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json] [--stats]";
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json | --compare [--python P]] [--stats]";
 
 const OPTIONS = {
   call: { type: "string" },
@@ -25,6 +29,8 @@ const OPTIONS = {
   threads: { type: "string" },
   context: { type: "string" },
   json: { type: "boolean" },
+  compare: { type: "boolean" },
+  python: { type: "string" },
   stats: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -34,21 +40,6 @@ function count(flag: string, text: string | undefined, min: number): number | un
   const n = Number(text);
   if (!Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
   return n;
-}
-
-/** One readable line, as `ndbg steps` prints it, with the model's confidence. */
-function describe(name: string, step: Step, confidence?: number): string {
-  const head = (name + " ").padEnd(18);
-  const conf = confidence !== undefined ? `   (p=${confidence.toFixed(2)})` : "";
-  if (step.exit) {
-    const e = step.exit;
-    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "") + conf;
-  }
-  const f = step.frame as Frame;
-  const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
-  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
-  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
-  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "") + conf;
 }
 
 /** `ndbg steps`' JSON shape, plus the model's confidence and tokens. */
@@ -74,6 +65,8 @@ export function run(argv: string[]): Promise<number> {
     if (!["auto", "native", "instruct"].includes(dialect)) throw new InputError(`--dialect must be auto, native or instruct, not "${dialect}"`, 2);
     const gpu = (values.gpu ?? "auto") as GpuSetting;
     if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
+    if (values.compare && values.json) throw new InputError("--compare prints the two sides as text; --json is for the predicted states alone", 2);
+    if (values.python !== undefined && !values.compare) throw new InputError("--python runs the real program, for --compare", 2);
     const threads = count("--threads", values.threads, 0) ?? 0;
     const contextSize = count("--context", values.context, 256);
 
@@ -102,24 +95,31 @@ export function run(argv: string[]): Promise<number> {
     }
     let failed = 0;
     try {
+      // The real run first: a call that fails before any traced code ran is bad input, said before any prediction.
+      const truth = values.compare ? new SideBySide(new Engine(await recording(positionals[0], { call: values.call, python: values.python }))) : undefined;
       const engine = new Engine(predictor);
       engine.setBreakpoints(lines.map((line) => ({ line })));
+      truth?.setBreakpoints(lines);
       const out = (s: string): void => void process.stdout.write(s + "\n");
       const start = await engine.start();
-      if (!values.json) out(describe("start", start.step));
+      if (truth) out(await truth.start(start));
+      else if (!values.json) out(describe("start", start.step));
       for (const m of moves) {
         try {
           const p = await m.apply(engine);
-          out(values.json ? json(m.name, p.step, p.confidence, p.tokens) : describe(m.name, p.step, p.confidence));
+          if (truth) out(await truth.step(m.name, m.apply, p));
+          else out(values.json ? json(m.name, p.step, p.confidence, p.tokens) : describe(m.name, p.step, p.confidence));
         } catch (e) {
           if (!(e instanceof PredictionError)) throw e;
           failed++;
           // The state stays where it was; later actions go on from it.
-          if (values.json) out(JSON.stringify({ action: m.name, error: e.message, raw: e.raw }));
+          if (truth) out(await truth.step(m.name, m.apply, undefined, e.message));
+          else if (values.json) out(JSON.stringify({ action: m.name, error: e.message, raw: e.raw }));
           else out((m.name + " ").padEnd(18) + `error: ${e.message}: ${JSON.stringify(e.raw.slice(0, 200))}`);
         }
         for (const note of engine.takeNotes()) process.stderr.write(`ndbg predict: ${note}\n`);
       }
+      if (truth) out("\n" + truth.summary());
       if (values.stats) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
     } finally {
       await predictor.dispose();

@@ -48,7 +48,7 @@ export function parseLines(text: string): number[] {
   });
 }
 
-async function recording(file: string, values: Parameters<typeof traceOptions>[0]): Promise<RecordedPredictor> {
+export async function recording(file: string, values: Parameters<typeof traceOptions>[0]): Promise<RecordedPredictor> {
   if (!file.endsWith(".ndbg")) return new RecordedPredictor(await record(file, traceOptions(values)));
   if (values.call !== undefined) throw new InputError("--call applies to a program, not to a trace file", 2);
   try {
@@ -58,18 +58,19 @@ async function recording(file: string, values: Parameters<typeof traceOptions>[0
   }
 }
 
-/** One readable line: the action, where the program stands, its locals (and output). */
-function describe(name: string, step: Step): string {
+/** One readable line: the action, where the program stands, its locals (and output), and the model's confidence where there is one. */
+export function describe(name: string, step: Step, confidence?: number): string {
   const head = (name + " ").padEnd(18);
+  const conf = confidence !== undefined ? `   (p=${confidence.toFixed(2)})` : "";
   if (step.exit) {
     const e = step.exit;
-    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "");
+    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "") + conf;
   }
   const f = step.frame as Frame;
   const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
   const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
   const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
-  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "");
+  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "") + conf;
 }
 
 const json = (name: string, step: Step): string =>

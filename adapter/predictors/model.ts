@@ -158,7 +158,7 @@ export class ModelPredictor implements Predictor {
   /** The entry call's frame (its arguments bound from the call), or the script's module frame: no model needed. */
   async start(opts?: PredictOptions): Promise<Predicted> {
     opts?.signal?.throwIfAborted();
-    return { step: { frame: structuredClone(this.first) }, confidence: 1, tokens: 0, ms: 0 };
+    return { step: { frame: structuredClone(this.first) }, confidence: 1, given: true, tokens: 0, ms: 0 };
   }
 
   async predict(history: readonly Predicted[], action: Action, opts: PredictOptions = {}): Promise<Predicted> {
