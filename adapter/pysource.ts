@@ -90,7 +90,15 @@ export interface PySource {
    * use and the names it binds (for a simple statement, such as an assignment, they are bound
    * once it has run).
    */
-  statements: { line: number; endLine: number; names: string[]; binds: string[]; simple: boolean }[];
+  statements: {
+    line: number;
+    endLine: number;
+    names: string[];
+    binds: string[];
+    simple: boolean;
+    /** A simple statement that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's line. */
+    next?: number;
+  }[];
   /** Identifiers used as values somewhere (not called on the spot, not a def / class name): a function named so can be called from anywhere. */
   valueNames: string[];
   /** `for` and `while` loops: the header line and the last line of the body. */
@@ -633,7 +641,9 @@ function analyse(source: string, root: Node): PySource {
     if (executable) {
       // Imports aside: a module is no local of a module or class frame (the tracer leaves them out).
       const simple = !COMPOUND.has(word) && !["def", "class", "@", "async", "case", "match", "global", "nonlocal", "del", "import", "from"].includes(word);
-      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple });
+      const jumps = ["return", "raise", "break", "continue"].includes(word) || l.leaves.some((x) => x.text === "yield" || x.text === "await");
+      const through = simple && !jumps && !["import", "from"].includes(word) ? l.indent : undefined;
+      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: -1 - through } : {}) });
       statements.add(l.row + 1);
       lines.add(l.row + 1);
       // Continuation rows that carry code (not just closing brackets): CPython may stop there too.
@@ -712,7 +722,7 @@ function analyse(source: string, root: Node): PySource {
     classes,
     nested,
     module: module.finish(Math.max(0, ...logicals.map((l) => l.endRow + 1))),
-    statements: spans,
+    statements: fallThrough(spans, logicals),
     valueNames: identifiers(leaves.filter((x, i) => leaves[i + 1]?.text !== "(" && leaves[i - 1]?.text !== "def" && leaves[i - 1]?.text !== "class")),
     loops,
     names: identifiers(leaves).sort(),
@@ -722,6 +732,26 @@ function analyse(source: string, root: Node): PySource {
   if (firstLine !== undefined) out.firstLine = firstLine;
   return out;
 }
+
+/**
+ * Resolves each fall-through statement's successor: the next logical line, when it stands at the
+ * same indentation (the same block); otherwise the block ends there and the successor is left open.
+ * Before this, `next` holds -1 - indent as a mark.
+ */
+function fallThrough(spans: PySource["statements"], logicals: readonly Logical[]): PySource["statements"] {
+  const byRow = new Map(logicals.map((l, k) => [l.row + 1, k] as const));
+  for (const s of spans) {
+    if (s.next === undefined) continue;
+    const indent = -1 - s.next;
+    delete s.next;
+    const k = byRow.get(s.line);
+    const after = k === undefined ? undefined : logicals.slice(k + 1).find((l) => !onlyComment(l));
+    if (after && after.indent === indent && firstWord(after) !== "@") s.next = after.row + 1;
+  }
+  return spans;
+}
+
+const onlyComment = (l: Logical): boolean => l.leaves.length === 0;
 
 // ---- queries ----
 

@@ -154,7 +154,8 @@ export class Reach {
       frames.push({ event: "line", func: g, depth: f.depth, lines, locals: "delta", value: "no", ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
     };
     shape(g.lines.filter(inStmt), false);
-    shape(g.lines.filter((l) => !inStmt(l)), true);
+    // A statement that falls through goes on to the next one of its block, and only there.
+    shape(g.lines.filter((l) => !inStmt(l) && (stmt.next === undefined || l === stmt.next)), true);
   }
 
   /** The shape of a frame of `func`, if this program has that function. */
@@ -197,9 +198,11 @@ export class Reach {
       const stmt = f.event === "line" ? this.src.statements.find((s) => s.line <= f.line && f.line <= s.endLine) : undefined;
       if (!stmt || locals !== "delta") add("line", [g], f.depth, all, locals, "no");
       else this.lineSteps(f, g, stmt, frames);
-      add("return", [g], f.depth, (x) => x.returnLines, "full", "yes");
+      // Every new line is a stop of its own: the frame returns from the statement it stands on.
+      const here = stmt ? (l: number): boolean => stmt.line <= l && l <= stmt.endLine : (l: number): boolean => l === f.line;
+      add("return", [g], f.depth, (x) => x.returnLines.filter(here), "full", "yes");
       if (f.event === "exception") add("return", [g], f.depth, () => [f.line], "full", "no"); // unwound
-      add("exception", [g], f.depth, all, "full", "yes");
+      add("exception", [g], f.depth, (x) => x.lines.filter(here), "full", "yes");
     };
     /** After the frame at depth d returned: the caller's next states, or the exit. */
     const afterReturn = (withCalls: boolean): void => {
