@@ -14,12 +14,6 @@ import { parsePython } from "../adapter/pysource.js";
 import { stateAt, type Recording } from "../adapter/sampling.js";
 import { transition } from "../adapter/semantics.js";
 import { TraceBatch } from "../adapter/tracer.js";
-import { ModelPredictor } from "../adapter/predictors/model.js";
-import { PredictionError } from "../adapter/model/dialect.js";
-import type { Predicted } from "../adapter/predictor.js";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { randomModel } from "./support/models.js";
 import type { Action, Frame, Step } from "../adapter/trajectory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -100,7 +94,7 @@ test("impossible states are refused, each with its reason; the true ones pass", 
   assert.match((await why(at12, over, { frame: line(13, V) }))!, /assigns maxima/);
   assert.match((await why(at12, over, { frame: line(13, { maxima: "[3, 3, 3]" }) }))!, /lost its parameter values|dropped a local/);
   assert.match((await why(at12, over, { frame: line(13, { values: "'3'", maxima: "[3, 3, 3]" }) }))!, /values cannot change its type/);
-  assert.match((await why(at12, over, { frame: { ...line(13, real), event: "return", value: "9" } }))!, /cannot stand on line 13/);
+  assert.match((await why(at12, over, { frame: { ...line(13, real), event: "return", value: "9" } }))!, /return event in total cannot follow/); // a return a line early
   assert.match((await why(at12, over, { exit: { status: "normal" } }))!, /cannot exit here/);
   assert.equal(await why(at12, over, { frame: { ...line(12, V), event: "exception", value: "TypeError()" } }), undefined);
   // Out of running_max: its return stands on its return line with a value, or unwinds without one.
@@ -134,34 +128,5 @@ test("the grammars written from the rules parse in llama.cpp, for every state an
     for (const text of texts) await llama.createGrammar({ grammar: text });
   } finally {
     await disposeAll();
-  }
-});
-
-test("a model decoding with those grammars writes only states the rules allow (a random model explores them)", T, async () => {
-  const dir = mkdtempSync(join(tmpdir(), "ndbg-reach-"));
-  try {
-    const p = await ModelPredictor.create({ program: "demo.py", source: DEMO, call: "total([3, 1, 2])", model: randomModel(join(dir, "random.gguf"), 2), gpu: "cpu", threads: 1 });
-    const kinds = ["step_into", "step_into", "step_over", "step_into", "step_return", "step_over", "inv_step_over", "step_into"] as const;
-    const history: Predicted[] = [await p.start()];
-    let states = 0;
-    const refused: string[] = [];
-    for (let round = 0; round < 3; round++)
-      for (const kind of kinds) {
-        try {
-          const next = await p.predict(history, { kind });
-          if (next.step.exit) continue;
-          history.push(next);
-          states++;
-        } catch (e) {
-          if (!(e instanceof PredictionError)) throw e;
-          if (/cannot be in/.test(e.message)) refused.push(e.message);
-        }
-      }
-    await p.dispose();
-    assert.deepEqual(refused, [], "the grammar let through a state the check refuses");
-    assert.ok(states >= 5, `${states} states predicted`);
-  } finally {
-    await disposeAll();
-    rmSync(dir, { recursive: true, force: true });
   }
 });
