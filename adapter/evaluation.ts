@@ -9,7 +9,7 @@
 //
 // Nothing here knows DAP; the CLI (adapter/commands/eval.ts) prints what these functions return.
 import { spawn } from "node:child_process";
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { mkdtemp, open, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -23,7 +23,10 @@ import { hash32, Rng, stateAt } from "./sampling.js";
 import { findPython, TraceBatch } from "./tracer.js";
 import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "./trajectory.js";
 
-/** One program of a CRUXEval-shaped file: the call is `f(<input>)`, or `<entry>(<input>)` when the line names its function. */
+/**
+ * One program of a CRUXEval-shaped file: the call is `f(<input>)`, or `<entry>(<input>)` when the
+ * line names its function. A script (a file of a folder of scripts) runs whole, its module level traced.
+ */
 export interface Program {
   id: string;
   code: string;
@@ -31,6 +34,7 @@ export interface Program {
   output?: string;
   /** The function the input is for, when it is not `f`. */
   entry?: string;
+  script?: boolean;
 }
 
 /** The function a program's input is for. */
@@ -43,12 +47,25 @@ export function callOf(prog: Program, args = prog.input): string {
   return `${entryOf(prog)}(${args})`;
 }
 
+/** How the tracer runs a program: its entry call, or the whole script. */
+export function traceOf(prog: Program): { source: string; call?: string } {
+  return prog.script ? { source: prog.code } : { source: prog.code, call: callOf(prog) };
+}
+
 /** A data file that cannot be used (the message says where and why). */
 export class DataError extends Error {}
 
-/** Reads a JSONL file of programs (code, input, output, id); every line is checked before anything runs. */
+/**
+ * Reads a JSONL file of programs (code, input, output, id); every line is checked before anything
+ * runs. A folder instead is read as scripts: each `NAME.py` in it, by name.
+ */
 export async function readPrograms(file: string, opts: { limit?: number; needOutput?: boolean } = {}): Promise<Program[]> {
   const limit = opts.limit ?? Number.MAX_SAFE_INTEGER;
+  if ((await stat(file).catch(() => undefined))?.isDirectory()) {
+    if (opts.needOutput) throw new DataError(`${file} is a folder of scripts: a script has no call whose output or input could be predicted`);
+    const names = (await readdir(file)).filter((f) => f.endsWith(".py")).sort().slice(0, limit);
+    return Promise.all(names.map(async (f) => ({ id: f.slice(0, -3), code: await readFile(join(file, f), "utf8"), input: "", script: true })));
+  }
   let fh;
   try {
     fh = await open(file, "r");
@@ -326,7 +343,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   try {
     for (const [done, prog] of programs.entries()) {
       const t1 = performance.now();
-      const run = await batch.trace({ source: prog.code, call: callOf(prog) });
+      const run = await batch.trace(traceOf(prog));
       traceMs += performance.now() - t1;
       if (run.exit.status === "limit") skip(`limit:${run.limit ?? "?"}`);
       else if (!run.frames.length) skip("no-frames");

@@ -3,7 +3,7 @@
 // debugger sessions on each trace (adapter/sampling.ts) and writes one JSON line per example:
 // {"id", "text", "targets": [[start, end], ...]}. It reads only the file it is given.
 import { open, rename, rm } from "node:fs/promises";
-import { callOf, DataError, readPrograms } from "../evaluation.js";
+import { DataError, readPrograms, traceOf } from "../evaluation.js";
 import { TraceBatch } from "../tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../sampling.js";
@@ -94,7 +94,7 @@ export function run(argv: string[]): Promise<number> {
       let buf = "";
       for (const p of programs) {
         const t1 = performance.now();
-        const run = await batch.trace({ source: p.code, call: callOf(p) });
+        const run = await batch.trace(traceOf(p));
         const t2 = performance.now();
         traceMs += t2 - t1;
         if (run.exit.status === "limit" || run.frames.length === 0) {

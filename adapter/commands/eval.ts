@@ -21,7 +21,7 @@ export const usage =
   "eval steps|cruxeval --data FILE.jsonl [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
