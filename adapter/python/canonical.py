@@ -31,7 +31,7 @@ import tokenize
 
 
 class _Unparser(getattr(ast, "_Unparser", object)):
-    """ast.unparse without the doubled parentheses of a lone generator argument, as training/programs.py prints."""
+    """ast.unparse without the doubled parentheses of a lone generator argument: all(x for x in xs)."""
 
     def visit_Call(self, node):
         if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
@@ -43,6 +43,7 @@ class _Unparser(getattr(ast, "_Unparser", object)):
 
 
 def unparse(node):
+    """The training layout's printer (training/programs.py writes every program with it)."""
     try:
         return _Unparser().visit(node)
     except Exception:  # an interpreter without the private unparser
