@@ -16,6 +16,7 @@ import { createInterface } from "node:readline";
 import type { Predicted } from "./predictor.js";
 import { ModelPredictor, type ModelDescription } from "./predictors/model.js";
 import type { GpuSetting } from "./model/backend.js";
+import type { LayoutName } from "./layout.js";
 import { PredictionError } from "./model/dialect.js";
 import { findFunction, parsePython, PySourceError, type PyFunction, type PySource } from "./pysource.js";
 import { transition } from "./semantics.js";
@@ -113,8 +114,10 @@ export interface ModelOptions {
   contextSize?: number;
   /** Most tokens one predicted state may take. */
   maxTokens?: number;
-  /** Python for tracing and checking (default: see findPython). */
+  /** Python for tracing, checking and reading the canonical layout (default: see findPython). */
   python?: string;
+  /** The layout the model reads programs in (default canonical; see ModelPredictorOptions.layout). */
+  layout?: LayoutName;
   /** llama.cpp's messages. */
   log?: (message: string) => void;
   /** Progress: programs done of all. */
@@ -132,6 +135,8 @@ function predictorFor(p: Program, o: ModelOptions): Promise<ModelPredictor> {
     threads: o.threads ?? 0,
     ...(o.contextSize ? { contextSize: o.contextSize } : {}),
     ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}),
+    ...(o.layout ? { layout: o.layout } : {}),
+    ...(o.python ? { python: o.python } : {}),
     ...(o.log ? { log: o.log } : {}),
   });
 }

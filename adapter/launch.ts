@@ -4,6 +4,7 @@
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "./expr.js";
+import { LAYOUTS, type LayoutName } from "./layout.js";
 
 export const MODES = ["predict", "record", "compare", "replay"] as const;
 export type Mode = (typeof MODES)[number];
@@ -23,6 +24,8 @@ export interface LaunchConfig {
   mode: Mode;
   model?: string;
   dialect: Dialect;
+  /** Predict mode: the program as the model reads it (re-printed as it was trained, or as written). */
+  layout: LayoutName;
   /** Where the model runs. */
   gpu: Gpu;
   /** CPU threads for inference; 0 chooses from the machine. */
@@ -45,6 +48,7 @@ export interface LaunchConfig {
 export const LAUNCH_DEFAULTS = {
   mode: "predict",
   dialect: "auto",
+  layout: "canonical",
   gpu: "auto",
   threads: 0,
   stopOnEntry: true,
@@ -111,6 +115,10 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (dialect instanceof Error) return fail(dialect.message);
   if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not "${dialect}"`);
 
+  const layout = str("layout") ?? LAUNCH_DEFAULTS.layout;
+  if (layout instanceof Error) return fail(layout.message);
+  if (!(LAYOUTS as readonly string[]).includes(layout)) return fail(`"layout" must be one of ${LAYOUTS.join(", ")}, not "${layout}"`);
+
   const gpu = str("gpu") ?? LAUNCH_DEFAULTS.gpu;
   if (gpu instanceof Error) return fail(gpu.message);
   if (!(GPUS as readonly string[]).includes(gpu)) return fail(`"gpu" must be one of ${GPUS.join(", ")}, not "${gpu}"`);
@@ -157,6 +165,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     program: path,
     mode: mode as Mode,
     dialect: dialect as Dialect,
+    layout: layout as LayoutName,
     gpu: gpu as Gpu,
     threads,
     stopOnEntry,

@@ -62,6 +62,8 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
         ...(config.call !== undefined ? { call: config.call } : {}),
         ...(config.model !== undefined ? { model: config.model } : {}),
         dialect: config.dialect,
+        layout: config.layout,
+        ...(config.python !== undefined ? { python: config.python } : {}),
         gpu: config.gpu,
         threads: config.threads,
         cwd: dirname(config.program),

@@ -36,6 +36,9 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+# The printer of the training layout is the one predict mode shows the model a user's program with.
+sys.path.insert(0, str(REPO / "adapter" / "python"))
+from canonical import unparse  # noqa: E402
 # The benchmark never to train on: $NDBG_CRUXEVAL (a relative path is the repository's), else ../shared/data/cruxeval.jsonl.
 CRUXEVAL = REPO / os.environ["NDBG_CRUXEVAL"] if os.environ.get("NDBG_CRUXEVAL") else REPO.parent / "shared" / "data" / "cruxeval.jsonl"
 
@@ -1321,24 +1324,6 @@ def _prune(body: list[ast.stmt], loads: set[str]) -> tuple[list[ast.stmt], bool]
         out.append(st)
     return out, changed
 
-
-class _Unparser(getattr(ast, "_Unparser", object)):
-    """ast.unparse without the doubled parentheses of a lone generator argument: all(x for x in xs)."""
-
-    def visit_Call(self, node):
-        if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
-            self.set_precedence(ast._Precedence.ATOM, node.func)
-            self.traverse(node.func)
-            self.traverse(node.args[0])
-        else:
-            super().visit_Call(node)
-
-
-def unparse(node: ast.AST) -> str:
-    try:
-        return _Unparser().visit(node)
-    except Exception:  # an interpreter without the private unparser
-        return ast.unparse(node)
 
 
 def reads_inputs(fn: ast.FunctionDef) -> bool:

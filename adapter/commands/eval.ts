@@ -15,15 +15,16 @@ import {
   type StepsReport,
 } from "../evaluation.js";
 import { ACTION_KINDS } from "../trajectory.js";
+import { LAYOUTS, type LayoutName } from "../layout.js";
 import { InputError, flags, guarded } from "./trace.js";
 
 export const usage =
-  "eval steps|cruxeval --data FILE.jsonl [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--threads T] [--gpu G] [--json]";
+  "eval steps|cruxeval --data FILE.jsonl [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
-  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMMON = {
   data: { type: "string" },
@@ -34,6 +35,7 @@ const COMMON = {
   context: { type: "string" },
   "max-tokens": { type: "string" },
   python: { type: "string" },
+  layout: { type: "string" },
   json: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -57,11 +59,14 @@ function common(name: string, values: Record<string, string | boolean | undefine
   const gpu = (values.gpu ?? "auto") as GpuSetting;
   if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
   const s = (k: string): string | undefined => (typeof values[k] === "string" ? (values[k] as string) : undefined);
+  const layout = s("layout") ?? "canonical";
+  if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
   const contextSize = int("--context", s("context"), 256);
   const maxTokens = int("--max-tokens", s("max-tokens"), 8);
   const model: ModelOptions = {
     gpu,
     threads: int("--threads", s("threads"), 0) ?? 0,
+    layout: layout as LayoutName,
     ...(s("model") !== undefined ? { model: s("model") } : {}),
     ...(contextSize ? { contextSize } : {}),
     ...(maxTokens ? { maxTokens } : {}),
@@ -89,7 +94,9 @@ const num = (x: number | null, d = 1): string => (x === null ? "-" : x.toFixed(d
 const secs = (ms: number): string => (ms / 1000).toFixed(1) + " s";
 
 function modelLine(m: StepsReport["model"]): string {
-  return m ? `model ${m.name} (${m.dialect}) on ${m.device}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, loaded in ${Math.round(m.loadMs)} ms` : "no model was loaded";
+  return m
+    ? `model ${m.name} (${m.dialect}, ${m.layout} layout) on ${m.device}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, loaded in ${Math.round(m.loadMs)} ms`
+    : "no model was loaded";
 }
 
 function stepsTable(r: StepsReport): string {

@@ -10,6 +10,7 @@ import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import { ModelFileError } from "../model/gguf.js";
 import { PredictionError } from "../model/dialect.js";
 import { PySourceError } from "../pysource.js";
+import { LAYOUTS, type LayoutName } from "../layout.js";
 import { checkSingleExpression } from "../expr.js";
 import type { Step } from "../trajectory.js";
 import { InputError, flags, guarded } from "./trace.js";
@@ -17,7 +18,7 @@ import { describe, parseActions, parseLines, recording } from "./steps.js";
 import { SideBySide } from "./sideBySide.js";
 
 export const usage =
-  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json | --compare [--python P]] [--stats]";
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json | --compare [--python P]] [--stats]";
 
 const OPTIONS = {
   call: { type: "string" },
@@ -25,6 +26,7 @@ const OPTIONS = {
   breakpoints: { type: "string" },
   model: { type: "string" },
   dialect: { type: "string" },
+  layout: { type: "string" },
   gpu: { type: "string" },
   threads: { type: "string" },
   context: { type: "string" },
@@ -63,6 +65,8 @@ export function run(argv: string[]): Promise<number> {
     }
     const dialect = values.dialect ?? "auto";
     if (!["auto", "native", "instruct"].includes(dialect)) throw new InputError(`--dialect must be auto, native or instruct, not "${dialect}"`, 2);
+    const layout = values.layout ?? "canonical";
+    if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
     const gpu = (values.gpu ?? "auto") as GpuSetting;
     if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
     if (values.compare && values.json) throw new InputError("--compare prints the two sides as text; --json is for the predicted states alone", 2);
@@ -77,6 +81,7 @@ export function run(argv: string[]): Promise<number> {
         ...(values.call !== undefined ? { call: values.call } : {}),
         ...(values.model !== undefined ? { model: values.model } : {}),
         dialect: dialect as "auto" | "native" | "instruct",
+        layout: layout as LayoutName,
         gpu,
         threads,
         ...(contextSize ? { contextSize } : {}),

@@ -2,6 +2,10 @@
 // text is read by the tolerant parser (adapter/pysource.ts), the first state is built from the
 // entry call's arguments, and every later state is the model's answer, constrained to states
 // this program can be in and checked before it is returned.
+//
+// The model reads the program in the layout it was trained on (adapter/layout.ts: no docstrings,
+// comments, blank lines or annotations) and everything it sees or says is in that layout's
+// lines; this class maps lines at its boundary, so callers only ever see the user's lines.
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
@@ -16,6 +20,7 @@ import { lastFrame, PredictionError, type Dialect, type DialectName, type Dialec
 import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
 import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
+import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../layout.js";
 
 export interface ModelPredictorOptions {
   /** Path of the Python file (read unless `source` is given). */
@@ -39,6 +44,14 @@ export interface ModelPredictorOptions {
   historyTokens?: number;
   /** Speculative decoding by input lookup (drafts copied from the prompt, verified in a batch). */
   speculative?: boolean;
+  /**
+   * The program as the model reads it: "canonical" (default) re-printed as the model was trained
+   * on it, lines mapped back; "original" as written. Falls back to the original (and says why
+   * through `log`) when the canonical layout cannot be had.
+   */
+  layout?: LayoutName;
+  /** Python that reads the canonical layout (default: see findPython); it never runs the program. */
+  python?: string;
   /** Where downloaded models are cached. */
   cacheDir?: string;
   /** Relative model paths resolve against this directory. */
@@ -68,6 +81,8 @@ export interface ModelDescription {
   threads: number;
   contextSize: number;
   loadMs: number;
+  /** The layout the model reads the program in. */
+  layout: LayoutName;
 }
 
 /** What one model call cost. */
@@ -89,21 +104,31 @@ const DEFAULT_CONTEXT = 8192;
 export class ModelPredictor implements Predictor {
   readonly source: string;
   readonly stats: StepStats[] = [];
+  /** The scopes of the program the model reads. */
   private readonly table: ScopeLines[];
+  /** History steps in the model's lines, one object per step: the native dialect caches each step's tokens by object. */
+  private readonly seenSteps = new WeakMap<Step, Step>();
+  private readonly first: Frame;
   private disposed = false;
 
   private constructor(
     readonly program: string,
+    /** The user's program (the lines every state this predictor returns refers to). */
     readonly src: PySource,
+    /** The program as the model reads it: the canonical layout's, else `src`. */
+    private readonly seen: PySource,
+    /** The line map between the two; undefined when the model reads the program as written. */
+    private readonly layout: CanonicalLayout | undefined,
     readonly call: string | undefined,
     readonly loaded: LoadedModel,
     readonly dialect: Dialect,
     readonly sequence: ModelSequence,
-    private readonly first: Frame,
+    first: Frame,
     private readonly onToken?: (generated: number) => void,
   ) {
     this.source = src.source;
-    this.table = scopeTable(src);
+    this.table = scopeTable(seen);
+    this.first = this.toUser({ frame: first }).frame!;
   }
 
   /** Reads and checks the program, resolves and loads the model (shared), and opens a context for this session. */
@@ -112,7 +137,9 @@ export class ModelPredictor implements Predictor {
       throw new Error(`cannot read the program ${opts.program}`);
     }));
     const src = await parsePython(text);
-    const first = await firstFrame(src, opts.call);
+    const layout = opts.layout === "original" ? undefined : await readLayout(text, opts);
+    const seen = layout ? await parsePython(layout.text) : src;
+    const first = await firstFrame(seen, opts.call);
     const spec = opts.model ?? "";
     opts.onStatus?.({ stage: "resolving", model: spec || "(bundled)" });
     const path = await resolveModel(spec, {
@@ -133,11 +160,11 @@ export class ModelPredictor implements Predictor {
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(lm, src, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}) })
-        : new InstructDialect(lm, src, { maxTokens, fileName: basename(opts.program) });
+        ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}) })
+        : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program) });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
     const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
-    const p = new ModelPredictor(opts.program, src, opts.call, lm, dialect, sequence, first, opts.onToken);
+    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
   }
@@ -152,7 +179,26 @@ export class ModelPredictor implements Predictor {
       threads: this.sequence.threads,
       contextSize: this.sequence.contextSize,
       loadMs: this.loaded.loadMs,
+      layout: this.layout ? "canonical" : "original",
     };
+  }
+
+  /** A user's step in the lines the model reads (breakpoint actions included). */
+  private toSeen(step: Step): Step {
+    const layout = this.layout;
+    if (!layout) return step;
+    let seen = this.seenSteps.get(step);
+    if (!seen) {
+      seen = mapStep(step, (l) => layout.toCanonical(l));
+      this.seenSteps.set(step, seen);
+    }
+    return seen;
+  }
+
+  /** A step the model wrote, in the user's lines. */
+  private toUser(step: Step): Step {
+    const layout = this.layout;
+    return layout ? mapStep(step, (l) => layout.toUser(l)) : step;
   }
 
   /** The entry call's frame (its arguments bound from the call), or the script's module frame: no model needed. */
@@ -163,12 +209,26 @@ export class ModelPredictor implements Predictor {
 
   async predict(history: readonly Predicted[], action: Action, opts: PredictOptions = {}): Promise<Predicted> {
     if (this.disposed) throw new Error("the model predictor was disposed");
-    const steps = history.map((h) => h.step);
+    const steps = history.map((h) => this.toSeen(h.step));
     const last = steps.at(-1);
     if (!last) throw new Error("predict needs the current state (history is empty)");
     if (last.exit) return { step: { action, exit: last.exit }, confidence: 1, tokens: 0, ms: 0 };
-    if (action.kind === "continue" && opts.breakpoints?.length) return this.continueTo(steps, opts.breakpoints, opts.signal);
-    return this.step(steps, action, opts.signal);
+    const p = await this.seenPredict(steps, action, opts);
+    const step = this.toUser(p.step);
+    // The action as asked (a continue answers with the breakpoint it reached, as before).
+    if (action.kind !== "continue") step.action = action;
+    return { ...p, step };
+  }
+
+  /** predict in the model's lines: `steps`, the action's line and the breakpoints are all in the lines it reads. */
+  private seenPredict(steps: readonly Step[], action: Action, opts: PredictOptions): Promise<Predicted> {
+    const layout = this.layout;
+    if (action.kind === "continue" && opts.breakpoints?.length) {
+      // A breakpoint on a line without a statement (a comment, a docstring) stops at the next statement.
+      const bps = layout ? opts.breakpoints.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : opts.breakpoints;
+      if (bps.length) return this.continueTo(steps, bps, opts.signal);
+    }
+    return this.step(steps, this.toSeen({ action }).action!, opts.signal);
   }
 
   /**
@@ -178,7 +238,7 @@ export class ModelPredictor implements Predictor {
    * candidate is asked; when none is reached, the exit stands.
    */
   private async continueTo(steps: readonly Step[], breakpoints: readonly number[], signal?: AbortSignal): Promise<Predicted> {
-    const order = breakpointOrder(this.src, this.table, steps, breakpoints).slice(0, 4);
+    const order = breakpointOrder(this.seen, this.table, steps, breakpoints).slice(0, 4);
     let total: Predicted | undefined;
     let tokens = 0;
     let ms = 0;
@@ -240,7 +300,7 @@ export class ModelPredictor implements Predictor {
    * the locals; else, for chat models, the model's answer. Never by running code.
    */
   async evaluate(history: readonly Predicted[], expression: string, opts: PredictOptions = {}): Promise<string | undefined> {
-    const steps = history.map((h) => h.step);
+    const steps = history.map((h) => this.toSeen(h.step));
     const frame = lastFrame(steps);
     if (!frame) return undefined;
     const e = expression.trim();
@@ -262,6 +322,30 @@ export class ModelPredictor implements Predictor {
     this.disposed = true;
     await this.sequence.dispose();
   }
+}
+
+/** The canonical layout of the program, or undefined (and why, through `log`) when it cannot be had. */
+async function readLayout(text: string, opts: ModelPredictorOptions): Promise<CanonicalLayout | undefined> {
+  try {
+    return await canonicalLayout(text, opts.python ? { python: opts.python } : {});
+  } catch (e) {
+    if (!(e instanceof LayoutError)) throw e;
+    opts.log?.(`the model reads ${basename(opts.program)} as written, not in the layout it was trained on: ${e.message}`);
+    return undefined;
+  }
+}
+
+/**
+ * A step with every line of the program mapped by `f`: its action's target and its frame's line.
+ * Frames of other files keep theirs, and so does the <module> call event on line 1 (CPython puts
+ * it there whatever the first line holds).
+ */
+function mapStep(step: Step, f: (line: number) => number): Step {
+  const out: Step = { ...step };
+  if (step.action?.line !== undefined) out.action = { ...step.action, line: f(step.action.line) };
+  const fr = step.frame;
+  if (fr && fr.file === undefined && !(fr.event === "call" && fr.func === "<module>" && fr.line === 1)) out.frame = { ...fr, line: f(fr.line) };
+  return out;
 }
 
 /** An answer cut before its end is an error the user sees, never a state. */
