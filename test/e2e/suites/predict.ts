@@ -1,33 +1,28 @@
-// Predict mode in VS Code: the model's first state and a step in the Run and Debug view, and the
-// status bar's model, device and speed (from the adapter's `ndbg/model` event). Nothing here
-// depends on what the model predicts, only on the protocol: lines of the file, frames, locals.
+// Predict mode in VS Code: the model's first state and a step in the Run and Debug view, the
+// status bar's model, device and speed (from the adapter's `ndbg/model` event), and the step's
+// values marked as predicted in the Variables view. Nothing here depends on what the model
+// predicts, only on the protocol: lines of the file, frames, locals, marks. The packaged
+// extension bundles a model: a launch without one is a failure.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
-import { act, mark, nextEvent, outputSince, responseTo, stack, stopAll, watchSessions } from "../debugSession.js";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { act, mark, nextEvent, outputSince, responseTo, session, stack, stopAll, watchSessions } from "../debugSession.js";
 
 const DEMO_LINES = 14;
 
 suite("predict mode", () => {
-  test("a predicted first state, a predicted step, and the model in the status bar", async (t) => {
+  test("a predicted first state, a predicted step marked as predicted, and the model in the status bar", async () => {
     watchSessions();
     const folder = vscode.workspace.workspaceFolders![0];
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = mark();
     const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Neural Python: predict demo")).catch((e: unknown) => e);
     const launched = await responseTo("launch", from, 120_000);
-    if (!launched.success) {
-      // Until predict mode and a bundled model exist, the adapter says so; anything else is a failure.
-      if (/not available yet|none is bundled|no model/i.test(launched.message ?? "")) t.skip(`predict mode cannot run here yet: ${launched.message}`);
-      assert.fail(`predict launch failed: ${launched.message}`);
-    }
+    assert.ok(launched.success, `predict launch failed: ${launched.message}`);
     assert.equal(await starting, true);
     const first = await Promise.race([nextEvent("stopped", from, 120_000).then(() => "stopped"), nextEvent("terminated", from, 120_000).then(() => "terminated")]);
-    if (first === "terminated") {
-      const said = outputSince(from);
-      if (/none is bundled|no model/i.test(said)) t.skip(`no model to predict with: ${said.trim()}`);
-      assert.fail(`the predict session ended without stopping: ${said}`);
-    }
+    assert.equal(first, "stopped", `the predict session ended without stopping: ${outputSince(from)}`);
     const [top] = await stack();
     assert.ok(top.line >= 1 && top.line <= DEMO_LINES, `a line of the file: ${top.line}`);
     const model = await nextEvent("ndbg/model", from, 10_000).catch(() => undefined);
@@ -45,6 +40,13 @@ suite("predict mode", () => {
     await act("workbench.action.debug.stepOver", 120_000);
     const [next] = await stack();
     assert.ok(next.line >= 1 && next.line <= DEMO_LINES, `a line of the file: ${next.line}`);
+    // The step's values are the model's: the scope and every variable say so.
+    const { scopes } = (await session().customRequest("scopes", { frameId: next.id })) as DebugProtocol.ScopesResponse["body"];
+    assert.match(scopes[0].name, /^Predicted locals/);
+    const { variables } = (await session().customRequest("variables", { variablesReference: scopes[0].variablesReference })) as DebugProtocol.VariablesResponse["body"];
+    assert.ok(variables.length > 0, "the predicted state has locals");
+    for (const v of variables) assert.match(v.type ?? "", /predicted/, `${v.name} is marked as predicted`);
+    if (hasDriver) await until("the predicted scope in the Variables view", async () => (await probe(".debug-pane .monaco-list-row")).some((r) => /Predicted locals/.test(r.text)) || undefined);
     await screenshot("predict-step");
     await stopAll();
   }, 300_000);
