@@ -221,18 +221,21 @@ def import_refusal(node: ast.stmt) -> str | None:
 
 # ---------------------------------------------------------------------------------------------
 # Running doctests in a child process.
-def limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
-
 def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float) -> tuple[list[dict], str | None]:
-    """The calls a file's doctests make of its top-level functions, or why none could be had."""
+    """The calls a file's doctests make of its top-level functions, or why none could be had. The limit is
+    CPU time, not wall time, so that a busy machine does not change which files make it."""
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 1))
+
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
     try:
         p = subprocess.run([sys.executable, "-s", "-B", str(CAPTURE), str(path), str(root), "--per-function", str(per_function),
-                            "--max-repr", str(max_repr)], capture_output=True, text=True, timeout=timeout, env=env,
-                           cwd=str(path.parent), stdin=subprocess.DEVNULL, preexec_fn=limit_memory)
+                            "--max-repr", str(max_repr)], capture_output=True, text=True, timeout=10 * timeout, env=env,
+                           cwd=str(path.parent), stdin=subprocess.DEVNULL, preexec_fn=limits)
     except subprocess.TimeoutExpired:
+        return [], "run-timeout"
+    if p.returncode in (-24, -9):  # SIGXCPU, SIGKILL: out of CPU time
         return [], "run-timeout"
     if p.returncode != 0:
         last = (p.stderr.strip().splitlines() or ["?"])[-1]
@@ -258,7 +261,7 @@ def benchmark_keys(code: str, entry: str) -> tuple[list[str], list[str]]:
     variants = [code]
     for n in tree.body:
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            variants.append(ast.unparse(n).replace(f"def {n.name}(", "def f(", 1))
+            variants.append(rename_entry(ast.unparse(n), "f", n.name))
     variants.append(rename_entry(code, "f", entry))
     for v in variants:
         texts.append(normalize_ws(v))
@@ -289,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-events", type=int, default=5)
     ap.add_argument("--max-events", type=int, default=300)
     ap.add_argument("--max-repr", type=int, default=120)
-    ap.add_argument("--timeout", type=float, default=20.0, help="seconds for one file's doctests")
+    ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds for one file's doctests")
     ap.add_argument("--call-timeout", type=float, default=2.0, help="seconds for one standalone run")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
