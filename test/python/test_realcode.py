@@ -13,6 +13,10 @@ FIXTURE = REPO / "test" / "fixtures" / "realcode"
 HELDOUT = REPO / "training" / "heldout" / "realcode.jsonl"
 TRAIN = REPO / "training" / "data" / "realcode.jsonl"
 PROGRAMS = REPO / "training" / "programs.py"
+CRUXEVAL = REPO.parent / "shared" / "data" / "cruxeval.jsonl"
+sys.path.insert(0, str(REPO / "training"))
+import programs  # noqa: E402
+import realcode  # noqa: E402
 
 
 def build(*extra, src=FIXTURE):
@@ -145,6 +149,24 @@ class CommittedHeldout(unittest.TestCase):
             per_file[r["source"]] = per_file.get(r["source"], 0) + 1
         self.assertGreaterEqual(len(per_file), 100)
         self.assertLessEqual(max(per_file.values()), 4)
+
+    def test_runs_standalone_to_its_output(self):
+        runner = programs.Runner(sys.executable, 5.0, 300, 120)
+        try:
+            for r in self.rows:
+                res = runner.run(r["code"], r["input"], r["entry"])
+                self.assertTrue(res["ok"], (r["id"], res))
+                self.assertEqual(res["output"], r["output"], r["id"])
+                self.assertGreaterEqual(res["events"], 5, r["id"])
+        finally:
+            runner.close()
+
+    @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
+    def test_no_cruxeval_function(self):
+        ws, keys = programs.load_excluded([CRUXEVAL])
+        for r in self.rows:
+            texts, mine = realcode.benchmark_keys(r["code"], r["entry"])
+            self.assertFalse(set(texts) & ws or set(mine) & keys, r["id"])
 
     @unittest.skipUnless(TRAIN.exists(), f"{TRAIN} is not built (see training/DATA.md)")
     def test_not_in_the_training_build(self):
