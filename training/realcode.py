@@ -278,6 +278,84 @@ def slug(s: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_")
 
 
+class Builder:
+    """Turns files into checked lines; holds what the whole build shares (programs seen, counts)."""
+
+    def __init__(self, a: argparse.Namespace, excluded: tuple[set[str], set[str]]):
+        self.a = a
+        self.excl_ws, self.excl_keys = excluded
+        self.runner = Runner(sys.executable, a.call_timeout, a.max_events, a.max_repr)
+        self.seen: set[str] = set()
+        self.why: Counter = Counter()
+        self.stats: Counter = Counter()
+
+    def file_lines(self, name: str, root: Path, path: Path) -> list[dict]:
+        """The kept lines of one file, at most --per-function per function, in the order its doctests call."""
+        a, why = self.a, self.why
+        rel = path.relative_to(root).as_posix()
+        self.stats["files"] += 1
+        try:
+            mod = Module(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            why["file:syntax"] += 1
+            return []
+        if not mod.funcs or ">>>" not in mod.text:
+            why["file:no-doctests"] += 1
+            return []
+        refusal = run_refusal(mod.tree, path, root)
+        if refusal:
+            why["file:" + refusal.split(":")[0]] += 1
+            return []
+        calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
+        if failed:
+            why["file:" + failed] += 1
+            return []
+        self.stats["files_run"] += 1
+        self.stats["calls_captured"] += len(calls)
+        kept: Counter = Counter()
+        cut: dict[str, tuple[str | None, str | None]] = {}
+        rows = []
+        for c in calls:
+            func = c["func"]
+            if kept[func] >= a.per_function or func not in mod.funcs:
+                continue
+            if func not in cut:
+                stmts, no = mod.needs(func)
+                cut[func] = (mod.cut(stmts), None) if stmts else (None, no)
+            code, no = cut[func]
+            res = self.check(code, func, c) if code is not None else {"ok": False, "why": no}
+            if not res["ok"]:
+                why[res["why"]] += 1
+                continue
+            kept[func] += 1
+            rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
+                         "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
+                         "source": f"{name}/{rel}", "events": res["events"]})
+        return rows
+
+    def check(self, code: str, func: str, call: dict) -> dict:
+        """The standalone run of one captured call ({"ok": True, "output", "events"}), or why it is refused."""
+        a = self.a
+        if code.count("\n") > MAX_CODE_LINES or len(code) > MAX_CODE_CHARS:
+            return {"ok": False, "why": "long-code"}
+        key = code_key(code) + "\0" + input_key(call["input"])
+        if key in self.seen:
+            return {"ok": False, "why": "duplicate"}
+        texts, keys = benchmark_keys(code, func)
+        if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
+            return {"ok": False, "why": "excluded-benchmark"}
+        res = self.runner.run(code, call["input"], func)
+        if res["ok"] and res["events"] < a.min_events:
+            res = {"ok": False, "why": "few-events"}
+        if res["ok"] and res["output"] != call["output"]:
+            res = {"ok": False, "why": "differs-from-module"}
+        if res["ok"] and self.runner.run(code, call["input"], func).get("output") != res["output"]:
+            res = {"ok": False, "why": "nondeterministic"}
+        if res["ok"]:
+            self.seen.add(key)
+        return res
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Real Python functions called with the inputs of their doctests (program JSONL).")
     ap.add_argument("--src", action="append", required=True, help="a repository's root folder (NAME=DIR names it)")
@@ -310,78 +388,17 @@ def main(argv: list[str] | None = None) -> int:
         if not root.is_dir():
             ap.error(f"--src {d}: not a folder")
         sources.append((name or root.name, root))
-    excl_ws, excl_keys = load_excluded([Path(p) for p in a.exclude])
 
     t0 = time.monotonic()
-    why: Counter = Counter()
-    stats: Counter = Counter()
-    runner = Runner(sys.executable, a.call_timeout, a.max_events, a.max_repr)
-    seen: set[str] = set()
+    b = Builder(a, load_excluded([Path(p) for p in a.exclude]))
     rows: list[dict] = []
     try:
         for name, root in sources:
-            for path in python_files(root, why):
-                rel = path.relative_to(root).as_posix()
-                stats["files"] += 1
-                try:
-                    mod = Module(path.read_text(encoding="utf-8"))
-                except (SyntaxError, UnicodeDecodeError, ValueError):
-                    why["file:syntax"] += 1
-                    continue
-                if not mod.funcs or ">>>" not in mod.text:
-                    why["file:no-doctests"] += 1
-                    continue
-                refusal = run_refusal(mod.tree, path, root)
-                if refusal:
-                    why["file:" + refusal.split(":")[0]] += 1
-                    continue
-                calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
-                if failed:
-                    why["file:" + failed] += 1
-                    continue
-                stats["files_run"] += 1
-                stats["calls_captured"] += len(calls)
-                kept: Counter = Counter()
-                cut: dict[str, tuple[str | None, str | None]] = {}
-                for c in calls:
-                    func = c["func"]
-                    if kept[func] >= a.per_function or func not in mod.funcs:
-                        continue
-                    if func not in cut:
-                        stmts, no = mod.needs(func)
-                        cut[func] = (mod.cut(stmts), None) if stmts else (None, no)
-                    code, no = cut[func]
-                    if code is None:
-                        why[no] += 1
-                        continue
-                    if code.count("\n") > MAX_CODE_LINES or len(code) > MAX_CODE_CHARS:
-                        why["long-code"] += 1
-                        continue
-                    key = code_key(code) + "\0" + input_key(c["input"])
-                    if key in seen:
-                        why["duplicate"] += 1
-                        continue
-                    texts, keys = benchmark_keys(code, func)
-                    if any(t in excl_ws for t in texts) or any(k in excl_keys for k in keys):
-                        why["excluded-benchmark"] += 1
-                        continue
-                    res = runner.run(code, c["input"], func)
-                    if res["ok"] and res["events"] < a.min_events:
-                        res = {"ok": False, "why": "few-events"}
-                    if res["ok"] and res["output"] != c["output"]:
-                        res = {"ok": False, "why": "differs-from-module"}
-                    if res["ok"] and runner.run(code, c["input"], func).get("output") != res["output"]:
-                        res = {"ok": False, "why": "nondeterministic"}
-                    if not res["ok"]:
-                        why[res["why"]] += 1
-                        continue
-                    seen.add(key)
-                    kept[func] += 1
-                    rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
-                                 "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
-                                 "source": f"{name}/{rel}", "events": res["events"]})
+            for path in python_files(root, b.why):
+                rows += b.file_lines(name, root, path)
     finally:
-        runner.close()
+        b.runner.close()
+    why, stats = b.why, b.stats
 
     train, heldout = split(rows, a.heldout, a.per_file, a.seed)
     fn_key = lambda r: code_key(r["code"])  # noqa: E731
