@@ -11,7 +11,7 @@ Each candidate is then executed once, per input, in a separate worker process un
 return normally within MIN..MAX trace events, with short and reproducible reprs (no addresses,
 no hash-ordered sets of strings) are kept. Lines are deduplicated by normalized source (its AST)
 plus input, and any function of an excluded corpus (by default the CRUXEval file, which must never
-leak into training) is refused.
+leak into training) is refused; a missing excluded corpus is an error unless --no-exclude says so.
 
 Output lines: {"code", "input", "output", "id"[, "entry"]}: `f(<input>)` returns the value whose
 repr is `output`; a line with "entry" names its function so instead of `f` (--entry-names, the
@@ -1470,7 +1470,7 @@ def run(req):
     ns = {"__name__": "__program__"}
     try:
         exec(compile(code, FILE, "exec"), ns)
-        call = compile("f(" + inp + ")", "<call>", "eval")
+        call = compile(req.get("entry", "f") + "(" + inp + ")", "<call>", "eval")
     except BaseException as e:
         return {"ok": False, "why": "compile"}
     n = [0]; bad = [None]
@@ -1523,10 +1523,11 @@ class Runner:
                                   stderr=subprocess.DEVNULL, env=env, cwd="/" if os.name != "nt" else None)
         self.buf = b""
 
-    def run(self, code: str, inp: str) -> dict:
+    def run(self, code: str, inp: str, entry: str = "f") -> dict:
+        """Runs entry(<inp>) of code once; {"ok", "output", "events", ...} or {"ok": False, "why"}."""
         if self.p is None or self.p.poll() is not None:
             self.start()
-        req = json.dumps({"code": code, "input": inp, "max_events": self.max_events, "max_repr": self.max_repr})
+        req = json.dumps({"code": code, "input": inp, "entry": entry, "max_events": self.max_events, "max_repr": self.max_repr})
         try:
             self.p.stdin.write(req.encode() + b"\n")
             self.p.stdin.flush()
@@ -1715,7 +1716,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-lines", type=int, default=30, help="longest generated program, in lines")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds per candidate run")
     ap.add_argument("--exclude", action="append", default=None,
-                    help="JSONL corpus whose functions must not appear (default: the CRUXEval file, when present)")
+                    help="JSONL corpus whose functions must not appear (default: the CRUXEval file; it must be there)")
+    ap.add_argument("--no-exclude", action="store_true", help="run without any excluded corpus (never for training data)")
     ap.add_argument("--entry-names", type=float, default=0.5,
                     help="share of generated functions given a name of their own instead of f (the line then has an \"entry\")")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs candidates")
@@ -1728,10 +1730,13 @@ def main(argv: list[str] | None = None) -> int:
     for d in a.add_dir:
         if not Path(d).is_dir():
             ap.error(f"--add-dir {d}: not a folder")
-    excl_paths = [Path(p) for p in a.exclude] if a.exclude is not None else ([CRUXEVAL] if CRUXEVAL.exists() else [])
+    if a.no_exclude and a.exclude:
+        ap.error("--exclude and --no-exclude contradict each other")
+    # A missing benchmark file must stop the run, not silently let its functions in.
+    excl_paths = [] if a.no_exclude else [Path(p) for p in a.exclude] if a.exclude is not None else [CRUXEVAL]
     for p in excl_paths:
-        if not p.exists():
-            ap.error(f"--exclude {p}: no such file")
+        if not p.is_file():
+            ap.error(f"--exclude {p}: no such file (give the corpus, or say --no-exclude)")
     excl_ws, excl_keys = load_excluded(excl_paths)
 
     t0 = time.monotonic()
@@ -1821,6 +1826,8 @@ def main(argv: list[str] | None = None) -> int:
             "lines_per_s": round(len(rows) / elapsed, 1) if elapsed else None,
             "events": {"mean": round(sum(ev) / len(ev), 1), "p10": ev[len(ev) // 10], "median": ev[len(ev) // 2],
                        "p90": ev[len(ev) * 9 // 10], "max": ev[-1]},
+            "excluded_corpora": [str(p) for p in excl_paths] or "none (--no-exclude)",
+            "excluded_lines": why["excluded"],
             "rejected": dict(why.most_common()),
             "constructs_per_100_functions": {k: round(100 * v / max(funcs, 1), 1) for k, v in sorted(cons.items(), key=lambda kv: -kv[1])},
         }

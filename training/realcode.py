@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""Builds a corpus of Python written by people, called with the inputs their own doctests use.
+
+    python3 training/realcode.py --src DIR [--src DIR ...] --out-train FILE.jsonl \
+        --out-heldout FILE.jsonl (--exclude CORPUS.jsonl ... | --no-exclude) [options]
+
+Each --src is a repository's root (its folder name names it, `NAME=DIR` names it otherwise).
+Every .py file outside test, docs and benchmark folders whose imports are harmless runs its
+doctests in a child process (training/realcode_capture.py: timeout, memory limit, no writes,
+no sockets, no subprocesses) that records the calls of the module's top-level functions with
+arguments that `ast.literal_eval` re-creates. Each call becomes a line
+
+    {"code", "input", "entry", "output", "id", "source"}
+
+whose code is the function with the functions, classes, constants and standard-library imports
+it needs from its module, cut from the file in its original layout (docstrings, comments, blank
+lines and annotations kept), and whose output is what the call returned in the module. A line is
+kept when it runs standalone (fresh namespace, PYTHONHASHSEED=0, twice) to that same output under
+the rules of programs.py's generated lines (MIN..MAX traced events, short reprs, no addresses,
+no hash-ordered sets of strings, little printing); lines are deduplicated by AST (program and
+input), at most --per-function inputs per function, and every function that matches an excluded
+corpus (CRUXEval) by normalized text or AST is refused. Files are then split: a seeded order of
+files goes to the held-out set (at most --per-file lines each) until it has --heldout lines, the
+other files to training, and no function of the held-out set stays in training.
+Standard library only; deterministic for the same sources and options. See training/DATA.md.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import hashlib
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from programs import CRUXEVAL, Runner, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
+
+CAPTURE = Path(__file__).resolve().parent / "realcode_capture.py"
+
+# Standard-library modules a line's code may import: deterministic, no effects outside the process.
+CODE_IMPORTS = frozenset("""__future__ typing math cmath re string itertools functools operator collections heapq bisect
+dataclasses enum fractions decimal statistics numbers copy textwrap unicodedata keyword abc types array struct binascii
+base64 hashlib zlib contextlib""".split())
+# Modules a file may import to have its doctests run (the audit hook still refuses their effects).
+RUN_IMPORTS = CODE_IMPORTS | frozenset("sys random time timeit datetime doctest pprint json warnings inspect".split())
+# Folders never read: tests, docs, and anything that looks like an evaluation benchmark.
+SKIP_DIRS = re.compile(r"^(tests?|testing|docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
+BENCHMARK = re.compile(r"human_?eval|mbpp|apps|cruxeval|livecodebench|code_?contests|leetcode|codeforces|ds1000|bigcodebench", re.I)
+MAX_CODE_LINES, MAX_CODE_CHARS = 80, 3000
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding files.
+def python_files(root: Path, why: Counter) -> list[Path]:
+    """The .py files of a repository worth reading, sorted; benchmark-looking paths are counted and skipped."""
+    out = []
+    for dirpath, dirs, files in os.walk(root):
+        kept = []
+        for d in sorted(dirs):
+            if BENCHMARK.search(d):
+                why["benchmark-folder"] += 1
+            elif not SKIP_DIRS.match(d):
+                kept.append(d)
+        dirs[:] = kept
+        for f in sorted(files):
+            if not f.endswith(".py") or f in ("setup.py", "conftest.py") or f.startswith("test_") or f.endswith("_test.py"):
+                continue
+            if BENCHMARK.search(f):
+                why["benchmark-file"] += 1
+                continue
+            out.append(Path(dirpath) / f)
+    return sorted(out)
+
+
+def sibling(name: str, path: Path, root: Path) -> bool:
+    """Whether an absolute import's top name is a module of the repository itself."""
+    return any((d / name).with_suffix(".py").exists() or (d / name / "__init__.py").exists() for d in (path.parent, root))
+
+
+def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
+    """Why a file's doctests must not be run (an import outside RUN_IMPORTS that is not the repository's own), or None."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            tops = [a.name.split(".")[0] for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            tops = [] if node.level else [(node.module or "").split(".")[0]]
+        else:
+            continue
+        for top in tops:
+            if top not in RUN_IMPORTS and not sibling(top, path, root):
+                return f"imports:{top}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Cutting a function out of its module with what it needs, in the original layout.
+def is_main_guard(node: ast.stmt) -> bool:
+    return isinstance(node, ast.If) and "__name__" in ast.unparse(node.test)
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """Names a top-level statement binds in the module."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names if a.name != "*"}
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"}
+    return out
+
+
+def free_names(node: ast.stmt) -> set[str]:
+    """Names a statement reads that it does not bind itself (parameters and local variables)."""
+    loads, local = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
+        elif isinstance(n, ast.arg):
+            local.add(n.arg)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            loads |= set(n.names)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        local.discard(node.name)
+        globals_ = {name for n in ast.walk(node) if isinstance(n, ast.Global) for name in n.names}
+        return loads - (local - globals_) - {node.name}
+    return loads
+
+
+class Module:
+    """A parsed source file: its top-level statements, what each binds and where its text lies."""
+
+    BUILTINS = frozenset(dir(builtins))
+
+    def __init__(self, text: str):
+        self.text = text
+        self.lines = text.splitlines()
+        self.tree = ast.parse(text)
+        body = self.tree.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body = body[1:]  # the module docstring is not the function's
+        self.body = [n for n in body if not is_main_guard(n)]
+        self.binders: dict[str, list[int]] = defaultdict(list)
+        for i, n in enumerate(self.body):
+            for name in bound_names(n):
+                self.binders[name].append(i)
+        self.funcs = {n.name: i for i, n in enumerate(self.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def span(self, i: int) -> tuple[int, int]:
+        """0-based first and last line of statement i, with its decorators and the comment lines right above it."""
+        n = self.body[i]
+        start = min([n.lineno] + [d.lineno for d in getattr(n, "decorator_list", [])]) - 1
+        while start > 0 and self.lines[start - 1].lstrip().startswith("#") and not self.lines[start - 1].startswith("#!"):
+            start -= 1
+        return start, n.end_lineno - 1
+
+    def needs(self, name: str) -> tuple[list[int] | None, str | None]:
+        """The statements function `name` needs (itself included, in file order), or None and why not."""
+        todo, got = [self.funcs[name]], set()
+        while todo:
+            i = todo.pop()
+            if i in got:
+                continue
+            got.add(i)
+            node = self.body[i]
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                why = import_refusal(node)
+                if why:
+                    return None, why
+                continue
+            for free in sorted(free_names(node)):
+                if free in self.binders:
+                    todo.extend(self.binders[free])
+                elif free not in self.BUILTINS:
+                    return None, "unresolved-name"
+        for i, n in enumerate(self.body):
+            if isinstance(n, ast.ImportFrom) and n.module == "__future__":
+                got.add(i)
+        return sorted(got), None
+
+    def cut(self, stmts: list[int]) -> str:
+        """The text of these statements as the file has them; the file's own gap between neighbours, else blank lines."""
+        parts = []
+        prev = None
+        for i in stmts:
+            start, end = self.span(i)
+            if prev is not None:
+                if prev == i - 1:
+                    parts.append("\n".join(self.lines[self.span(prev)[1] + 1:start]))
+                    parts[-1] += "\n" if parts[-1] else ""
+                else:
+                    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+                    parts.append("\n\n" if isinstance(self.body[prev], defs) or isinstance(self.body[i], defs) else "")
+            parts.append("\n".join(self.lines[start:end + 1]) + "\n")
+            prev = i
+        return "".join(parts)
+
+
+def import_refusal(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ImportFrom) and node.level:
+        return "needs-relative-import"
+    mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+    for m in mods:
+        if m.split(".")[0] not in CODE_IMPORTS:
+            return "needs-import"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Running doctests in a child process.
+def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float) -> tuple[list[dict], str | None]:
+    """The calls a file's doctests make of its top-level functions, or why none could be had. The limit is
+    CPU time, not wall time, so that a busy machine does not change which files make it."""
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 1))
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
+    try:
+        p = subprocess.run([sys.executable, "-s", "-B", str(CAPTURE), str(path), str(root), "--per-function", str(per_function),
+                            "--max-repr", str(max_repr)], capture_output=True, text=True, timeout=10 * timeout, env=env,
+                           cwd=str(path.parent), stdin=subprocess.DEVNULL, preexec_fn=limits)
+    except subprocess.TimeoutExpired:
+        return [], "run-timeout"
+    if p.returncode in (-24, -9):  # SIGXCPU, SIGKILL: out of CPU time
+        return [], "run-timeout"
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["?"])[-1]
+        return [], "run-failed:" + (last.split(":")[0].split(".")[-1][:40] if ":" in last else "exit")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()], None
+
+
+# ---------------------------------------------------------------------------------------------
+def strip_docstrings(tree: ast.AST) -> ast.AST:
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and n.body:
+            first = n.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                n.body = n.body[1:] or [ast.Pass()]
+    return tree
+
+
+def benchmark_keys(code: str, entry: str) -> tuple[list[str], list[str]]:
+    """What the excluded corpora are compared with: the program and each of its functions alone, as `f`,
+    with and without docstrings (normalized text, AST dumps)."""
+    texts, keys = [normalize_ws(code)], []
+    tree = ast.parse(code)
+    variants = [code]
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            variants.append(rename_entry(ast.unparse(n), "f", n.name))
+    variants.append(rename_entry(code, "f", entry))
+    for v in variants:
+        texts.append(normalize_ws(v))
+        t = ast.parse(v)
+        for fn in t.body:
+            if isinstance(fn, ast.FunctionDef) and fn.name == entry:
+                fn.name = "f"
+        keys.append(ast.dump(t))
+        keys.append(ast.dump(strip_docstrings(t)))
+    return texts, keys
+
+
+def slug(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", s).strip("_")
+
+
+class Builder:
+    """Turns files into checked lines; holds what the whole build shares (programs seen, counts)."""
+
+    def __init__(self, a: argparse.Namespace, excluded: tuple[set[str], set[str]]):
+        self.a = a
+        self.excl_ws, self.excl_keys = excluded
+        self.runner = Runner(sys.executable, a.call_timeout, a.max_events, a.max_repr)
+        self.seen: set[str] = set()
+        self.why: Counter = Counter()
+        self.stats: Counter = Counter()
+
+    def file_lines(self, name: str, root: Path, path: Path) -> list[dict]:
+        """The kept lines of one file, at most --per-function per function, in the order its doctests call."""
+        a, why = self.a, self.why
+        rel = path.relative_to(root).as_posix()
+        self.stats["files"] += 1
+        try:
+            mod = Module(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            why["file:syntax"] += 1
+            return []
+        if not mod.funcs or ">>>" not in mod.text:
+            why["file:no-doctests"] += 1
+            return []
+        refusal = run_refusal(mod.tree, path, root)
+        if refusal:
+            why["file:" + refusal.split(":")[0]] += 1
+            return []
+        calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
+        if failed:
+            why["file:" + failed] += 1
+            return []
+        self.stats["files_run"] += 1
+        self.stats["calls_captured"] += len(calls)
+        kept: Counter = Counter()
+        cut: dict[str, tuple[str | None, str | None]] = {}
+        rows = []
+        for c in calls:
+            func = c["func"]
+            if kept[func] >= a.per_function or func not in mod.funcs:
+                continue
+            if func not in cut:
+                stmts, no = mod.needs(func)
+                cut[func] = (mod.cut(stmts), None) if stmts else (None, no)
+            code, no = cut[func]
+            res = self.check(code, func, c) if code is not None else {"ok": False, "why": no}
+            if not res["ok"]:
+                why[res["why"]] += 1
+                continue
+            kept[func] += 1
+            rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
+                         "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
+                         "source": f"{name}/{rel}", "events": res["events"]})
+        return rows
+
+    def check(self, code: str, func: str, call: dict) -> dict:
+        """The standalone run of one captured call ({"ok": True, "output", "events"}), or why it is refused."""
+        a = self.a
+        if code.count("\n") > MAX_CODE_LINES or len(code) > MAX_CODE_CHARS:
+            return {"ok": False, "why": "long-code"}
+        key = code_key(code) + "\0" + input_key(call["input"])
+        if key in self.seen:
+            return {"ok": False, "why": "duplicate"}
+        texts, keys = benchmark_keys(code, func)
+        if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
+            return {"ok": False, "why": "excluded-benchmark"}
+        res = self.runner.run(code, call["input"], func)
+        if res["ok"] and res["events"] < a.min_events:
+            res = {"ok": False, "why": "few-events"}
+        if res["ok"] and res["output"] != call["output"]:
+            res = {"ok": False, "why": "differs-from-module"}
+        if res["ok"] and self.runner.run(code, call["input"], func).get("output") != res["output"]:
+            res = {"ok": False, "why": "nondeterministic"}
+        if res["ok"]:
+            self.seen.add(key)
+        return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Real Python functions called with the inputs of their doctests (program JSONL).")
+    ap.add_argument("--src", action="append", required=True, help="a repository's root folder (NAME=DIR names it)")
+    ap.add_argument("--out-train", required=True)
+    ap.add_argument("--out-heldout", required=True)
+    ap.add_argument("--exclude", action="append", default=[], help="JSONL corpus whose functions must never appear (CRUXEval)")
+    ap.add_argument("--no-exclude", action="store_true", help="build without any excluded corpus (never for training data)")
+    ap.add_argument("--heldout", type=int, default=450, help="held-out lines to split off, by file")
+    ap.add_argument("--per-function", type=int, default=3, help="inputs kept per function")
+    ap.add_argument("--per-file", type=int, default=4, help="held-out lines per file")
+    ap.add_argument("--seed", type=int, default=13, help="orders the files for the split")
+    ap.add_argument("--min-events", type=int, default=5)
+    ap.add_argument("--max-events", type=int, default=300)
+    ap.add_argument("--max-repr", type=int, default=120)
+    ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds for one file's doctests")
+    ap.add_argument("--call-timeout", type=float, default=2.0, help="seconds for one standalone run")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    if a.no_exclude and a.exclude:
+        ap.error("--exclude and --no-exclude contradict each other")
+    if not a.exclude and not a.no_exclude:
+        ap.error(f"no --exclude corpus: give one (e.g. --exclude {CRUXEVAL}) or say --no-exclude")
+    for p in a.exclude:
+        if not Path(p).is_file():
+            ap.error(f"--exclude {p}: no such file")
+    sources = []
+    for s in a.src:
+        name, _, d = s.rpartition("=") if "=" in s else ("", "", s)
+        root = Path(d).resolve()
+        if not root.is_dir():
+            ap.error(f"--src {d}: not a folder")
+        sources.append((name or root.name, root))
+
+    t0 = time.monotonic()
+    b = Builder(a, load_excluded([Path(p) for p in a.exclude]))
+    rows: list[dict] = []
+    try:
+        for name, root in sources:
+            for path in python_files(root, b.why):
+                rows += b.file_lines(name, root, path)
+    finally:
+        b.runner.close()
+    why, stats = b.why, b.stats
+
+    train, heldout = split(rows, a.heldout, a.per_file, a.seed)
+    fn_key = lambda r: code_key(r["code"])  # noqa: E731
+    held_funcs = {fn_key(r) for r in heldout}
+    before = len(train)
+    train = [r for r in train if fn_key(r) not in held_funcs]
+    why["in-heldout-elsewhere"] += before - len(train)
+    for path, part in ((a.out_train, train), (a.out_heldout, heldout)):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as fh:
+            for r in part:
+                fh.write(json.dumps({k: v for k, v in r.items() if k != "events"}) + "\n")
+    if not a.quiet:
+        ev = sorted(r["events"] for r in rows) or [0]
+        summary = {
+            "sources": [f"{n}={r}" for n, r in sources],
+            "files": stats["files"], "files_run": stats["files_run"], "calls_captured": stats["calls_captured"],
+            "kept": len(rows), "train": len(train), "heldout": len(heldout),
+            "heldout_files": len({r["source"] for r in heldout}), "train_files": len({r["source"] for r in train}),
+            "functions": len({(r["source"], r["entry"]) for r in rows}),
+            "events": {"median": ev[len(ev) // 2], "p90": ev[len(ev) * 9 // 10], "max": ev[-1]},
+            "excluded_corpora": [str(p) for p in a.exclude] or "none (--no-exclude)",
+            "excluded_benchmark_lines": why["excluded-benchmark"],
+            "benchmark_paths_skipped": why["benchmark-folder"] + why["benchmark-file"],
+            "refused": dict(sorted(why.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "seconds": round(time.monotonic() - t0, 1),
+        }
+        print(json.dumps(summary, indent=1), file=sys.stderr)
+    return 0
+
+
+def split(rows: list[dict], want: int, per_file: int, seed: int) -> tuple[list[dict], list[dict]]:
+    """Whole files to the held-out set in a seeded order (at most per_file lines each) until it has `want` lines."""
+    by_file: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_file[r["source"]].append(r)
+    order = sorted(by_file, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest())
+    train, heldout = [], []
+    for f in order:
+        if len(heldout) < want:
+            heldout.extend(spread(by_file[f], per_file))
+        else:
+            train.extend(by_file[f])
+    return train, heldout
+
+
+def spread(rows: list[dict], k: int) -> list[dict]:
+    """k lines of a file, taking its functions in turn so that one function does not fill them."""
+    by_func: dict[str, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_func[r["entry"]].append(r)
+    out, rnd = [], 0
+    while len(out) < k and any(len(v) > rnd for v in by_func.values()):
+        for v in by_func.values():
+            if len(v) > rnd and len(out) < k:
+                out.append(v[rnd])
+        rnd += 1
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
