@@ -32,6 +32,8 @@ export interface PyNested {
   /** Its span in the source (UTF-16 offsets): one inside another is that one's child (`f.<locals>.<listcomp>.<genexpr>`). */
   start: number;
   end: number;
+  /** A comprehension's first iterable, which runs in the enclosing scope: what stands in it is not its child. */
+  outer?: { start: number; end: number };
 }
 
 /** What a scope's own code binds and where its frame can leave: the names its locals can have. */
@@ -96,8 +98,8 @@ export interface PySource {
     names: string[];
     binds: string[];
     simple: boolean;
-    /** A simple statement that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's line. */
-    next?: number;
+    /** A simple statement that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
+    next?: { line: number; endLine: number };
   }[];
   /** Identifiers used as values somewhere (not called on the spot, not a def / class name): a function named so can be called from anywhere. */
   valueNames: string[];
@@ -213,8 +215,18 @@ function leavesOf(root: Node): { leaves: Leaf[]; continued: Set<number>; errors:
     }
     const t = n.type;
     if (t === "comment") return;
-    if (n.isNamed && Object.hasOwn(NESTED_NODES, t))
-      nested.push({ name: NESTED_NODES[t], line: n.startPosition.row + 1, endLine: n.endPosition.row + 1, names: [], start: n.startIndex, end: n.endIndex });
+    if (n.isNamed && Object.hasOwn(NESTED_NODES, t)) {
+      const iterable = n.namedChildren.find((c) => c?.type === "for_in_clause")?.childForFieldName("right");
+      nested.push({
+        name: NESTED_NODES[t],
+        line: n.startPosition.row + 1,
+        endLine: n.endPosition.row + 1,
+        names: [],
+        start: n.startIndex,
+        end: n.endIndex,
+        ...(iterable ? { outer: { start: iterable.startIndex, end: iterable.endIndex } } : {}),
+      });
+    }
     if (t === "line_continuation") {
       continued.add(n.startPosition.row);
       return;
@@ -643,7 +655,7 @@ function analyse(source: string, root: Node): PySource {
       const simple = !COMPOUND.has(word) && !["def", "class", "@", "async", "case", "match", "global", "nonlocal", "del", "import", "from"].includes(word);
       const jumps = ["return", "raise", "break", "continue"].includes(word) || l.leaves.some((x) => x.text === "yield" || x.text === "await");
       const through = simple && !jumps && !["import", "from"].includes(word) ? l.indent : undefined;
-      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: -1 - through } : {}) });
+      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: { line: -1 - through, endLine: 0 } } : {}) });
       statements.add(l.row + 1);
       lines.add(l.row + 1);
       // Continuation rows that carry code (not just closing brackets): CPython may stop there too.
@@ -736,17 +748,17 @@ function analyse(source: string, root: Node): PySource {
 /**
  * Resolves each fall-through statement's successor: the next logical line, when it stands at the
  * same indentation (the same block); otherwise the block ends there and the successor is left open.
- * Before this, `next` holds -1 - indent as a mark.
+ * Before this, `next.line` holds -1 - indent as a mark.
  */
 function fallThrough(spans: PySource["statements"], logicals: readonly Logical[]): PySource["statements"] {
   const byRow = new Map(logicals.map((l, k) => [l.row + 1, k] as const));
   for (const s of spans) {
     if (s.next === undefined) continue;
-    const indent = -1 - s.next;
+    const indent = -1 - s.next.line;
     delete s.next;
     const k = byRow.get(s.line);
     const after = k === undefined ? undefined : logicals.slice(k + 1).find((l) => !onlyComment(l));
-    if (after && after.indent === indent && firstWord(after) !== "@") s.next = after.row + 1;
+    if (after && after.indent === indent && firstWord(after) !== "@") s.next = { line: after.row + 1, endLine: after.endRow + 1 };
   }
   return spans;
 }

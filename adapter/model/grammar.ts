@@ -67,7 +67,8 @@ export function scopeTable(src: PySource): ScopeLines[] {
     const x = innermost(n.line);
     const ownerQual = !x ? MODULE : n.line < x.s.bodyLine || n.line === x.s.defLine ? parentQualname(x.s.qualname) || MODULE : x.s.qualname;
     const owner = byQual.get(ownerQual) ?? table[0];
-    const parent = outerFirst.filter((m) => m !== n && m.start <= n.start && n.end <= m.end && named.has(m)).at(-1);
+    const inside = (m: typeof n): boolean => m !== n && m.start <= n.start && n.end <= m.end && !(m.outer && m.outer.start <= n.start && n.end <= m.outer.end);
+    const parent = outerFirst.filter((m) => inside(m) && named.has(m)).at(-1);
     const func = parent ? `${named.get(parent)}.${n.name}` : owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;
     named.set(n, func);
     if (!byFunc.has(func)) {

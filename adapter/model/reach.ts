@@ -155,7 +155,8 @@ export class Reach {
     };
     shape(g.lines.filter(inStmt), false);
     // A statement that falls through goes on to the next one of its block, and only there.
-    shape(g.lines.filter((l) => !inStmt(l) && (stmt.next === undefined || l === stmt.next)), true);
+    const next = stmt.next;
+    shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
   }
 
   /** The shape of a frame of `func`, if this program has that function. */
