@@ -48,6 +48,8 @@ export interface ScopeNames {
   returnLines: number[];
   /** `yield` / `await` lines: a generator or coroutine is resumed there (a call event), and stops there (a return event). */
   resumeLines: number[];
+  /** Where each of `binds` is bound: the first line of each statement that binds it. */
+  bindLines: Record<string, number[]>;
 }
 
 /** A function or class: a scope that runs as a frame of its own. */
@@ -529,7 +531,7 @@ function statementBindings(leaves: readonly Leaf[]): Bindings {
 
 /** A scope's names as they are collected, statement by statement. */
 class ScopeCollector {
-  private readonly binds = new Set<string>();
+  private readonly binds = new Map<string, number[]>();
   private readonly globals = new Set<string>();
   private readonly uses = new Set<string>();
   private deletes = false;
@@ -541,7 +543,11 @@ class ScopeCollector {
 
   /** A statement that runs in this scope. */
   own(l: Logical, b: Bindings): void {
-    for (const n of b.binds) this.binds.add(n);
+    for (const n of b.binds) {
+      const at = this.binds.get(n) ?? [];
+      if (!at.includes(l.row + 1)) at.push(l.row + 1);
+      this.binds.set(n, at);
+    }
     for (const n of b.globals) this.globals.add(n);
     this.deletes ||= b.deletes;
     const rows = (): number[] => Array.from({ length: l.endRow - l.row + 1 }, (_, k) => l.row + k + 1);
@@ -566,8 +572,10 @@ class ScopeCollector {
     // Falling off the end: the return event stands on a line of the body's last statement.
     if (this.lastTop > 0) for (let r = this.lastTop; r <= endLine; r++) this.returns.add(r);
     const ps = new Set(params);
+    const binds = [...this.binds.keys()].filter((n) => !this.globals.has(n) && !ps.has(n));
     return {
-      binds: [...this.binds].filter((n) => !this.globals.has(n) && !ps.has(n)),
+      binds,
+      bindLines: Object.fromEntries(binds.map((n) => [n, this.binds.get(n)!])),
       uses: [...this.uses],
       deletes: this.deletes,
       returnLines: [...this.returns].sort((a, b) => a - b),
@@ -692,7 +700,7 @@ function analyse(source: string, root: Node): PySource {
         callLine: (decorators.find((d) => d.indent === l.indent)?.row ?? l.row) + 1,
         endLine: l.endRow + 1,
         bodyLine: codeAfterColon ? l.leaves[colon + 1].row + 1 : 0,
-        scope: { binds: [], uses: [], deletes: false, returnLines: [], resumeLines: [] },
+        scope: { binds: [], uses: [], deletes: false, returnLines: [], resumeLines: [], bindLines: {} },
       };
       let fn: PyScope = base;
       if (word === "def") {

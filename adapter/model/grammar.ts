@@ -219,11 +219,12 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
     const g = f.func;
     const lines = rule("l", f.lines.map((l) => lit(String(l))).join(" | "));
     const depth = f.depth === "any" ? "dep" : f.depth === "deeper" ? "dep1" : lit(String(f.depth));
-    const full = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + some(g.optional);
+    const optional = f.optional ?? g.optional;
+    const full = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + some(optional);
     // Names the delta must write may stand anywhere among the others: one alternative per order.
     const must = f.must ?? [];
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
-    const changing = f.changes ? [...f.changes.keys()] : [...g.required, ...g.optional];
+    const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
     const change = (n: string): string => {
       const starts = f.changes?.get(n);
       return starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;

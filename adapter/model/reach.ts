@@ -29,6 +29,8 @@ export interface FuncShape {
   deletes: boolean;
   /** Its name, as a call on a line would spell it (the last part of the qualname). */
   name: string;
+  /** Where each of its own names is bound (see `possible`); absent for comprehensions and lambdas. */
+  bindLines?: Record<string, number[]>;
 }
 
 /** One kind of state that may come next. */
@@ -42,6 +44,8 @@ export interface NextFrame {
   locals: "delta" | "full" | "either";
   /** A return or exception value: needed, forbidden, or either. */
   value: "yes" | "no" | "maybe";
+  /** The names this frame can have beyond the required ones, where fewer than the function's (`possible`). */
+  optional?: string[];
   /** Locals a delta must write: names the statement just run bound for the first time. */
   must?: string[];
   /**
@@ -94,6 +98,7 @@ export class Reach {
           optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free])].filter((n) => !params.includes(n) || names.deletes),
           deletes: names.deletes,
           name: func.split(".").pop()!,
+          bindLines: names.bindLines,
         });
       }
     }
@@ -150,13 +155,41 @@ export class Reach {
     const changes = this.nonlocal ? undefined : deltaChanges(f.locals, stmt.binds, [...g.required, ...g.optional]);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
     const shape = (lines: number[], withMust: boolean): void => {
-      if (!lines.length) return;
-      frames.push({ event: "line", func: g, depth: f.depth, lines, locals: "delta", value: "no", ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
+      for (const [ls, optional] of this.byNames(g, lines, false))
+        frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals: "delta", value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
     };
     shape(g.lines.filter(inStmt), false);
     // A statement that falls through goes on to the next one of its block, and only there.
     const next = stmt.next;
     shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
+  }
+
+  /**
+   * The names a frame of `g` can have on `line`: a name comes into being only when a statement
+   * binds it, so one bound only on later lines, and in no loop that also holds `line`, is not
+   * there yet (`inclusive`: the statement on `line` itself may have bound it, as at a return).
+   */
+  possible(g: FuncShape, line: number, inclusive: boolean): string[] {
+    const at = g.bindLines;
+    if (!at) return g.optional;
+    const loops = this.src.loops.filter((lp) => lp.line <= line && line <= lp.endLine);
+    return g.optional.filter((n) => {
+      const bs = at[n];
+      return !bs || bs.some((b) => b < line || (inclusive && b === line) || loops.some((lp) => lp.line <= b && b <= lp.endLine));
+    });
+  }
+
+  /** `lines` grouped by the names a frame of `g` can have on them (undefined: all of its names). */
+  private byNames(g: FuncShape, lines: number[], inclusive: boolean): [number[], string[] | undefined][] {
+    const groups = new Map<string, [number[], string[] | undefined]>();
+    for (const l of lines) {
+      const ns = this.possible(g, l, inclusive);
+      const key = ns.length === g.optional.length ? "" : ns.join(",");
+      const group = groups.get(key) ?? [[], key ? ns : undefined];
+      group[0].push(l);
+      groups.set(key, group);
+    }
+    return [...groups.values()];
   }
 
   /** The shape of a frame of `func`, if this program has that function. */
@@ -183,10 +216,7 @@ export class Reach {
       return g ? [g] : any(k);
     };
     const add = (event: EventKind, fs: FuncShape[], depth: NextFrame["depth"], lines: (g: FuncShape) => number[], locals: NextFrame["locals"], value: NextFrame["value"]): void => {
-      for (const g of fs) {
-        const ls = lines(g);
-        if (ls.length) frames.push({ event, func: g, depth, lines: ls, locals, value });
-      }
+      for (const g of fs) for (const [ls, optional] of this.byNames(g, lines(g), event !== "line")) frames.push({ event, func: g, depth, lines: ls, locals, value, ...(optional ? { optional } : {}) });
     };
     const all = (g: FuncShape): number[] => g.lines;
     const calls = (from: Frame | undefined, depth: number): void => {
@@ -365,7 +395,7 @@ export function refusal(next: Next, step: Step, prev: Frame | undefined): string
 function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame | undefined): string | undefined {
   const g = n.func;
   const names = Object.keys(locals);
-  const allowed = new Set([...g.required, ...g.optional]);
+  const allowed = new Set([...g.required, ...(n.optional ?? g.optional)]);
   const stray = names.filter((x) => !allowed.has(x));
   if (stray.length) return `${g.func} has no local ${stray.map((x) => JSON.stringify(x)).join(", ")}`;
   const missing = g.required.filter((x) => !names.includes(x));
