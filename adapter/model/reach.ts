@@ -4,13 +4,13 @@
 // locals only from the names that function binds, and every parameter present; a return with a
 // value only where the function can return (an exception unwinds it without one); the callers
 // kept. The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
-// parsed answer is checked against them (`admits`), so the two cannot disagree.
+// parsed answer is checked against them (`refusal`), so the two cannot disagree.
 //
 // The rules follow the debugger semantics (adapter/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
 import type { Action, EventKind, ExitStatus, Frame, Step } from "../trajectory.js";
 import type { PyFunction, PySource, ScopeNames } from "../pysource.js";
-import { funcLines, scopeFuncNames, scopeTable, type ScopeLines } from "./grammar.js";
+import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
 /** What a frame of one function (or class body, module, comprehension, lambda) can hold. */
 export interface FuncShape {
@@ -37,7 +37,7 @@ export interface FuncShape {
 export interface NextFrame {
   event: EventKind;
   func: FuncShape;
-  /** The depth; undefined when it cannot be known (after a jump), `deeper` when at least 1. */
+  /** The depth: "any" where it cannot be known (after a jump), "deeper" for at least 1. */
   depth: number | "any" | "deeper";
   lines: number[];
   /** Locals as changes against the current state (`..`), or in full. */
@@ -65,13 +65,14 @@ export interface Next {
 /** The program's functions as frames see them, built once per program. */
 export class Reach {
   readonly funcs = new Map<string, FuncShape>();
-  private readonly table: ScopeLines[];
+  /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
+  private readonly nonlocal: boolean;
 
   constructor(private readonly src: PySource) {
-    this.table = scopeTable(src);
+    this.nonlocal = /\bnonlocal\b/.test(src.source);
     const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
     const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
-    for (const s of this.table) {
+    for (const s of scopeTable(src)) {
       for (const func of scopeFuncNames(s)) {
         const lines = funcLines(s, func);
         if (!lines.length) continue;
@@ -104,11 +105,6 @@ export class Reach {
     }
   }
 
-  /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
-  private get nonlocal(): boolean {
-    return /\bnonlocal\b/.test(this.src.source);
-  }
-
   /** A closure's free variables: names it uses that an enclosing function binds. */
   private freeNames(f: PyFunction): string[] {
     const outer = new Set<string>();
@@ -123,7 +119,7 @@ export class Reach {
   }
 
   /** The functions a call event from `line` can enter. */
-  calledFrom(line: number): FuncShape[] {
+  private calledFrom(line: number): FuncShape[] {
     const stmt = this.src.statements.find((s) => s.line <= line && line <= s.endLine);
     const onLine = new Set(stmt?.names ?? []);
     const values = new Set(this.src.valueNames);
@@ -169,7 +165,7 @@ export class Reach {
    * binds it, so one bound only on later lines, and in no loop that also holds `line`, is not
    * there yet (`inclusive`: the statement on `line` itself may have bound it, as at a return).
    */
-  possible(g: FuncShape, line: number, inclusive: boolean): string[] {
+  private possible(g: FuncShape, line: number, inclusive: boolean): string[] {
     const at = g.bindLines;
     if (!at) return g.optional;
     const loops = this.src.loops.filter((lp) => lp.line <= line && line <= lp.endLine);
@@ -190,11 +186,6 @@ export class Reach {
       groups.set(key, group);
     }
     return [...groups.values()];
-  }
-
-  /** The shape of a frame of `func`, if this program has that function. */
-  shape(func: string): FuncShape | undefined {
-    return this.funcs.get(func);
   }
 
   /** What `action` can lead to from the last state of `steps`; undefined when the current state is not one this program's shapes cover. */
@@ -225,7 +216,6 @@ export class Reach {
     };
     /** The states of the frame at depth k after a step inside it (from a call, line or exception event). */
     const within = (f: Frame, g: FuncShape, locals: NextFrame["locals"]): void => {
-      // Once a simple statement has run (the next line is another statement's), what it assigned is bound.
       const stmt = f.event === "line" ? this.src.statements.find((s) => s.line <= f.line && f.line <= s.endLine) : undefined;
       if (!stmt || locals !== "delta") add("line", [g], f.depth, all, locals, "no");
       else this.lineSteps(f, g, stmt, frames);
@@ -321,7 +311,7 @@ export class Reach {
 }
 
 /** How a value's repr starts when its object keeps its type: undefined for anything that may change freely, [] for what cannot change. */
-export function keptKind(repr: string): string[] | undefined {
+function keptKind(repr: string): string[] | undefined {
   if (repr.startsWith("[")) return ["["];
   if (repr.startsWith("{") || repr.startsWith("set(")) return ["{", "set("];
   if (repr.startsWith("(")) return ["("];
@@ -387,7 +377,6 @@ export function refusal(next: Next, step: Step, prev: Frame | undefined): string
   if (!onLine.length) return `a ${f.event} event cannot stand on line ${f.line} of ${f.func} here`;
   const valued = onLine.filter((n) => n.value === "maybe" || (n.value === "yes") === (f.value !== undefined));
   if (!valued.length) return f.value === undefined ? `a ${f.event} on line ${f.line} needs a value` : `a ${f.event} on line ${f.line} has no value`;
-  const names = Object.keys(f.locals);
   const why = valued.map((n) => localsRefusal(n, f.locals, prev));
   return why.includes(undefined) ? undefined : why[0];
 }
