@@ -404,17 +404,22 @@ function targetNames(leaves: readonly Leaf[]): string[] {
   return out;
 }
 
-/** Splits leaves at top-level commas. */
-function commaSegments(leaves: readonly Leaf[]): Leaf[][] {
-  const segs: Leaf[][] = [[]];
-  let depth = 0;
-  for (const x of leaves) {
-    if (OPENERS.has(x.text)) depth++;
-    else if (CLOSERS.has(x.text)) depth--;
-    if (depth === 0 && x.text === ",") segs.push([]);
-    else if (!(depth <= 1 && (x.text === "(" || x.text === ")") && OPENERS.has(x.text) === (depth === 1))) segs[segs.length - 1].push(x);
+/** The names an import list binds (`a.b` binds `a`; `x as y` binds `y`), the list's parentheses aside. */
+function importedNames(leaves: readonly Leaf[]): string[] {
+  const list = leaves[0]?.text === "(" && leaves[leaves.length - 1]?.text === ")" ? leaves.slice(1, -1) : leaves;
+  const out: string[] = [];
+  let seg: Leaf[] = [];
+  for (const x of [...list, undefined]) {
+    if (x && x.text !== ",") {
+      seg.push(x);
+      continue;
+    }
+    const as = seg.findIndex((y) => y.text === "as");
+    const name = as >= 0 ? seg[as + 1] : seg[0];
+    if (name?.type === "identifier") out.push(name.text);
+    seg = [];
   }
-  return segs.filter((g) => g.length);
+  return out;
 }
 
 interface Bindings {
@@ -457,20 +462,9 @@ function statementBindings(leaves: readonly Leaf[]): Bindings {
       b.deletes = true;
       return b;
     case "import":
-      for (const seg of commaSegments(leaves.slice(1))) {
-        const as = seg.findIndex((x) => x.text === "as");
-        const name = as >= 0 ? seg[as + 1] : seg[0];
-        if (name?.type === "identifier") b.binds.push(name.text);
-      }
-      return b;
     case "from": {
       const imp = leaves.findIndex((x) => x.text === "import");
-      if (imp < 0) return b;
-      for (const seg of commaSegments(leaves.slice(imp + 1))) {
-        const as = seg.findIndex((x) => x.text === "as");
-        const name = as >= 0 ? seg[as + 1] : seg[0];
-        if (name?.type === "identifier") b.binds.push(name.text);
-      }
+      if (imp >= 0) b.binds.push(...importedNames(leaves.slice(imp + 1)));
       return b;
     }
     case "for": {
