@@ -25,7 +25,11 @@ NO_CRUXEVAL = f"CRUXEval data not found at {CRUXEVAL} (set NDBG_CRUXEVAL to the 
 
 
 def generate(*args, timeout=120):
-    """Runs the generator; returns (rows, stderr)."""
+    """Runs the generator; returns (rows, stderr). It excludes CRUXEval where the data is there;
+    elsewhere, unless a test names its own corpus, it is told to run without one (these programs
+    are test material, never training data)."""
+    if "--exclude" not in args and "--no-exclude" not in args and not CRUXEVAL.exists():
+        args = (*args, "--no-exclude")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.jsonl"
         p = subprocess.run([sys.executable, str(SCRIPT), "--out", str(out), *args], capture_output=True, text=True, timeout=timeout)
