@@ -771,7 +771,7 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
       };
       const t1 = performance.now();
       const needTrace = opts.task === "output" || opts.returnLine === "trace";
-      const run = needTrace ? await batch.trace({ source: prog.code, call: callOf(prog) }) : undefined;
+      const run = needTrace ? await batch.trace(traceOf(prog)) : undefined;
       traceMs += performance.now() - t1;
       let src: PySource;
       let predictor: ModelPredictor;
