@@ -4,6 +4,8 @@ weight files that training writes (tensors in parts of at most 16 MiB, movable b
   python3 -m training.gguf --weights DIR --out model.gguf [--type f16|q8_0] [--tokenizer tok.json] [--card]
   python3 -m training.gguf --random --config tiny --tokenizer tok.json --out rand.gguf [--seed 0] [--save-weights DIR]
   python3 -m training.gguf --info model.gguf            (metadata as JSON; checks the required keys)
+  python3 -m training.gguf --join PARTS.json --out model.gguf [--type q8_0] [--card]
+                                                        (a GGUF that training.pipeline cut into parts, whole again)
 
 A GGUF for arch "llama" that lacks a required key makes llama.cpp abort the whole process, so the
 writer refuses to write one (REQUIRED_KEYS) and --info checks a file before anyone loads it.
@@ -130,6 +132,44 @@ def read_tensors(directory: str | Path, name: str = "model", verify: bool = True
 
 
 # ---- configs ----
+
+def split_file(path: str | Path, part_bytes: int) -> list[Path]:
+    """Cuts a file into PATH.partNNN of at most part_bytes each, beside a manifest PATH-stem.json (sizes,
+    sha256 of each part and of the whole); returns the parts and the manifest."""
+    path = Path(path)
+    data = path.read_bytes()
+    parts, meta = [], []
+    for i, at in enumerate(range(0, max(len(data), 1), part_bytes)):
+        chunk = data[at:at + part_bytes]
+        p = path.with_name(f"{path.name}.part{i:03d}")
+        p.write_bytes(chunk)
+        parts.append(p)
+        meta.append({"file": p.name, "bytes": len(chunk), "sha256": hashlib.sha256(chunk).hexdigest()})
+    manifest = path.with_suffix(".json")
+    manifest.write_text(json.dumps({"file": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                                    "parts": meta}, indent=1))
+    return parts + [manifest]
+
+
+def join_parts(manifest: str | Path, out: str | Path) -> Path:
+    """The file that split_file cut, from its manifest and parts (in the manifest's folder), checked."""
+    manifest = Path(manifest)
+    try:
+        m = json.loads(manifest.read_text())
+        chunks = []
+        for part in m["parts"]:
+            chunk = (manifest.parent / part["file"]).read_bytes()
+            if hashlib.sha256(chunk).hexdigest() != part["sha256"]:
+                raise GGUFError(f"{part['file']} is damaged (its sha256 differs from the manifest's)")
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        if hashlib.sha256(data).hexdigest() != m["sha256"]:
+            raise GGUFError(f"the parts of {m['file']} do not make the whole file")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise GGUFError(f"cannot join the parts of {manifest}: {e}") from e
+    Path(out).write_bytes(data)
+    return Path(out)
+
 
 def load_config(name_or_path: str) -> dict:
     """A config from training/configs/NAME.json or a path: {"model": {...}, "train": {...}}."""
@@ -521,6 +561,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="model", help="weight set in --weights (default model)")
     ap.add_argument("--from", dest="source", metavar="GGUF", help="one of our native GGUFs, re-written as --type "
                     "(e.g. the f16 a GPU run sends back, as q8_0); keeps its name and training stats")
+    ap.add_argument("--join", metavar="MANIFEST", help="the parts a GPU run sent back (training.pipeline's export), "
+                    "joined, checked and written as --type")
     ap.add_argument("--random", action="store_true", help="random weights (numpy only) for adapter tests")
     ap.add_argument("--config", default="tiny", help="with --random: a config name or path")
     ap.add_argument("--seed", type=int, default=0)
@@ -554,9 +596,14 @@ def main(argv: list[str] | None = None) -> int:
                 write_tensors(a.save_weights, "model", arrays, {"model": model, "stats": stats})
                 shutil.copyfile(a.tokenizer, Path(a.save_weights) / "tokenizer.json")
             name = a.model_name or f"ndbg-random-{cfg['name']}"
-        elif a.source:
-            model, tok, arrays, stats = read_model(a.source)
-            name = a.model_name or read_gguf(a.source)[0].get("general.name", "ndbg")
+        elif a.source or a.join:
+            source = a.source or join_parts(a.join, Path(a.out).with_name(Path(a.out).name + ".joined"))
+            try:
+                model, tok, arrays, stats = read_model(source)
+                name = a.model_name or read_gguf(source)[0].get("general.name", "ndbg")
+            finally:
+                if a.join:
+                    Path(source).unlink(missing_ok=True)
         else:
             if not a.weights:
                 ap.error("give --weights DIR, --from GGUF or --random")

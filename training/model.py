@@ -11,8 +11,14 @@ Blocks: RMSNorm -> attention (RoPE on q, k; grouped kv heads allowed) -> residua
 RMSNorm -> SwiGLU (down(silu(gate(x)) * up(x))) -> residual; final RMSNorm; output projection
 tied to the embedding or not. No biases.
 
-Packed rows: `doc` gives each position a document number; attention stays inside a document and
-`pos` restarts at 0 for each one, so a packed row trains exactly like separate sequences.
+Packed documents, two ways, each training exactly like separate sequences (`pos` restarts at 0
+for each document):
+- `Segments` (the trainer's default): one flat stream [1, N] of whole documents, their bounds in
+  cumulative offsets. On CUDA it runs the variable-length flash kernel (no mask at all); elsewhere,
+  one causal attention per document (masks only as large as a document).
+- `doc` (the reference): rows [B, T] with a document number per position, masked by a dense
+  [B, 1, T, T] matrix. Simple, but such a mask keeps scaled_dot_product_attention off its flash
+  kernel. test_attention.py checks that both give the same loss and gradients.
 
 CLI (reference outputs for the export test):
   python3 -m training.model logits --weights DIR --prompts P.json --out R.json [--last 4] [--greedy 8]
@@ -34,6 +40,10 @@ if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+try:  # PyTorch 2.9+: flash attention over variable-length documents of one flat stream
+    from torch.nn.attention.varlen import varlen_attn as _varlen_attn
+except ImportError:
+    _varlen_attn = None
 
 # GGUF tensor name of each parameter, with %d for the layer.
 GGUF_NAMES = {
@@ -116,6 +126,65 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
     return out.flatten(-2).type_as(x)
 
 
+@dataclass
+class Segments:
+    """The documents of one flat stream: document i is positions bounds[i] .. bounds[i+1]-1."""
+    bounds: list[int]
+
+    def __post_init__(self):
+        self.max_len = max((b - a for a, b in zip(self.bounds, self.bounds[1:])), default=0)
+        self._cu: dict = {}
+
+    def cu(self, device) -> torch.Tensor:
+        """The bounds as the int32 tensor the flash kernel takes, made once per device."""
+        key = str(device)
+        if key not in self._cu:
+            self._cu[key] = torch.tensor(self.bounds, dtype=torch.int32, device=device)
+        return self._cu[key]
+
+
+def flash_segments_available(device) -> bool:
+    return _varlen_attn is not None and torch.device(device).type == "cuda"
+
+
+def _causal(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, hd: int) -> torch.Tensor:
+    """Causal attention of one sequence; q, k, v and the result are [H, T, D]."""
+    if HAS_SDPA:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    T = q.shape[-2]  # PyTorch 1.x: scores in place, so only two T x T tensors exist
+    s = (q * (1.0 / math.sqrt(hd))) @ k.transpose(-1, -2)
+    s.masked_fill_(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), float("-inf"))
+    return s.softmax(-1) @ v
+
+
+def segment_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, seg: Segments) -> torch.Tensor:
+    """Causal attention inside each document of a flat stream; q, k, v and the result are [N, H, D]."""
+    if _varlen_attn is not None and q.is_cuda and q.dtype in (torch.float16, torch.bfloat16):
+        return _flash_varlen(q, k, v, seg)
+    outs = []
+    for a, b in zip(seg.bounds, seg.bounds[1:]):
+        qa, ka, va = (t[a:b].transpose(0, 1) for t in (q, k, v))
+        outs.append(_causal(qa, ka, va, q.shape[-1]).transpose(0, 1))
+    return torch.cat(outs)
+
+
+def _flash_varlen(q, k, v, seg: Segments) -> torch.Tensor:
+    cu = seg.cu(q.device)
+    if _VARLEN_CAUSAL_ARG == "is_causal":  # PyTorch 2.9
+        return _varlen_attn(q, k, v, cu, cu, seg.max_len, seg.max_len, is_causal=True)
+    return _varlen_attn(q, k, v, cu, cu, seg.max_len, seg.max_len, window_size=(-1, 0))  # 2.10+: causal window
+
+
+def _causal_arg() -> str | None:
+    if _varlen_attn is None:
+        return None
+    import inspect
+    return "is_causal" if "is_causal" in inspect.signature(_varlen_attn).parameters else "window_size"
+
+
+_VARLEN_CAUSAL_ARG = _causal_arg()
+
+
 class Attention(nn.Module):
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -124,25 +193,27 @@ class Attention(nn.Module):
         self.wk = nn.Linear(cfg.dim, cfg.n_kv_heads * self.hd, bias=False)
         self.wv = nn.Linear(cfg.dim, cfg.n_kv_heads * self.hd, bias=False)
         self.wo = nn.Linear(cfg.n_heads * self.hd, cfg.dim, bias=False)
+        self.rope = apply_rope  # compile_pointwise swaps in a fused kernel
 
-    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, mask) -> torch.Tensor:
+        """mask: None (one causal sequence per row), a dense [B, 1, T, T] mask, or Segments (B == 1)."""
         B, T, _ = x.shape
-        q = apply_rope(self.wq(x).view(B, T, self.n_heads, self.hd), cos, sin)
-        k = apply_rope(self.wk(x).view(B, T, self.n_kv, self.hd), cos, sin)
+        q = self.rope(self.wq(x).view(B, T, self.n_heads, self.hd), cos, sin)
+        k = self.rope(self.wk(x).view(B, T, self.n_kv, self.hd), cos, sin)
         v = self.wv(x).view(B, T, self.n_kv, self.hd)
         if self.n_kv != self.n_heads:  # query head h uses kv head h // (n_heads / n_kv), as llama.cpp
             rep = self.n_heads // self.n_kv
             k, v = k.repeat_interleave(rep, dim=2), v.repeat_interleave(rep, dim=2)
+        if isinstance(mask, Segments):
+            o = segment_attention(q[0], k[0], v[0], mask)[None]
+            return self.wo(o.reshape(B, T, -1))
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # [B, H, T, D]
-        if HAS_SDPA:
-            if mask is None:
-                o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            else:
-                o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        if mask is None:
+            o = _causal(q, k, v, self.hd)
+        elif HAS_SDPA:
+            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         else:  # PyTorch 1.x: scores in place, so only two T x T tensors exist per layer
             s = (q * (1.0 / math.sqrt(self.hd))) @ k.transpose(-1, -2)
-            if mask is None:
-                mask = torch.ones(T, T, dtype=torch.bool, device=x.device).tril()
             s.masked_fill_(~mask, float("-inf"))
             o = s.softmax(-1) @ v
         return self.wo(o.transpose(1, 2).reshape(B, T, -1))
@@ -196,17 +267,17 @@ class Transformer(nn.Module):
     def num_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def hidden(self, tokens: torch.Tensor, pos: torch.Tensor | None = None, doc: torch.Tensor | None = None) -> torch.Tensor:
-        """Final-norm hidden states [B, T, dim]. pos defaults to 0..T-1; doc (same shape) separates packed documents."""
+    def hidden(self, tokens: torch.Tensor, pos: torch.Tensor | None = None, doc=None) -> torch.Tensor:
+        """Final-norm hidden states [B, T, dim]. pos defaults to 0..T-1; doc separates packed
+        documents: a document number per position ([B, T]) or Segments of a flat stream (B == 1)."""
         B, T = tokens.shape
         if pos is None:
             pos = torch.arange(T, device=tokens.device).expand(B, T)
         cos, sin = rope_tables(pos, self.cfg.head_dim, self.cfg.rope_base)
-        mask = None
-        if doc is not None:
+        mask = doc
+        if isinstance(doc, torch.Tensor):
             causal = torch.ones(T, T, dtype=torch.bool, device=tokens.device).tril()
-            mask = (doc[:, :, None] == doc[:, None, :]) & causal  # [B, T, T]
-            mask = mask[:, None]
+            mask = ((doc[:, :, None] == doc[:, None, :]) & causal)[:, None]  # [B, 1, T, T]
         x = self.tok_embeddings(tokens)
         for layer in self.layers:
             x = layer(x, cos, sin, mask)
@@ -220,15 +291,19 @@ class Transformer(nn.Module):
         return self.logits(self.hidden(tokens, pos, doc))
 
     def loss(self, tokens, pos, doc, labels) -> tuple[torch.Tensor, int]:
-        """Mean cross-entropy over positions whose label is >= 0; the output projection is computed
-        only at those positions (most of a row is prompt, not target)."""
+        """Mean cross-entropy over positions whose label is >= 0, and how many there are."""
+        at = (labels >= 0).flatten().nonzero().squeeze(1)
+        if at.numel() == 0:
+            return self.hidden(tokens, pos, doc).sum() * 0.0, 0
+        return self.loss_at(tokens, pos, doc, at, labels.flatten()[at]), int(at.numel())
+
+    def loss_at(self, tokens, pos, doc, at: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """Mean cross-entropy of predicting targets at the flat positions `at` of tokens. The output
+        projection is computed only there (most of a document is prompt, not target), and nothing
+        waits for the device: the caller knows the positions."""
         h = self.hidden(tokens, pos, doc)
-        sel = labels >= 0
-        n = int(sel.sum())
-        if n == 0:
-            return h.sum() * 0.0, 0
-        logits = self.logits(h[sel]).float()
-        return F.cross_entropy(logits, labels[sel]), n
+        logits = self.logits(h.flatten(0, 1)[at]).float()
+        return F.cross_entropy(logits, targets)
 
     # -- weights as plain arrays, named as in GGUF --
 
@@ -250,6 +325,17 @@ class Transformer(nn.Module):
                 raise ValueError(f"{g}: shape {tuple(a.shape)} but the config expects {tuple(t.shape)}")
             sd[name] = a
         self.load_state_dict(sd)
+
+
+def compile_pointwise(model: Transformer) -> None:
+    """torch.compile the memory-bound parts (norms, RoPE, SwiGLU) into fused kernels. Attention stays
+    eager: its documents change every batch, and it already runs in one kernel."""
+    rope = torch.compile(apply_rope, dynamic=True)
+    for m in model.modules():
+        if isinstance(m, Attention):
+            m.rope = rope
+        elif isinstance(m, (RMSNorm, FeedForward)):
+            m.forward = torch.compile(m.forward, dynamic=True)
 
 
 def to_gguf_name(name: str) -> str:

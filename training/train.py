@@ -10,9 +10,18 @@ it and the <|action_sep|> that ends it (so generation stops there); a target wit
 <|action_sep|> after it (the final exit) gets one appended. Each file is tokenized once (several
 in parallel processes) into a cache of .npy arrays (uint16 tokens, uint8 loss mask, document offsets).
 
-Batches pack whole documents (longest first, first fit) into rows as long as the longest one, so
-almost nothing is padding and attention never spans more than one row; documents sharing a row
-cannot see each other and each starts at position 0. Documents longer than the context are cut.
+Batches hold whole documents (pools of shuffled documents, longest first, first fit) up to the
+batch's token count; documents longer than the context are cut. Each document starts at position 0
+and sees no other. With --attention segments (the default) a batch is one flat stream of
+documents with no padding, and attention runs per document (the variable-length flash kernel on
+CUDA); with --attention dense, documents are packed into rows as long as the longest one and
+masked by a dense [B, 1, T, T] matrix (the reference: slower, and it keeps attention off the
+flash kernel). A background thread builds the next batch in pinned memory while the GPU works,
+and the loss is read back only at log steps, so the host never waits for the device in between.
+
+Throughput is logged as tokens/s, model TFLOP/s (the model's own arithmetic: 6 per weight per
+token, the output projection on target tokens only, and attention over the pairs each document
+really attends) and, on a GPU whose peak is known, model FLOPs utilization (mfu).
 
 Schedule: linear warmup, then cosine to min_lr over --steps, or over --minutes of training time
 when no step count is given (both: whichever ends first). --minutes and --steps count the whole
@@ -27,6 +36,7 @@ on LD_LIBRARY_PATH (30x faster matrix products; NDBG_KEEP_BLAS=1 turns this off)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
@@ -238,6 +248,125 @@ def build_batch(docs: Docs, rows: list[list[tuple[int, int]]]):
     return tokens, pos, (doc if packed else None), labels
 
 
+
+class Batch:
+    """One training batch as the model takes it: tokens, pos, doc (None, a [B, T] document number
+    per position, or Segments), and the flat positions `at` whose next token `targets` is learned."""
+
+    def __init__(self, tokens, pos, doc, labels, n_tok: int, pairs: int):
+        flat = labels.reshape(-1)
+        self.at = np.nonzero(flat >= 0)[0]
+        self.targets = flat[self.at]
+        self.tokens, self.pos, self.doc = tokens, pos, doc
+        self.n_tok, self.n_tgt, self.pairs = n_tok, len(self.at), pairs
+
+    def to(self, device: str) -> tuple:
+        """(tokens, pos, doc, at, targets) as tensors on device (through pinned memory on CUDA)."""
+        import torch
+
+        def put(a):
+            t = torch.from_numpy(np.ascontiguousarray(a))
+            return t.pin_memory().to(device, non_blocking=True) if device == "cuda" else t
+        doc = put(self.doc) if isinstance(self.doc, np.ndarray) else self.doc
+        return put(self.tokens), put(self.pos), doc, put(self.at), put(self.targets)
+
+
+def make_batch(docs: Docs, rows: list[list[tuple[int, int]]], attention: str) -> Batch:
+    """The batch of planned rows: rows as they are (dense), or their documents in one stream (segments)."""
+    from training.model import Segments
+    lengths = [L for row in rows for _, L in row]
+    pairs = sum(L * (L + 1) // 2 for L in lengths)
+    if attention == "dense":
+        tokens, pos, doc, labels = build_batch(docs, rows)
+        return Batch(tokens, pos, doc, labels, sum(lengths), pairs)
+    tokens, pos, _, labels = build_batch(docs, [[d for row in rows for d in row]])
+    return Batch(tokens, pos, Segments(np.concatenate([[0], np.cumsum(lengths)]).tolist()), labels, sum(lengths), pairs)
+
+
+def batch_loss(model, batch: Batch, device: str, bf16: bool):
+    """The mean loss of a batch's targets, left on the device."""
+    import torch
+    tokens, pos, doc, at, targets = batch.to(device)
+    with torch.autocast("cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+        return model.loss_at(tokens, pos, doc, at, targets)
+
+
+def train_step(model, opt, batch: Batch, device: str, bf16: bool):
+    """One optimizer step (gradients clipped to norm 1); the loss, still on the device, or None for a
+    batch without targets (possible only in tiny data), which teaches nothing."""
+    import torch
+    if not batch.n_tgt:
+        return None
+    loss = batch_loss(model, batch, device, bf16)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss.detach()
+
+
+def make_optimizer(model, tc: dict, device: str):
+    """AdamW, weight decay on matrices only; fused (one kernel for every parameter) on CUDA."""
+    import torch
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    fused = {"fused": True} if device == "cuda" else {}
+    return torch.optim.AdamW([{"params": decay, "weight_decay": tc.get("weight_decay", 0.1)},
+                              {"params": no_decay, "weight_decay": 0.0}],
+                             lr=tc["lr"], betas=(0.9, 0.95), eps=1e-8, **fused)
+
+
+def model_flops(mcfg, batch: Batch) -> float:
+    """Training arithmetic of one batch (forward and backward: 3x the forward's 2 per multiply-add)."""
+    d, L = mcfg.dim, mcfg.n_layers
+    kv = mcfg.n_kv_heads * mcfg.head_dim
+    per_token = L * (d * d * 2 + d * kv * 2 + 3 * d * mcfg.ffn_dim)  # q, o; k, v; gate, up, down
+    attn = L * 2 * d * batch.pairs  # q.k and p.v for each attended pair, per layer
+    out = d * mcfg.vocab_size * batch.n_tgt
+    return 6.0 * (per_token * batch.n_tok + attn + out)
+
+
+# Dense bf16 peak of the GPUs we train on (TFLOP/s, the vendor's figure), for model FLOPs utilization.
+PEAK_TFLOPS = {"H100": 989.0, "H200": 989.0, "A100": 312.0}
+
+
+def peak_tflops(device_name: str) -> float | None:
+    return next((v for k, v in PEAK_TFLOPS.items() if k in device_name), None)
+
+
+class Prefetcher:
+    """Builds batches in a background thread, `ahead` at most, so the GPU never waits for the host."""
+
+    def __init__(self, make, ahead: int = 3):
+        import queue
+        import threading
+        self.q: "queue.Queue" = queue.Queue(maxsize=ahead)
+        self.make = make
+        self.done = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        try:
+            while not self.done:
+                self.q.put(self.make())
+        except BaseException as e:  # handed to the consumer, which raises it
+            self.q.put(e)
+
+    def next(self):
+        item = self.q.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def close(self):
+        self.done = True
+        while self.thread.is_alive():
+            try:
+                self.q.get_nowait()
+            except Exception:
+                self.thread.join(0.05)
+
 # ---- training ----
 
 def _reexec_with_openblas(device: str) -> None:
@@ -286,7 +415,9 @@ def parse_args(argv):
     ap.add_argument("--log-every", type=int)
     ap.add_argument("--keep", type=int, default=2, help="checkpoints kept")
     ap.add_argument("--cache", help="token cache folder (default: OUT/cache)")
-    ap.add_argument("--compile", action="store_true", help="torch.compile the model (PyTorch 2, CUDA)")
+    ap.add_argument("--attention", default="segments", choices=["segments", "dense"],
+                    help="documents as one flat stream attended per document (default), or rows with a dense mask (the reference)")
+    ap.add_argument("--compile", action="store_true", help="torch.compile the model's pointwise parts (PyTorch 2, CUDA)")
     ap.add_argument("--name", help="model name written into the weights and GGUF")
     return ap.parse_args(argv)
 
@@ -307,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args) -> int:
     import torch
 
-    from training.model import ModelConfig, Transformer
+    from training.model import ModelConfig, Transformer, compile_pointwise
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -415,32 +546,22 @@ def run(args) -> int:
             raise TrainError(f"cannot continue from {args.init}: {e}") from e
         log({"event": "init", "from": args.init, **cfg["init"]["stats"]})
     n_params = model.num_params()
-    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
-    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": tc.get("weight_decay", 0.1)},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=tc["lr"], betas=(0.9, 0.95), eps=1e-8)
+    opt = make_optimizer(model, tc, device)
     state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None}
     if resume:
         _restore(model, opt, carrays, cmeta, state)
         log({"event": "resumed", "checkpoint": str(resume), **state})
-    loss_fn = model.loss
-    if args.compile and hasattr(torch, "compile"):
-        loss_fn = torch.compile(model.loss, dynamic=True)
+    if args.compile:
+        if not hasattr(torch, "compile"):
+            raise TrainError(f"--compile needs PyTorch 2 (this is {torch.__version__})")
+        compile_pointwise(model)
     use_bf16 = device == "cuda" and torch.cuda.is_bf16_supported()
     if device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
 
-    def to_dev(a):
-        return None if a is None else torch.from_numpy(a).to(device, non_blocking=True)
-
-    def loss_of(batch):
-        tokens, pos, doc, labels = (to_dev(x) for x in batch)
-        if use_bf16:
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                return loss_fn(tokens, pos, doc, labels)
-        return loss_fn(tokens, pos, doc, labels)
+    def loss_of(batch: Batch):
+        return batch_loss(model, batch, device, use_bf16)
 
     ctx = mcfg.ctx
     eval_batches = []
@@ -448,8 +569,8 @@ def run(args) -> int:
         ev_plan = plan_epoch(eval_docs.length, ctx, tc["batch_tokens"], np.random.default_rng(1234))
         n_tok = 0
         for rows in ev_plan:
-            eval_batches.append(build_batch(eval_docs, rows))
-            n_tok += sum(L for row in rows for _, L in row)
+            eval_batches.append(make_batch(eval_docs, rows, args.attention))
+            n_tok += eval_batches[-1].n_tok
             if n_tok >= tc.get("eval_tokens", 65536):
                 break
 
@@ -460,15 +581,18 @@ def run(args) -> int:
         tot, n = 0.0, 0
         with torch.no_grad():
             for b in eval_batches:
-                loss, k = loss_of(b)
-                tot += float(loss) * k
-                n += k
+                if b.n_tgt:
+                    tot += float(loss_of(b)) * b.n_tgt
+                    n += b.n_tgt
         model.train()
         return tot / max(n, 1)
 
+    gpu = torch.cuda.get_device_name() if device == "cuda" else None
+    peak = peak_tflops(gpu) if gpu else None
     log({"event": "start", "device": device, "bf16": use_bf16, "threads": args.threads, "params": n_params,
          "config": cfg.get("name"), "model": mcfg.to_dict(), "train": tc, "train_docs": len(train_docs),
-         "eval_docs": len(eval_docs), "train_tokens": int(train_docs.length.sum()),
+         "eval_docs": len(eval_docs), "train_tokens": int(train_docs.length.sum()), "attention": args.attention,
+         "compile": args.compile, "gpu": gpu,
          "train_target_tokens": _targets(data, train_docs),
          "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
 
@@ -487,57 +611,71 @@ def run(args) -> int:
             p = max(p, state["elapsed"] / budget)
         return p
 
+    def batches(epoch: int, start: int):
+        """(epoch, index, Batch) from a position of the plan on, epoch after epoch."""
+        while True:
+            plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, epoch]))
+            for i in range(start, len(plan)):
+                yield epoch, i, make_batch(train_docs, plan[i], args.attention)
+            epoch, start = epoch + 1, 0
+
+    source = batches(state["epoch"], state["batch"])
+    feed = Prefetcher(lambda: next(source))
     last_eval = None
     lv = float("nan")
     model.train()
-    plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, state["epoch"]]))
-    win_t, win_tok, win_tgt, win_loss, win_n = time.time(), 0, 0, 0.0, 0
-    while progress() < 1.0 and not stop["now"]:
-        if state["batch"] >= len(plan):
-            state["epoch"] += 1
-            state["batch"] = 0
-            plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, state["epoch"]]))
-        t0 = time.time()
-        rows = plan[state["batch"]]
-        batch = build_batch(train_docs, rows)
-        lr = lr_at(progress(), state["step"], tc)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        loss, n_tgt = loss_of(batch)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        lv = float(loss.detach())
-        if not math.isfinite(lv):
-            raise TrainError(f"loss became {lv} at step {state['step']}; lower --lr")
+    win = {"t": time.time(), "tok": 0, "tgt": 0, "flops": 0.0, "n": 0, "loss": torch.zeros((), device=device)}
+    t_last = time.time()
+    try:
+        while progress() < 1.0 and not stop["now"]:
+            epoch, index, batch = feed.next()
+            lr = lr_at(progress(), state["step"], tc)
+            for g in opt.param_groups:
+                g["lr"] = lr
+            loss = train_step(model, opt, batch, device, use_bf16)
+            if loss is not None:
+                win["loss"] += loss
+                win["n"] += 1
+            state["step"] += 1
+            state["epoch"], state["batch"] = epoch, index + 1
+            state["tokens"] += batch.n_tok
+            state["target_tokens"] += batch.n_tgt
+            win["tok"] += batch.n_tok
+            win["tgt"] += batch.n_tgt
+            win["flops"] += model_flops(mcfg, batch)
+            at_log = state["step"] % tc.get("log_every", 10) == 0 or state["step"] == 1
+            if at_log and device == "cuda":
+                torch.cuda.synchronize()  # the only wait for the device: time and loss are read here
+            now = time.time()
+            state["elapsed"] += now - t_last
+            t_last = now
+            if at_log:
+                dt = max(now - win["t"], 1e-9)
+                lv = float(win["loss"]) / max(win["n"], 1)
+                if not math.isfinite(lv):
+                    raise TrainError(f"loss became {lv} by step {state['step']}; lower --lr")
+                if state["first_loss"] is None:
+                    state["first_loss"] = lv
+                rec = {"step": state["step"], "loss": round(lv, 4), "lr": round(lr, 6), "tok_s": round(win["tok"] / dt),
+                       "target_tok_s": round(win["tgt"] / dt), "tflops": round(win["flops"] / dt / 1e12, 1)}
+                if peak:
+                    rec["mfu"] = round(win["flops"] / dt / 1e12 / peak, 3)
+                log({**rec, "rows": batch.tokens.shape[0], "row_len": batch.tokens.shape[1], "epoch": state["epoch"], "elapsed_min": round(state["elapsed"] / 60, 2)})
+                win.update(t=time.time(), tok=0, tgt=0, flops=0.0, n=0, loss=torch.zeros((), device=device))
+            aside = time.time()
+            if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
+                last_eval = evaluate()
+                log({"step": state["step"], "eval_loss": last_eval})
+            if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
+                _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
+            t_last = time.time()  # logging, evaluation and checkpoints are not training time
+            win["t"] += t_last - aside
+    finally:
+        feed.close()
+    if win["n"]:
+        lv = float(win["loss"]) / win["n"]
         if state["first_loss"] is None:
             state["first_loss"] = lv
-        n_tok = sum(L for row in rows for _, L in row)
-        state["step"] += 1
-        state["batch"] += 1
-        state["tokens"] += n_tok
-        state["target_tokens"] += n_tgt
-        if device == "cuda":
-            torch.cuda.synchronize()
-        state["elapsed"] += time.time() - t0
-        win_tok += n_tok
-        win_tgt += n_tgt
-        win_loss += lv
-        win_n += 1
-        if state["step"] % tc.get("log_every", 10) == 0 or state["step"] == 1:
-            dt = time.time() - win_t
-            pad = 1 - n_tok / (len(rows) * max(sum(L for _, L in row) for row in rows))
-            log({"step": state["step"], "loss": round(win_loss / win_n, 4), "lr": round(lr, 6),
-                 "tok_s": round(win_tok / dt), "target_tok_s": round(win_tgt / dt), "pad": round(pad, 3),
-                 "rows": len(rows), "row_len": batch[0].shape[1], "epoch": state["epoch"],
-                 "elapsed_min": round(state["elapsed"] / 60, 2)})
-            win_t, win_tok, win_tgt, win_loss, win_n = time.time(), 0, 0, 0.0, 0
-        if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
-            last_eval = evaluate()
-            log({"step": state["step"], "eval_loss": last_eval})
-        if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
-            _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
 
     last_eval = evaluate()
     _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
@@ -614,7 +752,8 @@ def _restore(model, opt, arrays: dict, meta: dict, state: dict) -> None:
     for n, p in model.named_parameters():
         g = to_gguf_name(n)
         if f"opt.{g}.exp_avg" in arrays:
-            opt.state[p] = {"step": torch.tensor(meta["opt_steps"][g]),
+            on = dev if opt.defaults.get("fused") else "cpu"  # the fused kernel keeps its step count on the device
+            opt.state[p] = {"step": torch.tensor(meta["opt_steps"][g], dtype=torch.float32, device=on),
                             "exp_avg": torch.from_numpy(arrays[f"opt.{g}.exp_avg"].copy()).to(dev),
                             "exp_avg_sq": torch.from_numpy(arrays[f"opt.{g}.exp_avg_sq"].copy()).to(dev)}
     torch.set_rng_state(torch.from_numpy(arrays["rng.torch"].copy()))

@@ -1,0 +1,260 @@
+"""The whole training route in one command, for a GPU machine's short window (or a CPU rehearsal):
+programs on every core, sessions, tokens, training for a time budget, an f16 GGUF in parts.
+
+  python3 -m training.pipeline --out DIR --node NODE --python PY [--python-home HOME]
+      [--init MODEL.gguf | --config base] --minutes M [--sets 14 --programs 40000]
+      [--realcode training/data/realcode.jsonl --realcode-samples 40] [--exclude CORPUS ...]
+
+Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
+1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
+   seed+1 ..), all at once on every core, each run by the traced Python, excluding the held-out
+   programs and every `--exclude` corpus.
+2. realcode: the real-code corpus (`--realcode`, training/realcode.py) re-printed in the layout
+   the adapter shows the model (adapter/python/canonical.py), so training sees what users' code
+   becomes at inference.
+3. sessions: `ndbg data` on each set (and `--realcode-samples` sessions per real program), in
+   parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
+4. train: `training.train` on all of it (`--init` continues a model), `--minutes` of training.
+5. export: an f16 GGUF cut into parts of at most `--part-mib` MiB with a manifest
+   (`python3 -m training.gguf --join DIR/export/model.f16.json --type q8_0 --card` puts it together
+   again where the model ships).
+
+The traced Python (`--python`) is the one whose traces the model learns: its version goes into the
+timings and should match the Python users debug with (the bundled model: 3.11). `--python-home`
+sets PYTHONHOME and LD_LIBRARY_PATH for it and its children only (a relocated copy of an
+interpreter), never for this process. Node needs `dist/ndbg.js` (npm run build) and
+node_modules/web-tree-sitter beside it.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from training.gguf import split_file  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MIX = ("step_into=0.26,step_over=0.20,step_return=0.12,breakpoint=0.14,continue=0.02,"
+       "inv_step_into=0.06,inv_step_over=0.07,inv_step_return=0.07,inv_breakpoint=0.06")
+
+
+STAGES = ("check", "programs", "realcode", "sessions", "train", "export")
+
+
+class PipelineError(Exception):
+    pass
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="python3 -m training.pipeline", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--node", default="node", help="Node binary that runs dist/ndbg.js")
+    ap.add_argument("--python", default=sys.executable, help="the Python whose traces the model learns")
+    ap.add_argument("--python-home", help="PYTHONHOME of --python (a relocated interpreter); its lib/ goes on LD_LIBRARY_PATH")
+    ap.add_argument("--config", default="base")
+    ap.add_argument("--init", metavar="GGUF", help="continue this model (its architecture and tokenizer)")
+    ap.add_argument("--minutes", type=float, help="training time")
+    ap.add_argument("--steps", type=int, help="training steps (the rehearsal)")
+    ap.add_argument("--lr", type=float)
+    ap.add_argument("--warmup", type=int)
+    ap.add_argument("--batch-tokens", type=int)
+    ap.add_argument("--sets", type=int, default=14)
+    ap.add_argument("--programs", type=int, default=40000, help="programs per set")
+    ap.add_argument("--seed", type=int, default=100, help="sets use seed+1, seed+2, ...")
+    ap.add_argument("--heldout", default=str(REPO / "training/data/heldout.jsonl"), help="held-out generated programs")
+    ap.add_argument("--heldout-programs", type=int, default=200, help="of them, sampled for the evaluation loss")
+    ap.add_argument("--exclude", action="append", default=[], help="corpus never to generate (CRUXEval); repeatable")
+    ap.add_argument("--no-exclude", action="store_true", help="the rehearsal only: generate without an excluded corpus")
+    ap.add_argument("--realcode", help="real-code training corpus (training/realcode.py)")
+    ap.add_argument("--realcode-heldout", default=str(REPO / "training/heldout/realcode.jsonl"))
+    ap.add_argument("--realcode-samples", type=int, default=40, help="sessions per real program")
+    ap.add_argument("--samples-per-program", type=int, default=2)
+    ap.add_argument("--mix", default=MIX)
+    ap.add_argument("--inverse-call", default="0.2")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--attention", default="segments")
+    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--name", help="model name")
+    ap.add_argument("--part-mib", type=float, default=15)
+    ap.add_argument("--stages", default=",".join(STAGES),
+                    help=f"the stages to run, of {','.join(STAGES)} (later ones read what earlier runs left in --out)")
+    return ap.parse_args(argv)
+
+
+class Run:
+    def __init__(self, a):
+        self.a = a
+        self.out = Path(a.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.timings: dict = {"stages": {}}
+        self.traced_env = dict(os.environ)
+        if a.python_home:
+            home = str(Path(a.python_home).resolve())
+            self.traced_env["PYTHONHOME"] = home
+            self.traced_env["LD_LIBRARY_PATH"] = ":".join(x for x in (home + "/lib", os.environ.get("LD_LIBRARY_PATH")) if x)
+
+    def stage(self, name: str, fn):
+        t0 = time.time()
+        print(f"== {name}", flush=True)
+        info = fn() or {}
+        self.timings["stages"][name] = {"seconds": round(time.time() - t0, 1), **info}
+        (self.out / "timings.json").write_text(json.dumps(self.timings, indent=1))
+        print(f"== {name}: {self.timings['stages'][name]}", flush=True)
+
+    def sh(self, cmd: list[str], env=None, log: Path | None = None) -> None:
+        with open(log, "w") if log else open(os.devnull, "w") as f:
+            r = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT if log else None, cwd=REPO)
+        if r.returncode:
+            tail = log.read_text()[-800:] if log else ""
+            raise PipelineError(f"{' '.join(map(str, cmd[:4]))} ... exited {r.returncode}\n{tail}")
+
+    def parallel(self, jobs: list[tuple[list[str], dict | None, Path]]) -> None:
+        with ThreadPoolExecutor(max(1, min(self.a.workers, len(jobs)))) as pool:
+            for f in [pool.submit(self.sh, cmd, env, log) for cmd, env, log in jobs]:
+                f.result()
+
+    # -- stages --
+
+    def check(self):
+        v = subprocess.run([self.a.python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                           env=self.traced_env, capture_output=True, text=True)
+        if v.returncode:
+            raise PipelineError(f"the traced Python does not run: {v.stderr.strip()[-300:]}")
+        n = subprocess.run([self.a.node, "--version"], capture_output=True, text=True)
+        if n.returncode:
+            raise PipelineError(f"node does not run: {n.stderr.strip()[-300:]}")
+        if not (REPO / "dist/ndbg.js").exists():
+            raise PipelineError("dist/ndbg.js is missing: npm run build")
+        return {"traced_python": v.stdout.strip(), "node": n.stdout.strip(), "cores": os.cpu_count()}
+
+    def programs(self):
+        a = self.a
+        excl = [x for e in a.exclude for x in ("--exclude", e)]
+        if not excl and not a.no_exclude:
+            raise PipelineError("give --exclude CORPUS (the evaluation benchmark) or, for a rehearsal, --no-exclude")
+        if Path(a.heldout).exists():
+            excl += ["--exclude", a.heldout]
+        elif not a.no_exclude:
+            raise PipelineError(f"{a.heldout} is missing: the held-out programs must be excluded from generation")
+        jobs = []
+        for i in range(1, a.sets + 1):
+            out = self.out / f"p{i}.jsonl"
+            jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i),
+                          "--python", a.python, "--out", str(out), "--quiet", *(excl or ["--no-exclude"])],
+                         self.traced_env, self.out / f"p{i}.log"))
+        self.parallel(jobs)
+        return {"sets": a.sets, "programs": a.sets * a.programs}
+
+    def realcode(self):
+        src = Path(self.a.realcode)
+        if not src.exists():
+            raise PipelineError(f"{src} is missing (training/realcode.py builds it; training/DATA.md)")
+        n = 0
+        for name, path in (("rc", src), ("rc-heldout", Path(self.a.realcode_heldout))):
+            if not path.exists():
+                continue
+            self.sh([self.a.python, str(REPO / "training/canonical_programs.py"), str(path), str(self.out / f"{name}.jsonl")],
+                    self.traced_env, self.out / f"{name}.log")
+            n += sum(1 for _ in open(self.out / f"{name}.jsonl"))
+        return {"programs": n}
+
+    def sessions(self):
+        a = self.a
+        node = [a.node, str(REPO / "dist/ndbg.js"), "data", "--python", a.python, "--mix", a.mix, "--inverse-call", a.inverse_call]
+        jobs, train, ev = [], [], []
+        sets = [(f"p{i}", a.samples_per_program) for i in range(1, a.sets + 1)]
+        if a.realcode:
+            sets.append(("rc", a.realcode_samples))
+        for i, (name, k) in enumerate(sets):
+            out = self.out / f"d-{name}.jsonl"
+            jobs.append((node + ["--programs", str(self.out / f"{name}.jsonl"), "--out", str(out),
+                                 "--samples-per-program", str(k), "--seed", str(a.seed * 10 + i)], self.traced_env, self.out / f"d-{name}.log"))
+            train.append(out)
+        held = [(Path(a.heldout), "e-generated", a.heldout_programs)]
+        if (self.out / "rc-heldout.jsonl").exists():
+            held.append((self.out / "rc-heldout.jsonl", "e-realcode", 10**9))
+        for src, name, limit in held:
+            if src.exists():
+                out = self.out / f"{name}.jsonl"
+                jobs.append((node + ["--programs", str(src), "--out", str(out), "--samples-per-program", "1", "--seed", "7",
+                                     "--limit", str(limit)], self.traced_env, self.out / f"{name}.log"))
+                ev.append(out)
+        self.parallel(jobs)
+        self.train_files, self.eval_files = train, ev
+        return {"sessions": {p.name: sum(1 for _ in open(p)) for p in train + ev}}
+
+    def train(self):
+        a = self.a
+        if not hasattr(self, "train_files"):  # sessions made by an earlier run into the same folder
+            self.train_files = sorted(self.out.glob("d-*.jsonl"))
+            self.eval_files = sorted(self.out.glob("e-*.jsonl"))
+            if not self.train_files:
+                raise PipelineError(f"no sessions in {self.out}: run the sessions stage first")
+        cmd = [sys.executable, "-m", "training.train", "--out", str(self.out / "run"), "--config", a.config,
+               "--device", a.device, "--threads", str(a.threads), "--attention", a.attention]
+        for p in self.train_files:
+            cmd += ["--data", str(p)]
+        for p in self.eval_files:
+            cmd += ["--eval", str(p)]
+        for flag, v in (("--init", a.init), ("--minutes", a.minutes), ("--steps", a.steps), ("--lr", a.lr),
+                        ("--warmup", a.warmup), ("--batch-tokens", a.batch_tokens), ("--name", a.name)):
+            if v is not None:
+                cmd += [flag, str(v)]
+        if a.compile:
+            cmd.append("--compile")
+        self.sh(cmd, None, self.out / "train.log")
+        done = [json.loads(l) for l in open(self.out / "run/log.jsonl") if '"event": "done"' in l][-1]
+        return {k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "device") if k in done}
+
+    def export(self):
+        gguf = self.out / "export/model.f16.gguf"
+        gguf.parent.mkdir(exist_ok=True)
+        self.sh([sys.executable, "-m", "training.gguf", "--weights", str(self.out / "run"), "--type", "f16", "--out", str(gguf)],
+                None, self.out / "export.log")
+        parts = split_file(gguf, int(self.a.part_mib * 2**20))
+        gguf.unlink()
+        return {"parts": [p.name for p in parts]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse_args(argv if argv is not None else sys.argv[1:])
+    stages = [x.strip() for x in a.stages.split(",") if x.strip()]
+    unknown = [x for x in stages if x not in STAGES]
+    if unknown:
+        print(f"error: unknown stages {unknown} (stages: {', '.join(STAGES)})", file=sys.stderr)
+        return 2
+    if "train" in stages and not a.minutes and not a.steps:
+        print("error: give --minutes (or --steps)", file=sys.stderr)
+        return 2
+    run = Run(a)
+    previous = run.out / "timings.json"
+    if previous.exists():  # a run in parts: keep the earlier stages' timings
+        run.timings = json.loads(previous.read_text())
+    try:
+        for name in stages:
+            if name == "realcode" and not a.realcode:
+                continue
+            run.stage(name, getattr(run, name))
+            if name == "check":
+                run.timings["traced_python"] = run.timings["stages"]["check"]["traced_python"]
+    except PipelineError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        run.timings["total_seconds"] = round(sum(st["seconds"] for st in run.timings["stages"].values()), 1)
+        (run.out / "timings.json").write_text(json.dumps(run.timings, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
