@@ -22,24 +22,35 @@ export class ValueSyntaxError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Reading literals
 
-const isIdPart = (c: string): boolean => /[\p{ID_Continue}\u00b7]/u.test(c);
+const isIdPart = (c: string): boolean => /[\w\u00b7]/.test(c) || (c > "\x7f" && /[\p{ID_Continue}]/u.test(c));
 
 const DIGITS = "[0-9](?:_?[0-9])*";
-const DECIMAL = new RegExp(`^(?:(${DIGITS})?\\.(${DIGITS})?|(${DIGITS}))(?:[eE][+-]?${DIGITS})?[jJ]?`);
+// Sticky (matched at lastIndex): no copy of the rest of a long repr for each number in it.
+const DECIMAL = new RegExp(`(?:(${DIGITS})?\\.(${DIGITS})?|(${DIGITS}))(?:[eE][+-]?${DIGITS})?[jJ]?`, "y");
+const PREFIXED = /0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/y;
 
 /**
  * Reads a number literal at `pos` (no sign): ints (with `_`, 0x/0o/0b), floats, imaginary.
  * Returns undefined when there is no number there.
  */
 export function readNumber(src: string, pos: number): { value: PyValue; end: number } | undefined {
-  const rest = src.slice(pos);
-  let m = /^0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/.exec(rest);
+  const c = src.charCodeAt(pos);
+  if (!(c >= 48 && c <= 57) && c !== 46) return undefined; // a digit or "." (checked first: reprs hold millions of values)
+  // A plain small int, the most common value, without the regular expressions.
+  let stop = pos;
+  while (stop < src.length && src.charCodeAt(stop) >= 48 && src.charCodeAt(stop) <= 57) stop++;
+  const next = src[stop] ?? " ";
+  if (stop > pos && stop - pos <= 15 && (c !== 48 || stop - pos === 1) && next !== "." && !isIdPart(next))
+    return { value: { t: "int", v: BigInt(Number(src.slice(pos, stop))) }, end: stop };
+  PREFIXED.lastIndex = pos;
+  let m = PREFIXED.exec(src);
   if (m) {
     const end = pos + m[0].length;
     if (isIdPart(src[end] ?? " ")) throw new ValueSyntaxError(`invalid number literal at ${pos}`);
     return { value: { t: "int", v: BigInt(m[0].replace(/_/g, "").toLowerCase()) }, end };
   }
-  m = DECIMAL.exec(rest);
+  DECIMAL.lastIndex = pos;
+  m = DECIMAL.exec(src);
   if (!m || m[0] === "." || /^\.[eEjJ]/.test(m[0])) return undefined;
   let text = m[0];
   let end = pos + text.length;
@@ -54,6 +65,7 @@ export function readNumber(src: string, pos: number): { value: PyValue; end: num
   return { value: { t: "int", v: BigInt(clean) }, end };
 }
 
+const STRING_START = new Set("'\"rRbBuUfF");
 const SIMPLE_ESCAPES: Record<string, number> = { "\\": 92, "'": 39, '"': 34, a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 };
 
 /**
@@ -61,6 +73,7 @@ const SIMPLE_ESCAPES: Record<string, number> = { "\\": 92, "'": 39, '"': 34, a: 
  * refused), either quote, triple quotes and every escape Python knows except \N{...}.
  */
 export function readString(src: string, pos: number): { value: PyValue; end: number } | undefined {
+  if (!STRING_START.has(src[pos])) return undefined;
   const m = /^([rRbBuUfF]{0,2})('''|"""|'|")/.exec(src.slice(pos));
   if (!m) return undefined;
   const prefix = m[1].toLowerCase();
@@ -147,7 +160,11 @@ class ReprReader {
   constructor(readonly src: string) {}
 
   ws(p = this.pos): number {
-    while (p < this.src.length && /\s/.test(this.src[p])) p++;
+    const s = this.src;
+    for (; p < s.length; p++) {
+      const c = s.charCodeAt(p);
+      if (!(c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(s[p])))) break;
+    }
     return p;
   }
   skip(): void {
@@ -166,7 +183,7 @@ class ReprReader {
     this.skip();
     const start = this.pos;
     // Python writes a container that holds itself as [...] or {...}.
-    const self = /^(\[\.\.\.\]|\{\.\.\.\})/.exec(this.src.slice(start, start + 5));
+    const self = this.src[start] === "[" || this.src[start] === "{" ? /^(\[\.\.\.\]|\{\.\.\.\})/.exec(this.src.slice(start, start + 5)) : null;
     if (self && opaqueOk) {
       this.pos += 5;
       return { t: "opaque", text: self[0] };
