@@ -407,7 +407,7 @@ type Num = { t: "int"; v: bigint } | { t: "float"; v: number } | { t: "complex";
 
 const INT = (v: bigint): PyValue => {
   const bits = bitLength(v);
-  if (bits > MAX_BITS) throw new ExprError("integer result too large");
+  if (bits > MAX_BITS) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
   // Arithmetic on big integers costs with their size: a 100,000-bit power takes about a millisecond.
   tick(bits >> 4);
   return { t: "int", v };
@@ -415,7 +415,7 @@ const INT = (v: bigint): PyValue => {
 const FLOAT = (v: number): PyValue => ({ t: "float", v });
 const BOOL = (v: boolean): PyValue => ({ t: "bool", v });
 const STR = (v: string): PyValue => {
-  if (v.length > MAX_ITEMS) throw new ExprError("string result too large");
+  if (v.length > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
   return { t: "str", v };
 };
 
@@ -692,7 +692,7 @@ function intPow(a: bigint, b: bigint): PyValue {
   }
   if (a === 0n || a === 1n) return INT(b === 0n ? 1n : a);
   if (a === -1n) return INT(b % 2n === 0n ? 1n : -1n);
-  if (BigInt(bitLength(a)) * b > BigInt(MAX_BITS)) throw new ExprError("integer result too large");
+  if (BigInt(bitLength(a)) * b > BigInt(MAX_BITS)) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
   return INT(a ** b);
 }
 
@@ -795,7 +795,7 @@ function repeated<T>(xs: readonly T[], k: number): T[] {
 function repeat(seq: PyValue, n: bigint): PyValue {
   const len = seq.t === "str" ? seq.v.length : seq.t === "bytes" ? seq.v.length : (seq as { items: PyValue[] }).items.length;
   const k = n <= 0n || len === 0 ? 0 : Number(n);
-  if (len * k > MAX_ITEMS) throw new ExprError("result too large");
+  if (len * k > MAX_ITEMS) throw tooLarge(`more than ${MAX_ITEMS} ${seq.t === "str" ? "characters" : seq.t === "bytes" ? "bytes" : "elements"}`);
   const { size, depth } = extentOf(seq);
   bound((size - 2) * k + 2, depth); // before a million copies of a big element are made (2: the brackets or quotes)
   tick(len * k);
@@ -814,7 +814,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
       const y = nb.v;
       if (op === "<<" || op === ">>") {
         if (y < 0n) throw pyErr("ValueError", "negative shift count");
-        if (op === "<<" && BigInt(bitLength(x)) + y > BigInt(MAX_BITS)) throw new ExprError("integer result too large");
+        if (op === "<<" && BigInt(bitLength(x)) + y > BigInt(MAX_BITS)) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
         return INT(op === "<<" ? x << y : x >> y);
       }
       const r = op === "&" ? x & y : op === "|" ? x | y : x ^ y;
@@ -835,7 +835,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
       const y = b as typeof a;
       if (a.t === "str") return STR(a.v + (y as { v: string }).v);
       const length = a.t === "bytes" ? a.v.length + (y as { v: number[] }).v.length : a.items.length + (y as { items: PyValue[] }).items.length;
-      if (length > MAX_ITEMS) throw new ExprError("result too large");
+      if (length > MAX_ITEMS) throw tooLarge(`more than ${MAX_ITEMS} ${a.t === "bytes" ? "bytes" : "elements"}`);
       const [ea, eb] = [extentOf(a), extentOf(y)];
       bound(ea.size + eb.size - 2, Math.max(ea.depth, eb.depth));
       tick(length);

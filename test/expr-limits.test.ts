@@ -43,6 +43,19 @@ test("values that repeat a shared element are measured as they would print, and 
   assert.equal(evaluateExpression("len([x] * 100)", { x }), "100");
 });
 
+test("every bound answers 'too large to evaluate' and names the bound", () => {
+  for (const [expr, why] of [
+    ["'a' * 10**9", /^too large to evaluate: more than 1000000 characters$/],
+    ["b'a' * 10**9", /^too large to evaluate: more than 1000000 bytes$/],
+    ["[0] * 10**9", /^too large to evaluate: more than 1000000 elements$/],
+    ["[0] * 10**6 + [0]", /^too large to evaluate: more than 1000000 elements$/],
+    ["'a' * 10**6 + 'b'", /^too large to evaluate: a string of more than 1000000 characters$/],
+    ["2 ** 10**9", /^too large to evaluate: an integer of more than 100000 bits$/],
+    ["1 << 10**9", /^too large to evaluate: an integer of more than 100000 bits$/],
+  ] as const)
+    refusedQuickly(expr, why);
+});
+
 test("values nest at most 100 levels deep, as deep as a repr is read back", () => {
   const deep = "[".repeat(100) + "]".repeat(100);
   assert.equal(evaluateExpression("len(x)", { x: deep }), "1");
