@@ -3,7 +3,7 @@
 // does not know yet, and knows nothing of DAP or of which predictor it has.
 import type { Predicted, Predictor } from "./predictor.js";
 import { FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "./trajectory.js";
-import { evaluateCondition, evaluateExpression, ExprError } from "./expr.js";
+import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "./expr.js";
 import { cutText } from "./values.js";
 
 export interface BreakpointSpec {
@@ -193,15 +193,18 @@ export class Engine {
     return this.run(signal, async () => {
       const frame = this.current.step.frame;
       let reason = "the program has ended";
+      // A value too large to compute is too large for the predictor to write out, too.
+      let ask = true;
       if (frame) {
         try {
           return evaluateExpression(expression, frame.locals);
         } catch (e) {
           if (!(e instanceof ExprError)) throw e;
           reason = e.message;
+          ask = !(e instanceof ExprTooLarge);
         }
       }
-      const answer = await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal);
+      const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;
       if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
       return answer;
     });

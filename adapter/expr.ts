@@ -8,6 +8,8 @@ import {
 } from "./values.js";
 
 export class ExprError extends Error {}
+/** An expression whose value or work passes a bound: no other way of evaluating it would fare better. */
+export class ExprTooLarge extends ExprError {}
 
 /** Characters of an expression (also of a value the debug console sets a variable to). */
 export const MAX_EXPRESSION_LENGTH = 10_000;
@@ -380,7 +382,7 @@ const pyErr = (type: string, msg: string): ExprError => new ExprError(`${type}: 
 const tn = (v: PyValue): string => (v.t === "opaque" ? "object" : TYPE_NAMES[v.t]);
 const opaqueErr = (v: PyValue): ExprError => new ExprError(`cannot compute with ${reprPreview(v, QUOTED)}: only literal values are known`);
 
-const tooLarge = (why: string): ExprError => new ExprError(`too large to evaluate: ${why}`);
+const tooLarge = (why: string): ExprTooLarge => new ExprTooLarge(`too large to evaluate: ${why}`);
 
 /** Steps of work the evaluation under way may still take (none under way: no limit). */
 let stepsLeft = Infinity;

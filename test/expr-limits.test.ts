@@ -4,7 +4,14 @@
 // below the bounds still works, and messages never quote a huge value.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { evaluateCondition, evaluateExpression, ExprError } from "../adapter/expr.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Engine } from "../adapter/engine.js";
+import { evaluateCondition, evaluateExpression, ExprTooLarge } from "../adapter/expr.js";
+import type { Predictor } from "../adapter/predictor.js";
+import { RecordedPredictor } from "../adapter/predictors/recorded.js";
+import { runTrace } from "../adapter/tracer.js";
 import { MAX_REPR, ReprTooLong, literalToRepr, parseRepr, reprPreview, reprToNode } from "../adapter/values.js";
 
 /** Evaluates and times it: the error (or the result) and the milliseconds it took. */
@@ -18,10 +25,10 @@ function timed(expr: string, locals: Record<string, string> = {}): { result?: st
   }
 }
 
-/** `expr` is refused as too large, as an ExprError, within `ms` (before: minutes and gigabytes). */
+/** `expr` is refused as too large, as an ExprTooLarge, within `ms` (before: minutes and gigabytes). */
 function refusedQuickly(expr: string, why: RegExp, locals: Record<string, string> = {}, ms = 2_000): void {
   const r = timed(expr, locals);
-  assert.ok(r.error instanceof ExprError, `${expr}: ${r.result === undefined ? String(r.error) : `answered ${r.result.length} characters`}`);
+  assert.ok(r.error instanceof ExprTooLarge, `${expr}: ${r.result === undefined ? String(r.error) : `answered ${r.result.length} characters`}`);
   assert.match((r.error as Error).message, /^too large to evaluate: /, expr);
   assert.match((r.error as Error).message, why, expr);
   assert.ok(r.ms < ms, `${expr} took ${Math.round(r.ms)} ms`);
@@ -99,7 +106,7 @@ test("messages quote at most a few hundred characters of a value or an expressio
     ["1 + " + "9".repeat(9_000) + " +", {}],
   ] as const) {
     const r = timed(expr, locals);
-    assert.ok(r.error instanceof ExprError, expr.slice(0, 40));
+    assert.ok(r.error instanceof Error && !(r.error instanceof ExprTooLarge), expr.slice(0, 40));
     assert.ok((r.error as Error).message.length < 500, `${expr.slice(0, 40)}: a message of ${(r.error as Error).message.length} characters`);
   }
   assert.match((timed("int(s)", { s: big }).error as Error).message, /^ValueError: invalid literal for int\(\) with base 10: 'k{199}…$/);
@@ -120,4 +127,31 @@ test("reprs are written under a limit, and the Variables view makes children onl
   assert.equal(node.children?.[999].node.display, `[${Array(1_000).fill("0").join(", ")}]`);
   assert.equal(node.children?.[0].node.children?.[999].node.display, "0");
   assert.ok(performance.now() - t0 < 2_000);
+});
+
+test("the engine does not ask the predictor for a value too large to compute; other expressions it cannot compute, it does", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-expr-limits-"));
+  try {
+    const program = join(dir, "p.py");
+    writeFileSync(program, "def f(x):\n    y = x + 1\n    return y\n");
+    const recorded = new RecordedPredictor(await runTrace(program, { call: "f(2)" }));
+    // The recording, answering questions as a chat model does (a recording itself answers none).
+    const asked: string[] = [];
+    const answering: Predictor = {
+      source: recorded.source,
+      start: (o) => recorded.start(o),
+      predict: (h, a, o) => recorded.predict(h, a, o),
+      evaluate: async (_h, expression) => (asked.push(expression), "42"),
+      dispose: () => {},
+    };
+    const engine = new Engine(answering);
+    await engine.start();
+    assert.equal(await engine.evaluate("x * 10"), "20");
+    assert.equal(await engine.evaluate("x.bit_length()"), "42");
+    await assert.rejects(engine.evaluate("['a'*10**6]*10**6"), /^Error: cannot evaluate "\['a'\*10\*\*6\]\*10\*\*6": too large to evaluate: its repr would have/);
+    await assert.rejects(engine.evaluate("sorted([x, 0] * 500000)"), /too large to evaluate: more than 5000000 steps of work/);
+    assert.deepEqual(asked, ["x.bit_length()"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
