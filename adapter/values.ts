@@ -470,7 +470,7 @@ export function bytesRepr(b: readonly number[]): string {
 /** The most characters a repr is written with unless the caller says otherwise: past it, writing stops. */
 export const MAX_REPR = 4_000_000;
 
-/** A repr that would pass its limit: thrown before the text is built, so no memory goes to it. */
+/** A repr that would pass its limit: writing stops there, so no more memory goes to it. */
 export class ReprTooLong extends Error {}
 
 /** Writes `v`'s repr; stops (complete: false) once it passes `limit` characters, with the text up to there. */
