@@ -3,7 +3,8 @@
 // does not know yet, and knows nothing of DAP or of which predictor it has.
 import type { Predicted, Predictor } from "./predictor.js";
 import { FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "./trajectory.js";
-import { evaluateCondition, evaluateExpression, ExprError } from "./expr.js";
+import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "./expr.js";
+import { cutText } from "./values.js";
 
 export interface BreakpointSpec {
   line: number;
@@ -151,8 +152,9 @@ export class Engine {
     const frame = cur.step.frame;
     if (!frame) throw new Error("the program has ended: there are no variables to set");
     if (this.predictor.editRefusal) throw new Error(this.predictor.editRefusal);
-    if (!IDENTIFIER.test(name)) throw new Error(`"${name}" is not a variable name`);
-    if (!(name in frame.locals)) throw new Error(`there is no local named "${name}" here`);
+    if (!IDENTIFIER.test(name)) throw new Error(`"${cutText(name)}" is not a variable name`);
+    // Own names only: "toString" or "__proto__" are in every object, not locals.
+    if (!Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
     if (this.inFlight) throw new Error("a step is in progress: set the variable when it has stopped");
     const edited: Predicted = { ...cur, step: { ...cur.step, frame: { ...frame, locals: { ...frame.locals, [name]: repr } } } };
@@ -191,16 +193,19 @@ export class Engine {
     return this.run(signal, async () => {
       const frame = this.current.step.frame;
       let reason = "the program has ended";
+      // A value too large to compute is too large for the predictor to write out, too.
+      let ask = true;
       if (frame) {
         try {
           return evaluateExpression(expression, frame.locals);
         } catch (e) {
           if (!(e instanceof ExprError)) throw e;
           reason = e.message;
+          ask = !(e instanceof ExprTooLarge);
         }
       }
-      const answer = await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal);
-      if (answer === undefined) throw new Error(`cannot evaluate "${expression}": ${reason}`);
+      const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;
+      if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
       return answer;
     });
   }
@@ -252,7 +257,7 @@ export class Engine {
         return evaluateCondition(b.condition, f!.locals);
       } catch (e) {
         if (!(e instanceof ExprError)) throw e;
-        this.note(`breakpoint condition "${b.condition}" on line ${b.line} could not be evaluated (${e.message}); stopping there`);
+        this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${e.message}); stopping there`);
         return true;
       }
     });

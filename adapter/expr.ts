@@ -3,15 +3,26 @@
 // reads literals and computes with Python's own rules on the values it can read, and refuses
 // (ExprError) everything else: attributes, calls other than a few builtins, names not in scope.
 import {
-  type PyValue, ValueSyntaxError, parseRepr, literalToRepr, literalToStr, readNumber, readString, TYPE_NAMES,
+  type PyValue, MAX_NESTING, MAX_REPR, ReprTooLong, ValueSyntaxError, cutText, extentOf, parseRepr, literalToRepr, literalToStr,
+  readNumber, readString, reprPreview, TYPE_NAMES,
 } from "./values.js";
 
 export class ExprError extends Error {}
+/** An expression whose value or work passes a bound: no other way of evaluating it would fare better. */
+export class ExprTooLarge extends ExprError {}
 
-const MAX_LENGTH = 10_000; // characters of an expression
+/** Characters of an expression (also of a value the debug console sets a variable to). */
+export const MAX_EXPRESSION_LENGTH = 10_000;
 const MAX_DEPTH = 100; // nesting of an expression
 const MAX_ITEMS = 1_000_000; // elements or characters of a computed value
 const MAX_BITS = 100_000; // bits of a computed integer
+// A value an operation builds prints in at most MAX_REPR characters and nests at most
+// MAX_NESTING deep: ['a' * 10**6] * 10**6 holds one string a million times, cheap to hold,
+// a terabyte to print. Evaluations run on the adapter's only thread, between requests.
+/** Work of one evaluation: elements visited, copied or compared, nodes evaluated (a fraction of a second). */
+const MAX_STEPS = 5_000_000;
+/** Characters of a value or literal quoted in a message. */
+const QUOTED = 200;
 
 // ---------------------------------------------------------------------------------------------
 // Tokens
@@ -26,7 +37,7 @@ const OPS = ["**", "//", "<<", ">>", "<=", ">=", "==", "!=", ":=", "->", "+", "-
 const KEYWORDS = new Set(["and", "or", "not", "in", "is", "if", "else", "lambda", "await", "yield", "for", "async", "None", "True", "False"]);
 
 export function tokenize(src: string): Tok[] {
-  if (src.length > MAX_LENGTH) throw new ExprError(`expression longer than ${MAX_LENGTH} characters`);
+  if (src.length > MAX_EXPRESSION_LENGTH) throw new ExprError(`expression longer than ${MAX_EXPRESSION_LENGTH} characters`);
   const toks: Tok[] = [];
   let depth = 0;
   let i = 0;
@@ -122,7 +133,7 @@ class Parser {
   }
   fail(msg: string): never {
     const t = this.t;
-    const found = t.k === "end" ? "end of expression" : t.k === "lit" ? literalToRepr(t.v) : `"${t.v}"`;
+    const found = t.k === "end" ? "end of expression" : t.k === "lit" ? reprPreview(t.v, QUOTED) : `"${t.v}"`;
     throw new ExprError(`invalid syntax: ${msg} at ${t.pos}, found ${found}`);
   }
   nest<T>(f: () => T): T {
@@ -369,19 +380,44 @@ export function parseExpression(src: string): Node {
 /** An exception Python itself would raise, e.g. ZeroDivisionError: division by zero. */
 const pyErr = (type: string, msg: string): ExprError => new ExprError(`${type}: ${msg}`);
 const tn = (v: PyValue): string => (v.t === "opaque" ? "object" : TYPE_NAMES[v.t]);
-const opaqueErr = (v: PyValue): ExprError =>
-  new ExprError(`cannot compute with ${v.t === "opaque" ? v.text : literalToRepr(v)}: only literal values are known`);
+const opaqueErr = (v: PyValue): ExprError => new ExprError(`cannot compute with ${reprPreview(v, QUOTED)}: only literal values are known`);
+
+const tooLarge = (why: string): ExprTooLarge => new ExprTooLarge(`too large to evaluate: ${why}`);
+
+/** Steps of work the evaluation under way may still take (none under way: no limit). */
+let stepsLeft = Infinity;
+
+/** Counts `n` steps of work of the evaluation under way. */
+function tick(n = 1): void {
+  if ((stepsLeft -= n) < 0) throw tooLarge(`more than ${MAX_STEPS} steps of work`);
+}
+
+/** Refuses a value whose repr would have `size` characters or that would nest `depth` deep, past the limits. */
+function bound(size: number, depth: number): void {
+  if (size > MAX_REPR) throw tooLarge(`its repr would have about ${size} characters (at most ${MAX_REPR})`);
+  if (depth > MAX_NESTING) throw tooLarge(`it would nest ${depth} levels deep (at most ${MAX_NESTING})`);
+}
+
+/** A value an operation has built, checked: shared elements count each time they would print. */
+function built<V extends PyValue>(v: V): V {
+  const { size, depth } = extentOf(v);
+  bound(size, depth);
+  return v;
+}
 
 type Num = { t: "int"; v: bigint } | { t: "float"; v: number } | { t: "complex"; re: number; im: number };
 
 const INT = (v: bigint): PyValue => {
-  if (bitLength(v) > MAX_BITS) throw new ExprError("integer result too large");
+  const bits = bitLength(v);
+  if (bits > MAX_BITS) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
+  // Arithmetic on big integers costs with their size: a 100,000-bit power takes about a millisecond.
+  tick(bits >> 4);
   return { t: "int", v };
 };
 const FLOAT = (v: number): PyValue => ({ t: "float", v });
 const BOOL = (v: boolean): PyValue => ({ t: "bool", v });
 const STR = (v: string): PyValue => {
-  if (v.length > MAX_ITEMS) throw new ExprError("string result too large");
+  if (v.length > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
   return { t: "str", v };
 };
 
@@ -411,6 +447,7 @@ const isSeq = (v: PyValue): v is Extract<PyValue, { items: PyValue[] }> => v.t =
 
 /** Code points of a str (Python indexes code points, not UTF-16 units). */
 const chars = (s: string): string[] => {
+  tick(s.length);
   const out: string[] = [];
   for (let i = 0; i < s.length; ) {
     const c = s.codePointAt(i)!;
@@ -440,7 +477,7 @@ export function truthy(v: PyValue): boolean {
     case "dict":
       return v.entries.length > 0;
     case "opaque":
-      throw new ExprError(`the truth value of ${v.text} is not known without running code`);
+      throw new ExprError(`the truth value of ${cutText(v.text, QUOTED)} is not known without running code`);
     default:
       return v.items.length > 0;
   }
@@ -470,6 +507,7 @@ function cmpNum(a: Num, b: Num): number {
 const isSetLike = (v: PyValue): boolean => v.t === "set" || v.t === "frozenset";
 
 export function pyEq(a: PyValue, b: PyValue): boolean {
+  tick();
   if (a.t === "opaque" || b.t === "opaque") throw opaqueErr(a.t === "opaque" ? a : b);
   const na = asNum(a);
   const nb = asNum(b);
@@ -529,6 +567,7 @@ function cmpCodePoints(a: string, b: string): number {
 
 /** a OP b for OP in < <= > >=, with Python's rules and TypeErrors. */
 function order(op: string, a: PyValue, b: PyValue): boolean {
+  tick(3); // about three times the work of an equality
   if (a.t === "opaque" || b.t === "opaque") throw opaqueErr(a.t === "opaque" ? a : b);
   const test = (c: number): boolean => (op === "<" ? c < 0 : op === "<=" ? c <= 0 : op === ">" ? c > 0 : c >= 0);
   const na = asNum(a);
@@ -556,6 +595,7 @@ function order(op: string, a: PyValue, b: PyValue): boolean {
 }
 
 function hashable(v: PyValue): void {
+  tick();
   if (v.t === "list" || v.t === "dict" || v.t === "set") throw pyErr("TypeError", `unhashable type: '${tn(v)}'`);
   if (v.t === "tuple" || v.t === "frozenset") v.items.forEach(hashable);
   if (v.t === "opaque") throw opaqueErr(v);
@@ -570,6 +610,7 @@ function contained(x: PyValue, c: PyValue): boolean {
       const nx = asNum(x);
       if (nx?.t === "int") return c.v.includes(Number(nx.v));
       if (x.t !== "bytes") throw pyErr("TypeError", `a bytes-like object is required, not '${tn(x)}'`);
+      tick(c.v.length + x.v.length);
       return Buffer.from(c.v).includes(Buffer.from(x.v));
     }
     case "list":
@@ -653,7 +694,7 @@ function intPow(a: bigint, b: bigint): PyValue {
   }
   if (a === 0n || a === 1n) return INT(b === 0n ? 1n : a);
   if (a === -1n) return INT(b % 2n === 0n ? 1n : -1n);
-  if (BigInt(bitLength(a)) * b > BigInt(MAX_BITS)) throw new ExprError("integer result too large");
+  if (BigInt(bitLength(a)) * b > BigInt(MAX_BITS)) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
   return INT(a ** b);
 }
 
@@ -746,14 +787,23 @@ function arith(op: string, x: Num, y: Num): PyValue {
   throw new ExprError(`operator ${op} is not supported`);
 }
 
+/** `k` copies of `xs` end to end, in a packed array (flat() makes one that is slow to read). */
+function repeated<T>(xs: readonly T[], k: number): T[] {
+  const out: T[] = [];
+  for (let r = 0; r < k; r++) for (const x of xs) out.push(x);
+  return out;
+}
+
 function repeat(seq: PyValue, n: bigint): PyValue {
   const len = seq.t === "str" ? seq.v.length : seq.t === "bytes" ? seq.v.length : (seq as { items: PyValue[] }).items.length;
   const k = n <= 0n || len === 0 ? 0 : Number(n);
-  if (len * k > MAX_ITEMS) throw new ExprError("result too large");
+  if (len * k > MAX_ITEMS) throw tooLarge(`more than ${MAX_ITEMS} ${seq.t === "str" ? "characters" : seq.t === "bytes" ? "bytes" : "elements"}`);
+  const { size, depth } = extentOf(seq);
+  bound((size - 2) * k + 2, depth); // before a million copies of a big element are made (2: the brackets or quotes)
+  tick(len * k);
   if (seq.t === "str") return STR(seq.v.repeat(k));
-  if (seq.t === "bytes") return { t: "bytes", v: Array.from({ length: k }, () => seq.v).flat() };
-  const items = (seq as { items: PyValue[] }).items;
-  return { t: seq.t as "list" | "tuple", items: Array.from({ length: k }, () => items).flat() };
+  if (seq.t === "bytes") return { t: "bytes", v: repeated(seq.v, k) };
+  return { t: seq.t as "list" | "tuple", items: repeated((seq as { items: PyValue[] }).items, k) };
 }
 
 function binop(op: string, a: PyValue, b: PyValue): PyValue {
@@ -766,7 +816,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
       const y = nb.v;
       if (op === "<<" || op === ">>") {
         if (y < 0n) throw pyErr("ValueError", "negative shift count");
-        if (op === "<<" && BigInt(bitLength(x)) + y > BigInt(MAX_BITS)) throw new ExprError("integer result too large");
+        if (op === "<<" && BigInt(bitLength(x)) + y > BigInt(MAX_BITS)) throw tooLarge(`an integer of more than ${MAX_BITS} bits`);
         return INT(op === "<<" ? x << y : x >> y);
       }
       const r = op === "&" ? x & y : op === "|" ? x | y : x ^ y;
@@ -776,7 +826,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
       const x = (a as { items: PyValue[] }).items;
       const y = (b as { items: PyValue[] }).items;
       const items = op === "&" ? x.filter((e) => contains(y, e)) : op === "|" ? [...x, ...y.filter((e) => !contains(x, e))] : [...x.filter((e) => !contains(y, e)), ...y.filter((e) => !contains(x, e))];
-      return { t: a.t as "set" | "frozenset", items };
+      return built({ t: a.t as "set" | "frozenset", items });
     }
     throw pyErr("TypeError", `unsupported operand type(s) for ${op}: '${tn(a)}' and '${tn(b)}'`);
   }
@@ -784,11 +834,15 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
   if (na && nb) return arith(op, na, nb);
   if (op === "+") {
     if ((a.t === "str" || a.t === "bytes" || a.t === "list" || a.t === "tuple") && a.t === b.t) {
-      if (a.t === "str") return STR(a.v + (b as { v: string }).v);
-      if (a.t === "bytes") return { t: "bytes", v: [...a.v, ...(b as { v: number[] }).v] };
-      const items = [...a.items, ...(b as { items: PyValue[] }).items];
-      if (items.length > MAX_ITEMS) throw new ExprError("result too large");
-      return { t: a.t, items };
+      const y = b as typeof a;
+      if (a.t === "str") return STR(a.v + (y as { v: string }).v);
+      const length = a.t === "bytes" ? a.v.length + (y as { v: number[] }).v.length : a.items.length + (y as { items: PyValue[] }).items.length;
+      if (length > MAX_ITEMS) throw tooLarge(`more than ${MAX_ITEMS} ${a.t === "bytes" ? "bytes" : "elements"}`);
+      const [ea, eb] = [extentOf(a), extentOf(y)];
+      bound(ea.size + eb.size - 2, Math.max(ea.depth, eb.depth));
+      tick(length);
+      if (a.t === "bytes") return { t: "bytes", v: [...a.v, ...(y as { v: number[] }).v] };
+      return { t: a.t, items: [...a.items, ...(y as { items: PyValue[] }).items] };
     }
     if (a.t === "str" || a.t === "list" || a.t === "tuple") throw pyErr("TypeError", `can only concatenate ${tn(a)} (not "${tn(b)}") to ${tn(a)}`);
   }
@@ -799,7 +853,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
   }
   if (op === "-" && isSetLike(a) && isSetLike(b)) {
     const y = (b as { items: PyValue[] }).items;
-    return { t: a.t as "set" | "frozenset", items: (a as { items: PyValue[] }).items.filter((e) => !contains(y, e)) };
+    return built({ t: a.t as "set" | "frozenset", items: (a as { items: PyValue[] }).items.filter((e) => !contains(y, e)) });
   }
   if (op === "%" && (a.t === "str" || a.t === "bytes")) throw new ExprError("%-formatting is not supported");
   throw pyErr("TypeError", `unsupported operand type(s) for ${op}: '${tn(a)}' and '${tn(b)}'`);
@@ -821,6 +875,9 @@ function unary(op: string, v: PyValue): PyValue {
 
 /** The elements iteration yields: items, characters, byte values, dict keys. */
 function iterate(v: PyValue): PyValue[] {
+  if (v.t === "bytes") tick(v.v.length);
+  if (v.t === "dict") tick(v.entries.length);
+  if (isSeq(v)) tick(v.items.length);
   switch (v.t) {
     case "str":
       return chars(v.v).map((c) => ({ t: "str", v: c }));
@@ -867,6 +924,7 @@ function sliceIndices(len: number, lower: PyValue, upper: PyValue, stepV: PyValu
     const stop = clamp(idx(upper), -1n, -1n, L - 1n);
     for (let i = start; i > stop; i += step) out.push(Number(i));
   }
+  tick(out.length);
   return out;
 }
 
@@ -887,7 +945,7 @@ function subscript(x: PyValue, key: PyValue | { slice: [PyValue, PyValue, PyValu
   if (x.t === "dict") {
     hashable(key);
     const hit = x.entries.find(([k]) => pyEq(k, key));
-    if (!hit) throw pyErr("KeyError", literalToRepr(key));
+    if (!hit) throw pyErr("KeyError", reprPreview(key, QUOTED));
     return hit[1];
   }
   if (x.t === "str" || x.t === "bytes" || x.t === "list" || x.t === "tuple") {
@@ -906,7 +964,7 @@ function subscript(x: PyValue, key: PyValue | { slice: [PyValue, PyValue, PyValu
 
 function parseIntText(s: string): PyValue {
   const t = s.trim();
-  if (!/^[+-]?\d(?:_?\d)*$/.test(t)) throw pyErr("ValueError", `invalid literal for int() with base 10: ${literalToRepr({ t: "str", v: s })}`);
+  if (!/^[+-]?\d(?:_?\d)*$/.test(t)) throw pyErr("ValueError", `invalid literal for int() with base 10: ${reprPreview({ t: "str", v: s }, QUOTED)}`);
   return INT(BigInt(t.replace(/_/g, "")));
 }
 
@@ -914,7 +972,7 @@ function parseFloatText(s: string): PyValue {
   const t = s.trim().toLowerCase().replace(/_/g, "");
   const m = /^([+-]?)(inf|infinity|nan)$/.exec(t);
   if (m) return FLOAT(m[2] === "nan" ? NaN : m[1] === "-" ? -Infinity : Infinity);
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t) || /__|^_|_$/.test(s.trim())) throw pyErr("ValueError", `could not convert string to float: ${literalToRepr({ t: "str", v: s })}`);
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(t) || /__|^_|_$/.test(s.trim())) throw pyErr("ValueError", `could not convert string to float: ${reprPreview({ t: "str", v: s }, QUOTED)}`);
   return FLOAT(Number(t));
 }
 
@@ -977,17 +1035,17 @@ const BUILTINS: Record<string, Builtin> = {
     const items = [...iterate(args[0])];
     // Array.prototype.sort is stable, as Python's sort is (also with reverse=True).
     items.sort((a, b) => (reverse ? (order("<", b, a) ? -1 : order("<", a, b) ? 1 : 0) : order("<", a, b) ? -1 : order("<", b, a) ? 1 : 0));
-    return { t: "list", items };
+    return built({ t: "list", items });
   },
   str: (args, kw) => {
     arity("str", args, kw, 0, 1);
     if (!args.length) return STR("");
-    if (args[0].t === "opaque") throw new ExprError(`str() of ${args[0].text} is not known without running code`);
-    return STR(literalToStr(args[0]));
+    if (args[0].t === "opaque") throw new ExprError(`str() of ${cutText(args[0].text, QUOTED)} is not known without running code`);
+    return STR(literalToStr(args[0], MAX_ITEMS));
   },
   repr: (args, kw) => {
     arity("repr", args, kw, 1, 1);
-    return STR(literalToRepr(args[0]));
+    return STR(literalToRepr(args[0], MAX_ITEMS));
   },
   int: (args, kw) => {
     arity("int", args, kw, 0, 1);
@@ -1020,11 +1078,11 @@ const BUILTINS: Record<string, Builtin> = {
   },
   list: (args, kw) => {
     arity("list", args, kw, 0, 1);
-    return { t: "list", items: args.length ? [...iterate(args[0])] : [] };
+    return built({ t: "list", items: args.length ? [...iterate(args[0])] : [] });
   },
   tuple: (args, kw) => {
     arity("tuple", args, kw, 0, 1);
-    return { t: "tuple", items: args.length ? [...iterate(args[0])] : [] };
+    return built({ t: "tuple", items: args.length ? [...iterate(args[0])] : [] });
   },
 };
 
@@ -1041,6 +1099,7 @@ function dedupe(items: PyValue[]): PyValue[] {
 }
 
 function evaluate(n: Node, scope: Scope): PyValue {
+  tick();
   switch (n.k) {
     case "lit":
       return n.v;
@@ -1054,10 +1113,10 @@ function evaluate(n: Node, scope: Scope): PyValue {
     }
     case "tuple":
     case "list":
-      return { t: n.k, items: n.items.map((x) => evaluate(x, scope)) };
+      return built({ t: n.k, items: n.items.map((x) => evaluate(x, scope)) });
     case "set":
       // Python orders a set by hash; we keep the order of the display.
-      return { t: "set", items: dedupe(n.items.map((x) => evaluate(x, scope))) };
+      return built({ t: "set", items: dedupe(n.items.map((x) => evaluate(x, scope))) });
     case "dict": {
       const entries: [PyValue, PyValue][] = [];
       for (const [kn, vn] of n.entries) {
@@ -1068,7 +1127,7 @@ function evaluate(n: Node, scope: Scope): PyValue {
         if (hit) hit[1] = v; // the first key stays, the last value wins
         else entries.push([k, v]);
       }
-      return { t: "dict", entries };
+      return built({ t: "dict", entries });
     }
     case "unary":
       return unary(n.op, evaluate(n.x, scope));
@@ -1140,20 +1199,29 @@ function scopeOf(locals: Record<string, string>): Scope {
   };
 }
 
-/** Evaluates `expr` over `locals` (name → repr) to a value; throws ExprError. */
-export function evaluateValue(expr: string, locals: Record<string, string>): PyValue {
+/** Runs one evaluation within its budget of work; its failures are ExprErrors. */
+function bounded<T>(work: () => T): T {
+  stepsLeft = MAX_STEPS;
   try {
-    return evaluate(parseExpression(expr), scopeOf(locals));
+    return work();
   } catch (e) {
+    if (e instanceof ReprTooLong) throw tooLarge(e.message);
     // A long chain such as 1+1+...+1 nests as deep as it is long.
     if (e instanceof RangeError) throw new ExprError(`expression too complex to evaluate (${e.message})`);
     throw e;
+  } finally {
+    stepsLeft = Infinity;
   }
+}
+
+/** Evaluates `expr` over `locals` (name → repr) to a value; throws ExprError. */
+export function evaluateValue(expr: string, locals: Record<string, string>): PyValue {
+  return bounded(() => evaluate(parseExpression(expr), scopeOf(locals)));
 }
 
 /** Evaluates `expr` over `locals` (name → repr): the repr of the result, as Python prints it. */
 export function evaluateExpression(expr: string, locals: Record<string, string>): string {
-  return literalToRepr(evaluateValue(expr, locals));
+  return bounded(() => literalToRepr(evaluate(parseExpression(expr), scopeOf(locals))));
 }
 
 /** A breakpoint condition: whether `expr` holds over `locals`; throws ExprError. */

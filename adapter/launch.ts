@@ -5,6 +5,7 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "./expr.js";
 import { LAYOUTS, type LayoutName } from "./layout.js";
+import { quoted } from "./requests.js";
 
 export const MODES = ["predict", "record", "compare", "replay"] as const;
 export type Mode = (typeof MODES)[number];
@@ -61,6 +62,12 @@ export const LAUNCH_DEFAULTS = {
   lowConfidence: 0.97,
 } as const satisfies Partial<LaunchConfig>;
 
+/**
+ * The longest "timeout" in seconds. Node's timers wait at most 2**31 - 1 ms (24.8 days) and fire
+ * at once past that, which would end every run at its start; the waits add margins to it.
+ */
+export const MAX_TIMEOUT_S = 1_000_000;
+
 export type LaunchResult = { ok: true; config: LaunchConfig } | { ok: false; error: string };
 
 const LIMITS = [
@@ -81,13 +88,13 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   const str = (name: string): string | undefined | Error => {
     const v = a[name];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== "string") return new Error(`"${name}" must be a string, not ${JSON.stringify(v)}`);
+    if (typeof v !== "string") return new Error(`"${name}" must be a string, not ${quoted(v)}`);
     return v;
   };
   const bool = (name: string, dflt: boolean): boolean | Error => {
     const v = a[name];
     if (v === undefined || v === null) return dflt;
-    if (typeof v !== "boolean") return new Error(`"${name}" must be true or false, not ${JSON.stringify(v)}`);
+    if (typeof v !== "boolean") return new Error(`"${name}" must be true or false, not ${quoted(v)}`);
     return v;
   };
 
@@ -108,23 +115,23 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   const isTrace = path.endsWith(".ndbg");
   const mode = str("mode") ?? (isTrace ? "replay" : LAUNCH_DEFAULTS.mode);
   if (mode instanceof Error) return fail(mode.message);
-  if (!(MODES as readonly string[]).includes(mode)) return fail(`"mode" must be one of ${MODES.join(", ")}, not "${mode}"`);
+  if (!(MODES as readonly string[]).includes(mode)) return fail(`"mode" must be one of ${MODES.join(", ")}, not ${quoted(mode)}`);
   if (isTrace !== (mode === "replay"))
     return fail(isTrace ? `${path} is a trace file: replay it with "mode": "replay" (${mode} mode debugs a Python file)` : `replay mode replays a trace file (.ndbg), not ${path}`);
   const dialect = str("dialect") ?? LAUNCH_DEFAULTS.dialect;
   if (dialect instanceof Error) return fail(dialect.message);
-  if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not "${dialect}"`);
+  if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not ${quoted(dialect)}`);
 
   const layout = str("layout") ?? LAUNCH_DEFAULTS.layout;
   if (layout instanceof Error) return fail(layout.message);
-  if (!(LAYOUTS as readonly string[]).includes(layout)) return fail(`"layout" must be one of ${LAYOUTS.join(", ")}, not "${layout}"`);
+  if (!(LAYOUTS as readonly string[]).includes(layout)) return fail(`"layout" must be one of ${LAYOUTS.join(", ")}, not ${quoted(layout)}`);
 
   const gpu = str("gpu") ?? LAUNCH_DEFAULTS.gpu;
   if (gpu instanceof Error) return fail(gpu.message);
-  if (!(GPUS as readonly string[]).includes(gpu)) return fail(`"gpu" must be one of ${GPUS.join(", ")}, not "${gpu}"`);
+  if (!(GPUS as readonly string[]).includes(gpu)) return fail(`"gpu" must be one of ${GPUS.join(", ")}, not ${quoted(gpu)}`);
   const threads = a.threads ?? LAUNCH_DEFAULTS.threads;
   if (typeof threads !== "number" || !Number.isInteger(threads) || threads < 0)
-    return fail(`"threads" must be a whole number of CPU threads (0 chooses from the machine), not ${JSON.stringify(threads)}`);
+    return fail(`"threads" must be a whole number of CPU threads (0 chooses from the machine), not ${quoted(threads)}`);
 
   const call = str("call");
   if (call instanceof Error) return fail(call.message);
@@ -143,7 +150,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (resync instanceof Error) return fail(resync.message);
   const predictor = str("predictor") ?? LAUNCH_DEFAULTS.predictor;
   if (predictor instanceof Error) return fail(predictor.message);
-  if (!(PREDICTORS as readonly string[]).includes(predictor)) return fail(`"predictor" must be one of ${PREDICTORS.join(", ")}, not "${predictor}"`);
+  if (!(PREDICTORS as readonly string[]).includes(predictor)) return fail(`"predictor" must be one of ${PREDICTORS.join(", ")}, not ${quoted(predictor)}`);
 
   const limits = {} as Record<(typeof LIMITS)[number][0], number>;
   for (const [name, integer] of LIMITS) {
@@ -153,13 +160,15 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
       continue;
     }
     if (typeof v !== "number" || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v)))
-      return fail(`"${name}" must be a positive ${integer ? "whole " : ""}number, not ${JSON.stringify(v)}`);
+      return fail(`"${name}" must be a positive ${integer ? "whole " : ""}number, not ${quoted(v)}`);
     limits[name] = v;
   }
+  if (limits.timeout > MAX_TIMEOUT_S)
+    return fail(`"timeout" must be at most ${MAX_TIMEOUT_S} seconds (about ${Math.floor(MAX_TIMEOUT_S / 86_400)} days), not ${quoted(limits.timeout)}`);
 
   const lowConfidence = a.lowConfidence ?? LAUNCH_DEFAULTS.lowConfidence;
   if (typeof lowConfidence !== "number" || !(lowConfidence >= 0 && lowConfidence <= 1))
-    return fail(`"lowConfidence" must be a number from 0 to 1 (a confidence below it is marked), not ${JSON.stringify(lowConfidence)}`);
+    return fail(`"lowConfidence" must be a number from 0 to 1 (a confidence below it is marked), not ${quoted(lowConfidence)}`);
 
   const config: LaunchConfig = {
     program: path,

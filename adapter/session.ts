@@ -5,8 +5,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
-  Breakpoint, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent, Scope, Source,
-  StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
+  Breakpoint, type ErrorDestination, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
+  Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, type BreakpointSpec } from "./engine.js";
@@ -18,13 +18,16 @@ import type { Exit, Frame } from "./trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
 import { ExprError, evaluateExpression, parseExpression } from "./expr.js";
 import { initPython, parsePythonSync } from "./pysource.js";
-import { reprToNode, type ValueNode } from "./values.js";
+import { cutText, reprToNode, type ValueNode } from "./values.js";
+import { requestProblem } from "./requests.js";
 import { ComparePredictor, checkPair, describeAgreement, describeDifference, startComparison, stateLabel } from "./compare.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { serialize, serializeMany } from "./trajectory.js";
 import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
+/** Characters of an error message: a message never carries a whole expression or value back. */
+const MAX_MESSAGE = 2_000;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
 const TRACE_SOURCE = 1;
 /** How long launch waits for configurationDone before it starts anyway. */
@@ -140,8 +143,21 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   private fail(response: DebugProtocol.Response, message: string): void {
     response.success = false;
-    response.message = message;
+    response.message = cutText(message, MAX_MESSAGE);
     this.sendResponse(response);
+  }
+
+  /** Arguments are checked before any handler reads them; unsupported requests are refused (adapter/requests.ts). */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    const problem = requestProblem(request.command, request.arguments);
+    if (problem) return this.fail(new Response(request), problem);
+    super.dispatchRequest(request);
+  }
+
+  /** The library answers a handler's exception with its stack (its code 1104): the client gets the message alone. */
+  protected override sendErrorResponse(response: DebugProtocol.Response, codeOrMessage: number | DebugProtocol.Message, format?: string, variables?: Record<string, string>, dest?: ErrorDestination): void {
+    if (codeOrMessage === 1104) return this.fail(response, `internal error: ${variables?._exception ?? "unknown"}`);
+    super.sendErrorResponse(response, codeOrMessage, format, variables, dest);
   }
 
   private console(text: string, category: "console" | "stdout" | "stderr" = "console"): void {
@@ -253,7 +269,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** A launch that cannot go on: said in the console and in the response, then the session ends. */
   private launchFailed(response: DebugProtocol.Response, message: string): void {
-    this.console(message, "stderr");
+    this.console(cutText(message, MAX_MESSAGE), "stderr");
     this.fail(response, message);
     this.end();
     void this.release();
@@ -729,7 +745,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         try {
           result = evaluateExpression(expression, at.frame.locals);
         } catch (e) {
-          throw new Error(e instanceof ExprError ? `cannot evaluate "${expression}": ${e.message}` : errorMessage(e));
+          throw new Error(e instanceof ExprError ? `cannot evaluate "${cutText(expression)}": ${e.message}` : errorMessage(e));
         }
       } else {
         const ctl = this.track(request?.seq ?? -2, false);
@@ -766,7 +782,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       try {
         repr = evaluateExpression(unmarked(args.value), frame.locals);
       } catch (e) {
-        throw new Error(e instanceof ExprError ? `cannot set ${args.name} to ${args.value}: ${e.message}` : errorMessage(e));
+        throw new Error(e instanceof ExprError ? `cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${e.message}` : errorMessage(e));
       }
       const edited = engine.setVariable(args.name, repr);
       this.comparison?.edited(edited, engine.cursor);

@@ -22,24 +22,35 @@ export class ValueSyntaxError extends Error {}
 // ---------------------------------------------------------------------------------------------
 // Reading literals
 
-const isIdPart = (c: string): boolean => /[\p{ID_Continue}\u00b7]/u.test(c);
+const isIdPart = (c: string): boolean => /[\w\u00b7]/.test(c) || (c > "\x7f" && /[\p{ID_Continue}]/u.test(c));
 
 const DIGITS = "[0-9](?:_?[0-9])*";
-const DECIMAL = new RegExp(`^(?:(${DIGITS})?\\.(${DIGITS})?|(${DIGITS}))(?:[eE][+-]?${DIGITS})?[jJ]?`);
+// Sticky (matched at lastIndex): no copy of the rest of a long repr for each number in it.
+const DECIMAL = new RegExp(`(?:(${DIGITS})?\\.(${DIGITS})?|(${DIGITS}))(?:[eE][+-]?${DIGITS})?[jJ]?`, "y");
+const PREFIXED = /0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/y;
 
 /**
  * Reads a number literal at `pos` (no sign): ints (with `_`, 0x/0o/0b), floats, imaginary.
  * Returns undefined when there is no number there.
  */
 export function readNumber(src: string, pos: number): { value: PyValue; end: number } | undefined {
-  const rest = src.slice(pos);
-  let m = /^0([xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/.exec(rest);
+  const c = src.charCodeAt(pos);
+  if (!(c >= 48 && c <= 57) && c !== 46) return undefined; // a digit or "." (checked first: reprs hold millions of values)
+  // A plain small int, the most common value, without the regular expressions.
+  let stop = pos;
+  while (stop < src.length && src.charCodeAt(stop) >= 48 && src.charCodeAt(stop) <= 57) stop++;
+  const next = src[stop] ?? " ";
+  if (stop > pos && stop - pos <= 15 && (c !== 48 || stop - pos === 1) && next !== "." && !isIdPart(next))
+    return { value: { t: "int", v: BigInt(Number(src.slice(pos, stop))) }, end: stop };
+  PREFIXED.lastIndex = pos;
+  let m = PREFIXED.exec(src);
   if (m) {
     const end = pos + m[0].length;
     if (isIdPart(src[end] ?? " ")) throw new ValueSyntaxError(`invalid number literal at ${pos}`);
     return { value: { t: "int", v: BigInt(m[0].replace(/_/g, "").toLowerCase()) }, end };
   }
-  m = DECIMAL.exec(rest);
+  DECIMAL.lastIndex = pos;
+  m = DECIMAL.exec(src);
   if (!m || m[0] === "." || /^\.[eEjJ]/.test(m[0])) return undefined;
   let text = m[0];
   let end = pos + text.length;
@@ -54,6 +65,7 @@ export function readNumber(src: string, pos: number): { value: PyValue; end: num
   return { value: { t: "int", v: BigInt(clean) }, end };
 }
 
+const STRING_START = new Set("'\"rRbBuUfF");
 const SIMPLE_ESCAPES: Record<string, number> = { "\\": 92, "'": 39, '"': 34, a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 };
 
 /**
@@ -61,6 +73,7 @@ const SIMPLE_ESCAPES: Record<string, number> = { "\\": 92, "'": 39, '"': 34, a: 
  * refused), either quote, triple quotes and every escape Python knows except \N{...}.
  */
 export function readString(src: string, pos: number): { value: PyValue; end: number } | undefined {
+  if (!STRING_START.has(src[pos])) return undefined;
   const m = /^([rRbBuUfF]{0,2})('''|"""|'|")/.exec(src.slice(pos));
   if (!m) return undefined;
   const prefix = m[1].toLowerCase();
@@ -136,7 +149,8 @@ function readStrings(src: string, pos: number, skip: (p: number) => number): { v
   }
 }
 
-const MAX_DEPTH = 100;
+/** The deepest nesting a repr is read with (and, in adapter/expr.ts, a value is built with). */
+export const MAX_NESTING = 100;
 const OPEN: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 
 /** Recursive-descent reader of a repr. Elements of a container that are not literals become opaque. */
@@ -146,7 +160,11 @@ class ReprReader {
   constructor(readonly src: string) {}
 
   ws(p = this.pos): number {
-    while (p < this.src.length && /\s/.test(this.src[p])) p++;
+    const s = this.src;
+    for (; p < s.length; p++) {
+      const c = s.charCodeAt(p);
+      if (!(c === 32 || (c >= 9 && c <= 13) || (c > 127 && /\s/.test(s[p])))) break;
+    }
     return p;
   }
   skip(): void {
@@ -165,14 +183,14 @@ class ReprReader {
     this.skip();
     const start = this.pos;
     // Python writes a container that holds itself as [...] or {...}.
-    const self = /^(\[\.\.\.\]|\{\.\.\.\})/.exec(this.src.slice(start, start + 5));
+    const self = this.src[start] === "[" || this.src[start] === "{" ? /^(\[\.\.\.\]|\{\.\.\.\})/.exec(this.src.slice(start, start + 5)) : null;
     if (self && opaqueOk) {
       this.pos += 5;
       return { t: "opaque", text: self[0] };
     }
     this.depth++;
     try {
-      if (this.depth > MAX_DEPTH) throw new ValueSyntaxError("a repr nested too deeply");
+      if (this.depth > MAX_NESTING) throw new ValueSyntaxError("a repr nested too deeply");
       return this.literal();
     } catch (e) {
       if (!opaqueOk || !(e instanceof ValueSyntaxError)) throw e;
@@ -449,8 +467,51 @@ export function bytesRepr(b: readonly number[]): string {
   return out + quote;
 }
 
-/** repr() of a value, as Python prints it. */
-export function literalToRepr(v: PyValue): string {
+/** The most characters a repr is written with unless the caller says otherwise: past it, writing stops. */
+export const MAX_REPR = 4_000_000;
+
+/** A repr that would pass its limit: writing stops there, so no more memory goes to it. */
+export class ReprTooLong extends Error {}
+
+/** Writes `v`'s repr; stops (complete: false) once it passes `limit` characters, with the text up to there. */
+function writeRepr(v: PyValue, limit: number): { text: string; complete: boolean } {
+  const parts: string[] = [];
+  let length = 0;
+  const full = {};
+  const put = (s: string): void => {
+    parts.push(s);
+    length += s.length;
+    if (length > limit) throw full;
+  };
+  const items = (xs: readonly PyValue[]): void => xs.forEach((x, i) => (i && put(", "), write(x)));
+  const write = (x: PyValue): void => {
+    switch (x.t) {
+      case "list":
+        return put("["), items(x.items), put("]");
+      case "tuple":
+        return put("("), items(x.items), put(x.items.length === 1 ? ",)" : ")");
+      case "set":
+        return x.items.length ? (put("{"), items(x.items), put("}")) : put("set()");
+      case "frozenset":
+        return x.items.length ? (put("frozenset({"), items(x.items), put("})")) : put("frozenset()");
+      case "dict":
+        put("{");
+        x.entries.forEach(([k, e], i) => (i && put(", "), write(k), put(": "), write(e)));
+        return put("}");
+      default:
+        return put(scalarRepr(x));
+    }
+  };
+  try {
+    write(v);
+  } catch (e) {
+    if (e !== full) throw e;
+    return { text: parts.join("").slice(0, limit), complete: false };
+  }
+  return { text: parts.join(""), complete: true };
+}
+
+function scalarRepr(v: Exclude<PyValue, { items: PyValue[] } | { t: "dict" }>): string {
   switch (v.t) {
     case "int":
       return v.v.toString();
@@ -466,23 +527,80 @@ export function literalToRepr(v: PyValue): string {
       return strRepr(v.v);
     case "bytes":
       return bytesRepr(v.v);
-    case "list":
-      return "[" + v.items.map(literalToRepr).join(", ") + "]";
-    case "tuple":
-      return v.items.length === 1 ? `(${literalToRepr(v.items[0])},)` : "(" + v.items.map(literalToRepr).join(", ") + ")";
-    case "set":
-      return v.items.length ? "{" + v.items.map(literalToRepr).join(", ") + "}" : "set()";
-    case "frozenset":
-      return v.items.length ? "frozenset({" + v.items.map(literalToRepr).join(", ") + "})" : "frozenset()";
-    case "dict":
-      return "{" + v.entries.map(([k, x]) => `${literalToRepr(k)}: ${literalToRepr(x)}`).join(", ") + "}";
     case "opaque":
       return v.text;
   }
 }
 
+/**
+ * repr() of a value, as Python prints it; throws ReprTooLong past `limit` characters (a value
+ * that repeats a shared element prints it each time, so a small value can have a huge repr).
+ */
+export function literalToRepr(v: PyValue, limit = MAX_REPR): string {
+  const r = writeRepr(v, limit);
+  if (!r.complete) throw new ReprTooLong(`its repr is longer than ${limit} characters`);
+  return r.text;
+}
+
+/** The start of a value's repr for showing: at most `limit` characters, "…" where it was cut. */
+export function reprPreview(v: PyValue, limit: number): string {
+  const r = writeRepr(v, limit);
+  return r.complete ? r.text : r.text + "…";
+}
+
+/** Text cut to at most `limit` characters for a message ("…" where it was cut): never echo a huge input. */
+export const cutText = (s: string, limit = 200): string => (s.length > limit ? s.slice(0, limit) + "…" : s);
+
+/** How large a value prints and how deeply it nests, counting a shared element each time it is printed. */
+export interface Extent {
+  /** About the characters of its repr (escapes aside, and within a few): enough to bound it. */
+  size: number;
+  /** Levels of containers: 0 for a scalar, 1 for [1], 2 for [[1]]. */
+  depth: number;
+}
+
+const extents = new WeakMap<PyValue, Extent>();
+const SAFE = 2n ** 53n;
+
+/** A value's Extent; remembered per container (and big int), so [x] * 10**6 measures x once. */
+export function extentOf(v: PyValue): Extent {
+  switch (v.t) {
+    case "str":
+      return { size: v.v.length + 2, depth: 0 };
+    case "bytes":
+      return { size: v.v.length + 3, depth: 0 };
+    case "opaque":
+      return { size: v.text.length, depth: 0 };
+    case "int":
+      if (v.v > -SAFE && v.v < SAFE) return { size: String(v.v).length, depth: 0 };
+      break;
+    case "none":
+    case "bool":
+      return { size: 4, depth: 0 };
+    case "float":
+    case "complex":
+      return { size: 3, depth: 0 };
+  }
+  const known = extents.get(v);
+  if (known) return known;
+  let e: Extent;
+  if (v.t === "int") e = { size: Math.ceil(((v.v < 0n ? -v.v : v.v).toString(16).length * 4) * Math.log10(2)) + 1, depth: 0 };
+  else {
+    const parts = v.t === "dict" ? v.entries.flat() : (v as { items: PyValue[] }).items;
+    e = { size: 2, depth: 0 };
+    for (const x of parts) {
+      const xe = extentOf(x);
+      e.size += xe.size + 2;
+      e.depth = Math.max(e.depth, xe.depth);
+    }
+    e.depth++;
+  }
+  extents.set(v, e);
+  return e;
+}
+
 /** str() of a value: the text itself for str, the repr for everything else we hold. */
-export const literalToStr = (v: PyValue): string => (v.t === "str" ? v.v : literalToRepr(v));
+export const literalToStr = (v: PyValue, limit = MAX_REPR): string => (v.t === "str" ? v.v : literalToRepr(v, limit));
 
 export const TYPE_NAMES: Record<PyType, string> = {
   int: "int", bool: "bool", float: "float", complex: "complex", none: "NoneType", str: "str", bytes: "bytes",
@@ -517,14 +635,20 @@ export interface ValueChild {
   node: ValueNode;
 }
 
-/** The tree of one value. */
+/** Characters a child's display is cut to (the top of a tree shows its own text). */
+const MAX_CHILD_DISPLAY = 100_000;
+
+/** The tree of one value; a container's children are made when first read, one level at a time. */
 export function valueToNode(v: PyValue, display?: string): ValueNode {
   const kind: NodeKind = v.t === "opaque" ? "text" : v.t;
-  const node: ValueNode = { kind, display: display ?? literalToRepr(v), type: typeName(v) };
-  if (v.t === "list" || v.t === "tuple" || v.t === "set" || v.t === "frozenset") {
-    node.children = v.items.map((x, i) => ({ name: `[${i}]`, node: valueToNode(x) }));
-  } else if (v.t === "dict") {
-    node.children = v.entries.map(([k, x]) => ({ name: literalToRepr(k), node: valueToNode(x) }));
+  const node: ValueNode = { kind, display: display ?? reprPreview(v, MAX_CHILD_DISPLAY), type: typeName(v) };
+  const child = (name: string, x: PyValue): ValueChild => ({ name, node: valueToNode(x) });
+  let make: (() => ValueChild[]) | undefined;
+  if (v.t === "list" || v.t === "tuple" || v.t === "set" || v.t === "frozenset") make = () => v.items.map((x, i) => child(`[${i}]`, x));
+  else if (v.t === "dict") make = () => v.entries.map(([k, x]) => child(reprPreview(k, MAX_CHILD_DISPLAY), x));
+  if (make) {
+    let children: ValueChild[] | undefined;
+    Object.defineProperty(node, "children", { enumerable: true, get: () => (children ??= make()) });
   }
   return node;
 }
