@@ -72,28 +72,30 @@ test("setBreakpoints before launch on a FIFO, /dev/zero or a huge file answers a
   }
 });
 
-test("replaying a trace whose header names a FIFO starts at once, with the program's text from the trace", async () => {
-  const trace = join(dir, "names-fifo.ndbg");
-  writeFileSync(
-    trace,
-    serialize({
-      version: 1,
-      meta: { program: "pipe.py" },
-      source: "x = 1\n",
-      steps: [{ frame: { line: 1, depth: 0, func: "<module>", event: "line", locals: {} } }, { action: { kind: "step_into" }, exit: { status: "normal" } }],
-    }),
-  );
-  const s = await open();
-  try {
-    const stopped = firstOf(s.dc, ["stopped", "terminated"]);
-    const { ms } = await timed(Promise.all([s.dc.launch({ program: trace, mode: "replay" }), s.dc.configurationDoneRequest()]));
-    assert.ok(ms < QUICK_MS, `launch answered in ${ms} ms`);
-    assert.equal((await stopped).event, "stopped");
-    const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
-    assert.equal(top.source?.path, undefined, "a FIFO never stands for the program");
-    assert.ok(top.source?.sourceReference, "the program's text comes from the trace");
-  } finally {
-    await s.dc.stop();
+test("replaying a trace whose header names a FIFO or /dev/stdin starts at once, with the program's text from the trace", async () => {
+  for (const named of ["pipe.py", "/dev/stdin"]) {
+    const trace = join(dir, "names-pipe.ndbg");
+    writeFileSync(
+      trace,
+      serialize({
+        version: 1,
+        meta: { program: named },
+        source: "x = 1\n",
+        steps: [{ frame: { line: 1, depth: 0, func: "<module>", event: "line", locals: {} } }, { action: { kind: "step_into" }, exit: { status: "normal" } }],
+      }),
+    );
+    const s = await open();
+    try {
+      const stopped = firstOf(s.dc, ["stopped", "terminated"]);
+      const { ms } = await timed(Promise.all([s.dc.launch({ program: trace, mode: "replay" }), s.dc.configurationDoneRequest()]));
+      assert.ok(ms < QUICK_MS, `${named}: launch answered in ${ms} ms`);
+      assert.equal((await stopped).event, "stopped", named);
+      const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+      assert.equal(top.source?.path, undefined, `${named} never stands for the program`);
+      assert.ok(top.source?.sourceReference, "the program's text comes from the trace");
+    } finally {
+      await s.dc.stop();
+    }
   }
 });
 
