@@ -31,7 +31,7 @@ import { transition } from "./semantics.js";
 import { evaluateCondition, ExprError } from "./expr.js";
 import type { Predicted, PredictOptions, Predictor } from "./predictor.js";
 import { FORMAT_VERSION, sameLocals, type Action, type Exit, type Frame, type Step, type Trajectory } from "./trajectory.js";
-import { readFile } from "node:fs/promises";
+import { SOURCE_LIMIT, readTextFile } from "./files.js";
 import { dirname, resolve } from "node:path";
 
 // ---------------------------------------------------------------------------------------------
@@ -441,7 +441,7 @@ export class RealSide {
     const path = f.file === undefined ? this.opts.program : resolve(dirname(this.opts.program), f.file);
     let p = this.sources.get(path);
     if (!p) {
-      p = readFile(path, "utf8").then((t) => parsePython(t)).catch(() => undefined);
+      p = readTextFile(path, SOURCE_LIMIT).then((t) => parsePython(t)).catch(() => undefined);
       this.sources.set(path, p);
     }
     return p;

@@ -2,7 +2,7 @@
 // engine's states into stopped events, stack frames, scopes and variables. The session knows
 // DAP and the launch modes; the engine knows neither, and the predictor is chosen in one place
 // (createPredictor).
-import { readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
   Breakpoint, type ErrorDestination, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
@@ -14,6 +14,7 @@ import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "./predictors/model.js";
 import { runTrace } from "./tracer.js";
+import { SOURCE_LIMIT, readTextFile } from "./files.js";
 import type { Exit, Frame } from "./trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
 import { ExprError, evaluateExpression, parseExpression } from "./expr.js";
@@ -118,6 +119,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
   /** Breakpoints by file path, as the client set them; only the program's reach the engine. */
   private breakpoints = new Map<string, { id: number; line: number; condition?: string }[]>();
   private nextBreakpointId = 1;
+  /** The latest source read for breakpoints: reads run one after another, so answers keep the requests' order. */
+  private breakpointRead: Promise<unknown> = Promise.resolve();
   /** States whose output has been shown (by frame or exit object: history copies share them). */
   private printed = new WeakSet<object>();
   /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
@@ -434,7 +437,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (this.config && !isProgram) problem = "breakpoints stop in the debugged program only";
     else {
       try {
-        lines = breakableLines(isProgram && this.predictor ? this.predictor.source : readFileSync(path, "utf8"));
+        const known = isProgram && this.predictor ? this.predictor.source : undefined;
+        const read = this.breakpointRead.then(() => known ?? readTextFile(path, SOURCE_LIMIT));
+        this.breakpointRead = read.catch(() => undefined);
+        lines = breakableLines(await read);
       } catch (e) {
         problem = `cannot read ${path}: ${errorMessage(e)}`;
       }

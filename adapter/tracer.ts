@@ -5,7 +5,8 @@
 // reported as a time limit) when it outlives its timeout by KILL_MARGIN_S.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
+import { SOURCE_LIMIT, readTextFile } from "./files.js";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -222,6 +223,11 @@ async function checkProgram(program: string): Promise<string> {
   return file;
 }
 
+const readProgram = (file: string): Promise<string> =>
+  readTextFile(file, SOURCE_LIMIT).catch((e: Error) => {
+    throw new Error(`Cannot read the program ${file}: ${e.message}`);
+  });
+
 const pythonEnv = (): NodeJS.ProcessEnv => ({
   ...process.env,
   // Deterministic traces: string hashes (set and dict-of-set orders) are the same on every run.
@@ -262,7 +268,7 @@ function ref(child: ChildProcess, on: boolean): void {
 export async function runTrace(program: string, opts: TraceOptions = {}): Promise<TraceResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
-  const source = normalizeSource(await readFile(file, "utf8"));
+  const source = normalizeSource(await readProgram(file));
   const python = await findPython(opts.python);
   const script = tracerScript();
   const args = ["-B", script, file];
@@ -376,7 +382,7 @@ export class TraceBatch {
     let source: string;
     if (req.program !== undefined) file = await checkProgram(req.program);
     if (typeof req.source === "string") source = req.source;
-    else if (file) source = await readFile(file, "utf8");
+    else if (file) source = await readProgram(file);
     else throw new Error("A batch request needs a program or a source");
     const child = await this.ensure();
     const id = this.nextId++;

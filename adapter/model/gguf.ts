@@ -1,6 +1,7 @@
 // Reads and checks a GGUF file's header before llama.cpp sees it. llama.cpp aborts the whole
-// process (GGML_ASSERT) on some missing keys, and gives unclear errors on truncated files; here
-// a missing, truncated or malformed file becomes a ModelFileError that says what is wrong.
+// process (GGML_ASSERT) on some missing keys and on some values (a block count of 0, a head count
+// of 0, a NaN epsilon), and gives unclear errors on truncated files; here a missing, truncated or
+// malformed file, or a header number out of range, becomes a ModelFileError that names what is wrong.
 import { open, stat } from "node:fs/promises";
 
 export class ModelFileError extends Error {
@@ -40,7 +41,7 @@ export interface GgufHeader {
 const T = { U8: 0, I8: 1, U16: 2, I16: 3, U32: 4, I32: 5, F32: 6, BOOL: 7, STRING: 8, ARRAY: 9, U64: 10, I64: 11, F64: 12 } as const;
 const SCALAR_SIZE: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
 
-// ggml tensor types: [elements per block, bytes per block]. Unknown types skip the size check.
+// ggml tensor types: [elements per block, bytes per block]. A type not here is refused.
 const GGML_BLOCK: Record<number, [number, number]> = {
   0: [1, 4], 1: [1, 2], 2: [32, 18], 3: [32, 20], 6: [32, 22], 7: [32, 24], 8: [32, 34], 9: [32, 36],
   10: [256, 84], 11: [256, 110], 12: [256, 144], 13: [256, 176], 14: [256, 210], 15: [256, 292],
@@ -49,8 +50,12 @@ const GGML_BLOCK: Record<number, [number, number]> = {
   34: [256, 54], 35: [256, 66], 39: [32, 17],
 };
 
-/** Arrays whose items are kept (the rest are skipped: a vocabulary can hold 150,000 strings). */
-const KEEP_ITEMS = new Set(["tokenizer.ggml.token_type"]);
+/** Arrays whose items are kept (the rest are skipped: a vocabulary can hold 150,000 strings): token types and per-layer numbers. */
+const keepItems = (key: string): boolean => key === "tokenizer.ggml.token_type" || PER_LAYER.test(key);
+/** Hyperparameters some architectures give per layer, as an array. */
+const PER_LAYER = /\.(feed_forward_length|attention\.head_count|attention\.head_count_kv)$/;
+/** llama.cpp's GGML_MAX_DIMS: tensors have at most 4 dimensions. */
+const MAX_DIMS = 4;
 const MAX_STRING = 64 * 1024 * 1024;
 const MAX_COUNT = 1 << 28;
 
@@ -157,7 +162,7 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
       if (type === T.ARRAY) {
         const et = await r.u32();
         const n = await r.count("array");
-        const keep = KEEP_ITEMS.has(key) || n <= 16;
+        const keep = keepItems(key) || n <= 16;
         const items: GgufScalar[] = [];
         if (et === T.ARRAY) throw new ModelFileError(`${path}: nested arrays in metadata key ${key} are not supported`, path);
         for (let j = 0; j < n; j++) {
@@ -177,20 +182,62 @@ export async function readGgufHeader(path: string): Promise<GgufHeader> {
     for (let i = 0; i < tensorCount; i++) {
       const name = await r.string();
       const nd = await r.u32();
-      if (nd > 8) throw new ModelFileError(`${path} is corrupt: tensor ${name} has ${nd} dimensions`, path);
+      if (nd < 1 || nd > MAX_DIMS) throw new ModelFileError(`${path} is corrupt: tensor ${name} has ${nd} dimensions (1 to ${MAX_DIMS})`, path);
       const dims: number[] = [];
       for (let d = 0; d < nd; d++) dims.push(Number(await r.u64()));
       const type = await r.u32();
       const offset = await r.u64();
       tensors.push({ name, dims, type, offset });
     }
-    const align = Number(metadata.get("general.alignment") ?? 32) || 32;
+    const align = alignment(metadata.get("general.alignment"), path);
     const dataOffset = Math.ceil(r.pos / align) * align;
-    return { version, metadata, tensors, dataOffset, fileSize: size };
+    const header = { version, metadata, tensors, dataOffset, fileSize: size };
+    checkTensorTable(header, align, path);
+    return header;
   } finally {
     await fh.close();
   }
 }
+
+/** The data alignment: general.alignment when given, a power of two (llama.cpp's default 32 otherwise). */
+function alignment(v: GgufValue | undefined, path: string): number {
+  if (v === undefined) return 32;
+  const n = typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 1 << 20 || (n & (n - 1)) !== 0)
+    throw new ModelFileError(`${path} is corrupt: general.alignment is ${show(v)}; it must be a power of two`, path);
+  return n;
+}
+
+/** Each tensor: a unique name, a known type, dimensions that fit, data aligned, in table order without overlap, inside the file. */
+function checkTensorTable(h: GgufHeader, align: number, path: string): void {
+  const bad = (why: string): never => {
+    throw new ModelFileError(`${path} is corrupt: ${why}`, path);
+  };
+  const seen = new Set<string>();
+  const pad = BigInt(align);
+  let next = 0n;
+  for (const t of h.tensors) {
+    if (seen.has(t.name)) bad(`tensor ${t.name} appears twice`);
+    seen.add(t.name);
+    const block = GGML_BLOCK[t.type];
+    if (!block) bad(`tensor ${t.name} has unknown type ${t.type}`);
+    if (t.dims.some((d) => d < 1) || t.dims.reduce((a, d) => a * d, 1) > Number.MAX_SAFE_INTEGER) bad(`tensor ${t.name} has shape [${t.dims.join(", ")}]`);
+    if (t.dims[0] % block[0] !== 0) bad(`tensor ${t.name}'s first dimension ${t.dims[0]} is not a multiple of its type's block of ${block[0]}`);
+    if (t.offset % pad !== 0n) bad(`tensor ${t.name}'s data offset ${t.offset} is not a multiple of the alignment ${align}`);
+    // As llama.cpp requires: each tensor's data right after the one before it (its size rounded up to the alignment).
+    if (t.offset !== next) bad(`tensor ${t.name}'s data offset is ${t.offset}; after the tensors before it, it must be ${next}`);
+    const bytes = BigInt(tensorBytes(t)!);
+    next += ((bytes + pad - 1n) / pad) * pad;
+    // llama.cpp maps the file and asserts that each tensor's data starts on a 32-byte boundary.
+    const start = BigInt(h.dataOffset) + t.offset;
+    if (start % 32n !== 0n) bad(`tensor ${t.name}'s data starts at byte ${start}, not on a 32-byte boundary (general.alignment is ${align})`);
+    const end = start + bytes;
+    if (end > BigInt(h.fileSize)) throw new ModelFileError(`${path} is truncated: tensor ${t.name} needs ${end} bytes, the file has ${h.fileSize}`, path);
+  }
+}
+
+const show = (v: GgufValue | undefined): string =>
+  v === undefined ? "missing" : typeof v === "object" ? `an array of ${v.length}` : typeof v === "string" ? JSON.stringify(v) : String(v);
 
 /** Bytes of a tensor's data, or undefined for a type this reader does not know. */
 export function tensorBytes(t: GgufTensor): number | undefined {
@@ -203,6 +250,120 @@ export function tensorBytes(t: GgufTensor): number | undefined {
 // Keys llama.cpp needs for a transformer; without some of them it aborts instead of failing.
 const TRANSFORMER_KEYS = ["context_length", "embedding_length", "block_count", "feed_forward_length", "attention.head_count"];
 const NON_ATTENTION = /^(mamba|mamba2|rwkv|rwkv6|rwkv7|rwkv6qwen2|arwkv7|lfm2)$/;
+
+// Ranges for the header's numbers. llama.cpp asserts 1 <= block_count <= LLAMA_MAX_LAYERS (512);
+// the widths and context bound only what is plausible, far above any released model.
+const MAX_LAYERS = 512;
+const MAX_WIDTH = 1 << 20;
+const MAX_CONTEXT = 1 << 24;
+
+/**
+ * The architecture's numbers checked by value: llama.cpp sizes tensors and loops from them and
+ * asserts on zeros and NaNs (aborting the process). For the llama architecture (the models this
+ * debugger trains) every block's tensors must be there with the shapes the numbers imply.
+ */
+function checkHyperparameters(h: GgufHeader, a: string, vocab: number, fail: (why: string) => never): void {
+  const md = h.metadata;
+  const whole = (key: string, min: number, max: number, v = md.get(key)): number => {
+    const n = typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN;
+    if (!Number.isInteger(n) || n < min || n > max) fail(`${key} is ${show(v)}; it must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+  const optionalWhole = (key: string, min: number, max: number): number | undefined => (md.has(key) ? whole(key, min, max) : undefined);
+  /** A width that may be given per layer (an array of block_count numbers, 0 for a layer without it); undefined then. */
+  const width = (key: string, layers: number): number | undefined => {
+    const v = md.get(key);
+    if (typeof v !== "object") return whole(key, 1, MAX_WIDTH, v);
+    if (v.length !== layers || !v.items) fail(`${key} is an array of ${v.length}; it must give one number for each of ${layers} layers`);
+    v.items!.forEach((item, i) => whole(`${key}[${i}]`, 0, MAX_WIDTH, item));
+    return undefined;
+  };
+  for (const key of [`${a}.attention.layer_norm_rms_epsilon`, `${a}.attention.layer_norm_epsilon`, `${a}.rope.freq_base`]) {
+    const v = md.get(key);
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v > 0)) fail(`${key} is ${show(v)}; it must be a finite number above 0`);
+  }
+  whole(`${a}.context_length`, 1, MAX_CONTEXT);
+  const embd = whole(`${a}.embedding_length`, 1, MAX_WIDTH);
+  const layers = whole(`${a}.block_count`, 1, MAX_LAYERS);
+  checkBlocks(h.tensors, layers, `${a}.block_count`, fail);
+  if (NON_ATTENTION.test(a)) return;
+
+  const ff = width(`${a}.feed_forward_length`, layers);
+  const heads = width(`${a}.attention.head_count`, layers);
+  const kvKey = `${a}.attention.head_count_kv`;
+  const kvHeads = md.has(kvKey) ? width(kvKey, layers) : heads;
+  const keyLength = optionalWhole(`${a}.attention.key_length`, 1, MAX_WIDTH);
+  const valueLength = optionalWhole(`${a}.attention.value_length`, 1, MAX_WIDTH);
+  if (heads === undefined) return; // per-layer heads: llama.cpp checks those layer by layer
+  if (keyLength === undefined && embd % heads !== 0) fail(`${a}.attention.head_count ${heads} does not divide ${a}.embedding_length ${embd}`);
+  if (kvHeads !== undefined && heads % kvHeads !== 0) fail(`${kvKey} ${kvHeads} does not divide ${a}.attention.head_count ${heads}`);
+  const headK = keyLength ?? embd / heads;
+  const headV = valueLength ?? embd / heads;
+  if (a === "llama" && kvHeads !== undefined && ff !== undefined) checkLlamaShapes(h, { embd, vocab, layers, heads, kvHeads, ff, headK, headV, keyLength }, fail);
+  const rot = optionalWhole(`${a}.rope.dimension_count`, 1, headK);
+  if (a === "llama" && rot !== undefined && rot !== headK) fail(`${a}.rope.dimension_count is ${rot}; llama needs the head size ${headK}`);
+}
+
+interface LlamaNumbers {
+  embd: number;
+  vocab: number;
+  layers: number;
+  heads: number;
+  kvHeads: number;
+  ff: number;
+  headK: number;
+  headV: number;
+  keyLength: number | undefined;
+}
+
+/** llama: the tensors llama.cpp will create, with their shapes, named with the numbers they come from. */
+function checkLlamaShapes(h: GgufHeader, n: LlamaNumbers, fail: (why: string) => never): void {
+  const { embd, vocab, layers, heads, kvHeads, ff, headK, headV, keyLength } = n;
+  const a = "llama";
+  const kvKey = `${a}.attention.head_count_kv`;
+  const E = `${a}.embedding_length ${embd}`;
+  const Q = `${a}.attention.head_count ${heads}${keyLength ? ` and key_length ${keyLength}` : ""}`;
+  const KV = `${kvKey} ${kvHeads}`;
+  const F = `${a}.feed_forward_length ${ff}`;
+  const want: [string, number[], string][] = [
+    ["token_embd.weight", [embd, vocab], `${E} and ${vocab} tokens`],
+    ["output_norm.weight", [embd], E],
+  ];
+  if (h.tensors.some((t) => t.name === "output.weight")) want.push(["output.weight", [embd, vocab], `${E} and ${vocab} tokens`]);
+  const experts = h.metadata.get(`${a}.expert_count`);
+  for (let i = 0; i < layers; i++) {
+    const b = `blk.${i}.`;
+    want.push(
+      [`${b}attn_norm.weight`, [embd], E],
+      [`${b}attn_q.weight`, [embd, headK * heads], `${E} and ${Q}`],
+      [`${b}attn_k.weight`, [embd, headK * kvHeads], `${E}, ${Q} and ${KV}`],
+      [`${b}attn_v.weight`, [embd, headV * kvHeads], `${E}, ${Q} and ${KV}`],
+      [`${b}attn_output.weight`, [headV * heads, embd], `${E} and ${Q}`],
+      [`${b}ffn_norm.weight`, [embd], E],
+    );
+    // A mixture of experts keeps its feed-forward weights in other tensors.
+    if (!experts) want.push([`${b}ffn_gate.weight`, [embd, ff], `${E} and ${F}`], [`${b}ffn_up.weight`, [embd, ff], `${E} and ${F}`], [`${b}ffn_down.weight`, [ff, embd], `${E} and ${F}`]);
+  }
+  const byName = new Map(h.tensors.map((t) => [t.name, t]));
+  for (const [name, dims, from] of want) {
+    const t = byName.get(name);
+    if (!t) fail(`it has no ${name} tensor (${a}.block_count is ${layers})`);
+    if (t!.dims.length !== dims.length || t!.dims.some((d, k) => d !== dims[k])) fail(`${name} has shape [${t!.dims.join(", ")}], where ${from} make it [${dims.join(", ")}]`);
+  }
+}
+
+/** Every block below block_count has tensors, and none lies beyond it. */
+function checkBlocks(tensors: GgufTensor[], layers: number, key: string, fail: (why: string) => never): void {
+  const present = new Set<number>();
+  for (const t of tensors) {
+    const m = /^blk\.(\d+)\./.exec(t.name);
+    if (!m) continue;
+    const i = Number(m[1]);
+    if (i >= layers) fail(`tensor ${t.name} lies beyond ${key} ${layers}`);
+    present.add(i);
+  }
+  for (let i = 0; i < layers; i++) if (!present.has(i)) fail(`it has no blk.${i} tensors (${key} is ${layers})`);
+}
 
 export interface ModelFileInfo {
   header: GgufHeader;
@@ -243,13 +404,7 @@ export async function checkModelFile(path: string): Promise<ModelFileInfo> {
   if (md.get("tokenizer.ggml.model") === "gpt2" && !md.has("tokenizer.ggml.merges")) fail("a gpt2 tokenizer needs tokenizer.ggml.merges");
   if (!h.tensors.length) fail("it holds no tensors");
   if (!h.tensors.some((t) => t.name === "token_embd.weight")) fail("it has no token_embd.weight tensor");
-  let end = h.dataOffset;
-  for (const t of h.tensors) {
-    const bytes = tensorBytes(t) ?? 0;
-    const tEnd = h.dataOffset + Number(t.offset) + bytes;
-    if (tEnd > end) end = tEnd;
-  }
-  if (end > h.fileSize) throw new ModelFileError(`${path} is truncated: its tensors need ${end} bytes, the file has ${h.fileSize}`, path);
+  checkHyperparameters(h, a, vocab, fail);
   const info: ModelFileInfo = {
     header: h,
     architecture: a,

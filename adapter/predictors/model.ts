@@ -6,7 +6,7 @@
 // The model reads the program in the layout it was trained on (adapter/layout.ts: no docstrings,
 // comments, blank lines or annotations) and everything it sees or says is in that layout's
 // lines; this class maps lines at its boundary, so callers only ever see the user's lines.
-import { readFile } from "node:fs/promises";
+import { SOURCE_LIMIT, readTextFile } from "../files.js";
 import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
 import { FORMAT_VERSION, type Action, type Frame, type Step } from "../trajectory.js";
@@ -133,8 +133,8 @@ export class ModelPredictor implements Predictor {
 
   /** Reads and checks the program, resolves and loads the model (shared), and opens a context for this session. */
   static async create(opts: ModelPredictorOptions): Promise<ModelPredictor> {
-    const text = opts.source ?? (await readFile(opts.program, "utf8").catch(() => {
-      throw new Error(`cannot read the program ${opts.program}`);
+    const text = opts.source ?? (await readTextFile(opts.program, SOURCE_LIMIT).catch((e: Error) => {
+      throw new Error(`cannot read the program ${opts.program}: ${e.message}`);
     }));
     const src = await parsePython(text);
     const layout = opts.layout === "original" ? undefined : await readLayout(text, opts);

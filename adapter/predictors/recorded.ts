@@ -1,7 +1,7 @@
 // Record mode: states come from a real run recorded by the tracer, and every action is answered
 // by the debugger semantics over that recording. Time travel is free: a state's `ref` is its
 // index in the trace (frames.length for the exit).
-import { readFile } from "node:fs/promises";
+import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../files.js";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
@@ -93,7 +93,7 @@ export class RecordedPredictor implements Predictor {
    * side first). The program named in its header is shown where it still holds the same source.
    */
   static async fromTraceFile(path: string): Promise<RecordedPredictor> {
-    const text = await readFile(path, "utf8").catch((e: Error) => {
+    const text = await readTextFile(path, TRACE_LIMIT).catch((e: Error) => {
       throw new Error(`cannot read the trace ${path}: ${e.message}`);
     });
     let ts: Trajectory[];
@@ -109,7 +109,8 @@ export class RecordedPredictor implements Predictor {
     if (typeof named === "string" && named) {
       p.programName = named;
       const file = isAbsolute(named) ? named : resolve(dirname(path), named);
-      const current = await readFile(file, "utf8").catch(() => undefined);
+      // Only a regular file can stand for the program (the header may name a FIFO or a device).
+      const current = await readTextFile(file, SOURCE_LIMIT).catch(() => undefined);
       if (current !== undefined && normalizeSource(current) === normalizeSource(t.source)) p.sourceFile = file;
     }
     return p;
