@@ -525,14 +525,13 @@ def run(args) -> int:
     train_sets, ev_sets = sets[:len(args.data)], sets[len(args.data):]
     data = _concat(train_sets) if len(train_sets) > 1 else train_sets[0]
     all_idx = np.arange(len(data["offsets"]) - 1)
-    if args.eval:
-        ev_data = _concat(ev_sets) if len(ev_sets) > 1 else ev_sets[0]
+    if args.eval:  # each held-out file evaluated on its own too (generated programs and real code learn differently)
         train_docs = Docs(data, all_idx)
-        eval_docs = Docs(ev_data, np.arange(len(ev_data["offsets"]) - 1))
+        eval_parts = [(_set_name(p), Docs(d, np.arange(len(d["offsets"]) - 1))) for p, d in zip(args.eval, ev_sets)]
     else:
         held = (np.asarray(data["idhash"]) % 10000) < int(args.eval_frac * 10000)
         train_docs = Docs(data, all_idx[~held])
-        eval_docs = Docs(data, all_idx[held])
+        eval_parts = [("held-out", Docs(data, all_idx[held]))]
     if len(train_docs) == 0:
         raise TrainError("no training documents")
 
@@ -564,34 +563,38 @@ def run(args) -> int:
         return batch_loss(model, batch, device, use_bf16)
 
     ctx = mcfg.ctx
-    eval_batches = []
-    if len(eval_docs):
-        ev_plan = plan_epoch(eval_docs.length, ctx, tc["batch_tokens"], np.random.default_rng(1234))
+    eval_batches: dict[str, list[Batch]] = {}
+    for name, docs in eval_parts:  # up to eval_tokens of each set
+        eval_batches[name] = []
         n_tok = 0
-        for rows in ev_plan:
-            eval_batches.append(make_batch(eval_docs, rows, args.attention))
-            n_tok += eval_batches[-1].n_tok
+        for rows in plan_epoch(docs.length, ctx, tc["batch_tokens"], np.random.default_rng(1234)) if len(docs) else []:
+            eval_batches[name].append(make_batch(docs, rows, args.attention))
+            n_tok += eval_batches[name][-1].n_tok
             if n_tok >= tc.get("eval_tokens", 65536):
                 break
 
-    def evaluate() -> float | None:
-        if not eval_batches:
-            return None
+    def evaluate() -> tuple[float | None, dict]:
+        """The mean target loss over every held-out set, and each set's."""
         model.eval()
-        tot, n = 0.0, 0
+        tot, n, each = 0.0, 0, {}
         with torch.no_grad():
-            for b in eval_batches:
-                if b.n_tgt:
-                    tot += float(loss_of(b)) * b.n_tgt
-                    n += b.n_tgt
+            for name, batches in eval_batches.items():
+                t, k = 0.0, 0
+                for b in batches:
+                    if b.n_tgt:
+                        t += float(loss_of(b)) * b.n_tgt
+                        k += b.n_tgt
+                if k:
+                    each[name] = round(t / k, 5)
+                tot, n = tot + t, n + k
         model.train()
-        return tot / max(n, 1)
+        return (tot / n if n else None), each
 
     gpu = torch.cuda.get_device_name() if device == "cuda" else None
     peak = peak_tflops(gpu) if gpu else None
     log({"event": "start", "device": device, "bf16": use_bf16, "threads": args.threads, "params": n_params,
          "config": cfg.get("name"), "model": mcfg.to_dict(), "train": tc, "train_docs": len(train_docs),
-         "eval_docs": len(eval_docs), "train_tokens": int(train_docs.length.sum()), "attention": args.attention,
+         "eval_docs": {name: len(docs) for name, docs in eval_parts}, "train_tokens": int(train_docs.length.sum()), "attention": args.attention,
          "compile": args.compile, "gpu": gpu,
          "train_target_tokens": _targets(data, train_docs),
          "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
@@ -621,7 +624,6 @@ def run(args) -> int:
 
     source = batches(state["epoch"], state["batch"])
     feed = Prefetcher(lambda: next(source))
-    last_eval = None
     lv = float("nan")
     model.train()
     win = {"t": time.time(), "tok": 0, "tgt": 0, "flops": 0.0, "n": 0, "loss": torch.zeros((), device=device)}
@@ -664,8 +666,8 @@ def run(args) -> int:
                 win.update(t=time.time(), tok=0, tgt=0, flops=0.0, n=0, loss=torch.zeros((), device=device))
             aside = time.time()
             if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
-                last_eval = evaluate()
-                log({"step": state["step"], "eval_loss": last_eval})
+                last_eval, each = evaluate()
+                log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
             if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
                 _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
             t_last = time.time()  # logging, evaluation and checkpoints are not training time
@@ -677,7 +679,7 @@ def run(args) -> int:
         if state["first_loss"] is None:
             state["first_loss"] = lv
 
-    last_eval = evaluate()
+    last_eval, each = evaluate()
     _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
     stats = {"params": n_params, "steps": state["step"], "tokens_seen": state["tokens"],
              "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
@@ -701,6 +703,11 @@ def run(args) -> int:
 
 # Training stats that add up when a run continues from an earlier model (--init).
 _CUMULATIVE = ("steps", "tokens_seen", "target_tokens_seen", "train_minutes")
+
+
+def _set_name(path: str) -> str:
+    """A data file's name without its folder and extensions (e-realcode.jsonl.xz: e-realcode)."""
+    return Path(path).name.split(".")[0]
 
 
 def _targets(data: dict, docs: Docs) -> int:
