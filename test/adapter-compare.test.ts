@@ -66,7 +66,7 @@ const stateAt = (trace: TraceResult, i: number): Step => (i < trace.frames.lengt
 const open = (): Promise<Session> => openSession(60_000);
 
 async function launch(s: Session, args: Record<string, unknown>, bps: number[] = []): Promise<DebugProtocol.Event> {
-  return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", ...args }, args.program as string, bps.map((line) => ({ line })))).first;
+  return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, ...args }, args.program as string, bps.map((line) => ({ line })))).first;
 }
 
 const REQUESTS: Record<string, (dc: DebugClient) => Promise<unknown>> = {
@@ -95,6 +95,19 @@ async function compareScopes(s: Session): Promise<Scopes> {
 const row = (vars: DebugProtocol.Variable[], name: string): string | undefined => vars.find((v) => v.name === name)?.value;
 const plain = (vars: DebugProtocol.Variable[]): Record<string, string> => Object.fromEntries(vars.filter((v) => !v.name.startsWith("(")).map((v) => [v.name, v.value]));
 const marked = (vars: DebugProtocol.Variable[]): string[] => vars.filter((v) => v.value.includes("≠ real")).map((v) => v.name);
+
+/**
+ * What the session answers for a local of the current state, asked three ways: a watch, a hover,
+ * and the Predicted scope (its "≠ real" mark aside). They must be one answer.
+ */
+async function oneAnswer(s: Session, name: string): Promise<string> {
+  const frameId = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames[0].id;
+  const watch = (await s.dc.evaluateRequest({ expression: name, frameId, context: "watch" })).body.result;
+  const hover = (await s.dc.evaluateRequest({ expression: name, frameId, context: "hover" })).body.result;
+  const shown = row((await compareScopes(s)).predicted, name)?.split("  ≠ real ")[0];
+  assert.deepEqual({ hover, shown }, { hover: watch, shown: watch }, `${name}: watch, hover and Variables`);
+  return watch;
+}
 
 async function snapshot(s: Session): Promise<CompareSnapshot> {
   return (await s.dc.customRequest("ndbg/compare")).body as CompareSnapshot;
@@ -169,7 +182,7 @@ test("with a recording as the predicted side, both sides agree at every step and
   }
 });
 
-test("an edited predicted state is flagged exactly there, and resync replaces it with the real one", T, async () => {
+test("an edited predicted state is flagged exactly there, and resync replaces it with the real one; watch, hover and Variables give one answer", T, async () => {
   const s = await open();
   try {
     await launch(s, { program: CALLS, call: "total([3, 1, 2])" });
@@ -190,12 +203,14 @@ test("an edited predicted state is flagged exactly there, and resync replaces it
     assert.equal(snap.current?.check?.exact, false);
     assert.equal(snap.current?.edited, true);
     assert.equal(snap.firstDivergence, snap.current?.index);
+    assert.equal(await oneAnswer(s, "best"), "99");
     // Resync: the predicted state is the real one again.
     snap = (await s.dc.customRequest("ndbg/resync")).body as CompareSnapshot;
     assert.equal(snap.current?.resynced, true);
     scopes = await compareScopes(s);
     assert.deepEqual(marked(scopes.predicted), []);
     assert.equal(row(scopes.predicted, "best"), "None");
+    assert.equal(await oneAnswer(s, "best"), "None");
     // The recording replays on from the real run: the next state agrees.
     await act(s, "step_into");
     scopes = await compareScopes(s);
@@ -254,6 +269,7 @@ test("resync launch option: each mismatching state is replaced by the real one, 
       assert.equal(snap.mode, "resync");
       const scopes = await compareScopes(s);
       assert.deepEqual(marked(scopes.predicted), [], "the state shown is the real one");
+      for (const name of Object.keys(plain(scopes.predicted))) await oneAnswer(s, name);
       if (snap.current?.check && !snap.current.check.exact) assert.equal(snap.current.resynced, true);
       ev = await act(s, "step_into");
     }
