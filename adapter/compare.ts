@@ -128,7 +128,8 @@ export class RealSide {
   /**
    * Where `action` leads the real program from the current real state: moves debugpy as far as
    * needed and returns the index of the target among the known states. The move is made current
-   * by commit (a prediction that failed leaves the real side where it was, ahead of it).
+   * by commit (a prediction that failed leaves the real side where it was, ahead of it); until
+   * then, asking again for the same action answers the same target.
    */
   async follow(action: Action, bps: readonly BreakpointLine[], signal?: AbortSignal): Promise<number> {
     const t0 = Date.now();
@@ -765,18 +766,20 @@ export interface CompareOptions {
 
 /**
  * A predictor that is the inner predictor (model or recording) with the real program beside it.
- * The session runs each user action through `move`, which mirrors it on the real side while the
- * inner predictor works, then pairs the two states. Edits and resyncs reach the inner predictor
- * as the history it predicts from; a recording, which cannot predict from them, replays on.
+ * The first prediction of each user action starts the real side on the same action (the
+ * session's breakpoints, conditions included, come with it); when the engine settles at the
+ * action's last state, the real side's target is awaited and the two states are paired. A
+ * resync is the real state handed to the engine to stand at, so the engine's history holds what
+ * every view shows; a model predicts on from that history, a recording, which cannot predict
+ * from edited states, replays on from its own.
  */
 export class ComparePredictor implements Predictor {
   readonly source: string;
   readonly pairs: Pair[] = [];
   /** What the inner predictor produced (or was started from) at each history index. */
   private produced: Predicted[] = [];
-  /** Real states that replace predicted ones for the inner predictor, by history index. */
-  private overrides = new Map<number, Predicted>();
-  private armed?: { bps: readonly BreakpointLine[]; signal?: AbortSignal; started?: Promise<number> };
+  /** The user action in progress: where the real side's move leads, and when its first prediction began. */
+  private going?: { real: Promise<number>; t0: number };
   /** The real side's moves, one at a time (a move whose prediction failed may still be running). */
   private realQueue: Promise<unknown> = Promise.resolve();
   private endNoted = false;
@@ -799,18 +802,50 @@ export class ComparePredictor implements Predictor {
     return p;
   }
 
+  /**
+   * The real side looks for where the same action leads while the inner predictor works. Asked
+   * again within one action (a continue passing a hit whose condition is false), it answers the
+   * same target: the real side moves on only when settle commits it.
+   */
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
-    // The first prediction of a user action starts the real side on the same action.
-    if (this.armed && !this.armed.started) {
-      const { bps, signal } = this.armed;
-      const started = this.realQueue.then(() => this.real.follow(action, bps, signal));
-      this.realQueue = started.catch(() => undefined);
-      this.armed.started = started;
+    const real = this.realQueue.then(() => this.real.follow(action, opts?.breakpoints ?? [], opts?.signal));
+    this.realQueue = real.catch(() => undefined);
+    this.going = { real, t0: this.going?.t0 ?? Date.now() };
+    try {
+      const p = await this.inner.predict(this.forInner(history), action, opts);
+      this.produced[history.length] = p;
+      this.produced.length = history.length + 1;
+      return p;
+    } catch (e) {
+      this.going = undefined; // the action failed: the engine stays where it was, and so does the real side
+      throw e;
     }
-    const p = await this.inner.predict(this.forInner(history), action, opts);
-    this.produced[history.length] = p;
-    this.produced.length = history.length + 1;
-    return p;
+  }
+
+  /**
+   * Pairs the state the session stopped at with the real one (a failed prediction left the real
+   * side where it was: what it ran ahead stays known). Answers the real state when it resyncs.
+   */
+  async settle(history: readonly Predicted[]): Promise<Predicted | undefined> {
+    const index = history.length - 1;
+    const predicted = history[index];
+    if (!this.pairs.length) return this.resynced(this.record("start", 0, predicted, this.real.current, this.real.lastMs, predicted.ms ?? 0));
+    const going = this.going;
+    if (!going) return undefined; // nothing was predicted: nothing moved
+    this.going = undefined;
+    const predictedMs = Date.now() - going.t0;
+    let j: number;
+    try {
+      j = await going.real;
+    } catch (e) {
+      if (!isAbort(e)) throw e;
+      // The prediction got there, the real program did not: it cannot be kept in step any more.
+      j = await this.real.abandon("the real program was paused before it reached this step");
+    }
+    const real = this.real.commit(j);
+    const action = predicted.step.action;
+    const label = action ? (action.kind === "breakpoint" ? `breakpoint ${action.line}` : action.kind) : "step";
+    return this.resynced(this.record(label, index, predicted, real, this.real.lastMs, predictedMs));
   }
 
   callers(history: readonly Predicted[]): Frame[] | undefined {
@@ -827,42 +862,6 @@ export class ComparePredictor implements Predictor {
 
   // ---- the session's side ----
 
-  /** Pairs the first states (after the engine's start). */
-  begin(first: Predicted): Pair {
-    return this.record("start", 0, first, this.real.current, this.real.lastMs, first.ms ?? 0);
-  }
-
-  /**
-   * Runs one user action: `work` moves the prediction (the engine), the real side follows the
-   * same action meanwhile; then the two states are paired. A failed prediction leaves the real
-   * side where it was (what it ran ahead stays known).
-   */
-  async move(work: () => Promise<Predicted>, bps: readonly BreakpointLine[], current: () => { predicted: Predicted; index: number }, signal?: AbortSignal): Promise<Pair | undefined> {
-    const armed: { bps: readonly BreakpointLine[]; signal?: AbortSignal; started?: Promise<number> } = { bps, signal };
-    this.armed = armed;
-    const t0 = Date.now();
-    try {
-      await work();
-    } finally {
-      this.armed = undefined;
-    }
-    const predictedMs = Date.now() - t0;
-    if (!armed.started) return undefined; // nothing was predicted: nothing moved
-    let j: number;
-    try {
-      j = await armed.started;
-    } catch (e) {
-      if (!isAbort(e)) throw e;
-      // The prediction got there, the real program did not: it cannot be kept in step any more.
-      j = await this.real.abandon("the real program was paused before it reached this step");
-    }
-    const real = this.real.commit(j);
-    const { predicted, index } = current();
-    const action = predicted.step.action;
-    const label = action ? (action.kind === "breakpoint" ? `breakpoint ${action.line}` : action.kind) : "step";
-    return this.record(label, index, predicted, real, this.real.lastMs, predictedMs);
-  }
-
   /** The predicted state was edited (setVariable): its pair is checked again. */
   edited(predicted: Predicted, index: number): void {
     const pair = this.pairs.at(-1);
@@ -870,22 +869,16 @@ export class ComparePredictor implements Predictor {
     pair.predicted = predicted.step;
     pair.check = checkPair(predicted.step, pair.real);
     pair.edited = true;
-    this.overrides.delete(index);
     pair.resynced = false;
     this.notes.push(`compare · step ${pair.index} (edited): ${describeDifference(pair)} · ${describeAgreement(this.agreement())}`);
   }
 
-  /** Replaces the current predicted state by the real one; the reason it cannot, as an Error. */
-  resync(): Pair {
+  /** The real state to stand at instead of the current predicted one (for the engine's edit); the reason there is none, as an Error. */
+  resync(): { pair: Pair; state: Predicted } {
     const pair = this.pairs.at(-1);
     if (!pair) throw new Error("nothing to resync yet");
     this.resyncPair(pair);
-    return pair;
-  }
-
-  /** The state the session shows as predicted at a history index: the real one after a resync. */
-  effective(index: number, predicted: Predicted): Predicted {
-    return this.overrides.get(index) ?? predicted;
+    return { pair, state: this.resynced(pair)! };
   }
 
   /** Console messages since the last call. */
@@ -913,8 +906,21 @@ export class ComparePredictor implements Predictor {
     };
   }
 
+  /**
+   * Both sides as trajectories, predicted first: the session's (the engine's history) with each
+   * resynced state back as it was predicted (the engine stood at the real one), so a saved
+   * session scores the predictor; then the real side.
+   */
+  sides(session: (meta: Record<string, unknown>) => Trajectory, meta: Record<string, unknown>): [Trajectory, Trajectory] {
+    const paired = this.pairs.map((p) => p.historyIndex);
+    const resynced = this.pairs.filter((p) => p.resynced).map((p) => p.historyIndex);
+    const predicted = session({ ...meta, side: "predicted", resync: this.opts.resync, paired, resynced });
+    for (const p of this.pairs) if (p.resynced && p.historyIndex < predicted.steps.length) predicted.steps[p.historyIndex] = p.predicted;
+    return [predicted, this.realTrajectory(meta)];
+  }
+
   /** The real side as a trajectory: one step per user action, to the first end. */
-  realTrajectory(meta: Record<string, unknown> = {}): Trajectory {
+  private realTrajectory(meta: Record<string, unknown> = {}): Trajectory {
     const steps: Step[] = [];
     const unobserved: Record<string, Observable[]> = {};
     for (const p of this.pairs) {
@@ -947,29 +953,39 @@ export class ComparePredictor implements Predictor {
   private resyncPair(pair: Pair): void {
     const real = pair.real;
     if (!real.step.frame) throw new Error(real.origin === "cut" ? `there is no real state to resync to (${real.note})` : "the real program has ended: there is no state to resync to");
-    const pf = pair.predicted.frame;
-    // What debugpy did not observe stays as predicted.
-    // The real locals, in the predicted state's order where the names are the same.
-    const rl = real.step.frame.locals;
-    const names = [...Object.keys(pf?.locals ?? {}).filter((k) => k in rl), ...Object.keys(rl).filter((k) => !(k in (pf?.locals ?? {})))];
-    const frame: Frame = { ...real.step.frame, locals: Object.fromEntries(names.map((k) => [k, rl[k]])) };
-    if (real.unobserved.includes("locals") && pf) frame.locals = { ...pf.locals };
-    if (real.unobserved.includes("line") && pf) frame.line = pf.line;
-    if (real.unobserved.includes("value") && pf?.value !== undefined) frame.value = pf.value;
-    delete frame.stdout;
-    const base = this.produced[pair.historyIndex];
-    const step: Step = pair.predicted.action ? { action: pair.predicted.action, frame } : { frame };
-    this.overrides.set(pair.historyIndex, { ...(base ?? {}), step, confidence: undefined });
     pair.resynced = true;
   }
 
-  /** The history as the inner predictor should see it: resynced states for a model, its own states for a recording. */
-  private forInner(history: readonly Predicted[]): Predicted[] {
-    const replays = this.inner.editRefusal !== undefined;
-    return history.map((h, i) => {
-      if (replays) return this.produced[i] ?? h;
-      return this.overrides.get(i) ?? h;
-    });
+  /**
+   * A resynced pair's state to stand at: the real frame, with what debugpy did not observe as
+   * predicted, the real locals in the predicted order where the names are the same, and the
+   * prediction's output (already the session's). Known, not guessed: `given`.
+   */
+  private resynced(pair: Pair): Predicted | undefined {
+    const rf = pair.real.step.frame;
+    if (!pair.resynced || !rf) return undefined;
+    const pf = pair.predicted.frame;
+    const { stdout: _, ...real } = rf;
+    const frame: Frame = real;
+    const names = [...Object.keys(pf?.locals ?? {}).filter((k) => k in rf.locals), ...Object.keys(rf.locals).filter((k) => !(k in (pf?.locals ?? {})))];
+    frame.locals = Object.fromEntries(names.map((k) => [k, rf.locals[k]]));
+    const unobserved = pair.real.unobserved;
+    if (pf) {
+      if (unobserved.includes("locals")) frame.locals = { ...pf.locals };
+      if (unobserved.includes("line")) frame.line = pf.line;
+      if (unobserved.includes("value") && pf.value !== undefined) frame.value = pf.value;
+      if (pf.stdout !== undefined) frame.stdout = pf.stdout;
+    }
+    const step: Step = pair.predicted.action ? { action: pair.predicted.action, frame } : { frame };
+    const state: Predicted = { ...(this.produced[pair.historyIndex] ?? {}), step, given: true };
+    delete state.confidence;
+    return state;
+  }
+
+  /** The history as the inner predictor should see it: the session's (edits and resyncs) for a model, its own states for a recording. */
+  private forInner(history: readonly Predicted[]): readonly Predicted[] {
+    if (this.inner.editRefusal === undefined) return history;
+    return history.map((h, i) => this.produced[i] ?? h);
   }
 
   private view(p: Pair): PairView {

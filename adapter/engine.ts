@@ -1,15 +1,12 @@
 // The debugging session's state machine: history of states, a cursor into it (time travel),
 // breakpoints with conditions, the call stack, edits. It asks its predictor for any state it
 // does not know yet, and knows nothing of DAP or of which predictor it has.
-import type { Predicted, Predictor } from "./predictor.js";
+import type { BreakpointSpec, Predicted, Predictor } from "./predictor.js";
 import { FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "./trajectory.js";
 import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "./expr.js";
 import { cutText } from "./values.js";
 
-export interface BreakpointSpec {
-  line: number;
-  condition?: string;
-}
+export type { BreakpointSpec };
 
 export interface EngineOptions {
   /** Most predictions one continue may make while skipping hits whose condition is false. */
@@ -63,9 +60,8 @@ export class Engine {
   start(signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
       const first = await abortable(this.predictor.start({ signal }), signal);
-      this.hist = [first];
-      this.pos = 0;
-      return first;
+      this.commit([first]);
+      return this.settle(signal);
     }, false);
   }
 
@@ -96,7 +92,7 @@ export class Engine {
       if (this.ended) return this.current; // the exit is final
       const base = this.hist.slice(0, this.pos + 1);
       const action: Action = { kind: "continue" };
-      const breakpoints = this.breakpointLines();
+      const breakpoints = this.bps;
       for (let n = 1; ; n++) {
         const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints }), signal);
         base.push(p);
@@ -107,7 +103,7 @@ export class Engine {
         }
       }
       this.commit(base);
-      return base[base.length - 1];
+      return this.settle(signal);
     });
   }
 
@@ -146,7 +142,7 @@ export class Engine {
     this.bps = bps.map((b) => (b.condition?.trim() ? { line: b.line, condition: b.condition.trim() } : { line: b.line }));
   }
 
-  /** Edits a local of the current state; the known future is dropped and later states are predicted from the edit. */
+  /** Edits a local of the current state (see edit). */
   setVariable(name: string, repr: string): Predicted {
     const cur = this.current;
     const frame = cur.step.frame;
@@ -156,11 +152,19 @@ export class Engine {
     // Own names only: "toString" or "__proto__" are in every object, not locals.
     if (!Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
-    if (this.inFlight) throw new Error("a step is in progress: set the variable when it has stopped");
     const edited: Predicted = { ...cur, step: { ...cur.step, frame: { ...frame, locals: { ...frame.locals, [name]: repr } } } };
     delete edited.confidence;
-    this.hist = [...this.hist.slice(0, this.pos), edited];
-    return edited;
+    return this.edit(edited);
+  }
+
+  /**
+   * Stands at `state` instead of the current state (a setVariable, a resync): the known future
+   * is dropped and later states are predicted from it. Every view reads it from here on.
+   */
+  edit(state: Predicted): Predicted {
+    if (this.pos < 0) throw new Error("the session has not started");
+    if (this.inFlight) throw new Error("a step is in progress: change the state when it has stopped");
+    return this.standAt(state);
   }
 
   /**
@@ -224,9 +228,9 @@ export class Engine {
     const cur = this.current;
     if (cur.step.exit) return cur; // the exit is final
     const base = this.hist.slice(0, this.pos + 1);
-    const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.breakpointLines() }), signal);
+    const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.bps }), signal);
     this.commit([...base, p]);
-    return p;
+    return this.settle(signal);
   }
 
   private commit(hist: Predicted[]): void {
@@ -234,8 +238,16 @@ export class Engine {
     this.pos = hist.length - 1;
   }
 
-  private breakpointLines(): number[] {
-    return [...new Set(this.bps.map((b) => b.line))];
+  /** The predictor catches up with the stop; a state it answers instead replaces the current one, as an edit does. */
+  private async settle(signal?: AbortSignal): Promise<Predicted> {
+    const instead = await this.predictor.settle?.(this.hist.slice(0, this.pos + 1), { signal, breakpoints: this.bps });
+    return instead ? this.standAt(instead) : this.current;
+  }
+
+  /** The one way the current state is replaced: what follows it is no longer known. */
+  private standAt(state: Predicted): Predicted {
+    this.hist = [...this.hist.slice(0, this.pos), state];
+    return state;
   }
 
   /** Breakpoints that a state hits: line events of the main file on a breakpoint line. */

@@ -7,7 +7,7 @@ export interface Predicted {
   step: Step;
   /** Mean probability of the generated tokens (model predictors), 0..1. */
   confidence?: number;
-  /** Known without a prediction (the entry call's frame, bound from the call): not shown as a guess. */
+  /** Known without a prediction (the entry call's frame, bound from the call; the real state a resync stands at): not shown as a guess. */
   given?: boolean;
   /** Tokens generated for this state. */
   tokens?: number;
@@ -17,10 +17,20 @@ export interface Predicted {
   ref?: number;
 }
 
+/** A breakpoint: a line of the program, and the condition under which a continue stops there. */
+export interface BreakpointSpec {
+  line: number;
+  condition?: string;
+}
+
 export interface PredictOptions {
   signal?: AbortSignal;
-  /** Breakpoint lines, for `continue`: stop at the first of them reached, else run to the exit. */
-  breakpoints?: readonly number[];
+  /**
+   * The session's breakpoints, for `continue`: the prediction stops at the first breakpoint line
+   * reached, else runs to the exit. The engine passes hits whose condition is false by asking
+   * again (continue, from the hit); a predictor may read the conditions, but need not.
+   */
+  breakpoints?: readonly BreakpointSpec[];
 }
 
 export interface Predictor {
@@ -33,6 +43,14 @@ export interface Predictor {
    * oldest first). The last entry may have been edited (setVariable): predict from it as it is.
    */
   predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted>;
+  /**
+   * The session has stopped at the last state of `history` (after start, or after a forward
+   * move: the one user action's last state, where predict may have been asked several times).
+   * A predictor that keeps something in step with the session (compare mode: the real program)
+   * catches up here. It may answer the state to stand at instead (a resync: the real state),
+   * which the engine takes as an edit.
+   */
+  settle?(history: readonly Predicted[], opts?: PredictOptions): Promise<Predicted | undefined>;
   /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
   readonly editRefusal?: string;
   /**

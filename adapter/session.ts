@@ -21,7 +21,8 @@ import { ExprError, evaluateExpression, parseExpression } from "./expr.js";
 import { initPython, parsePythonSync } from "./pysource.js";
 import { cutText, reprToNode, type ValueNode } from "./values.js";
 import { requestProblem } from "./requests.js";
-import { ComparePredictor, checkPair, describeAgreement, describeDifference, startComparison, stateLabel } from "./compare.js";
+import { ComparePredictor, startComparison } from "./compare.js";
+import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compareDap.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { serialize, serializeMany } from "./trajectory.js";
 import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
@@ -314,7 +315,6 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const ctl = this.track(-1, false);
     try {
       await engine.start(ctl.signal);
-      this.comparison?.begin(engine.current);
     } finally {
       this.inflight.delete(-1);
     }
@@ -484,7 +484,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private async move(seq: number, kind: MoveKind, op: (signal: AbortSignal) => Promise<Predicted>): Promise<void> {
     const ctl = this.track(seq, true);
     try {
-      await this.moveOp(op, ctl.signal);
+      await op(ctl.signal);
       if (!this.ended) this.afterMove(kind);
     } catch (e) {
       if (this.ended || !this.engine) return;
@@ -646,7 +646,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
     const at = this.frameAt(args.frameId);
     if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
-    if (this.comparison && at.index === 0) return this.compareScopes(response);
+    if (this.comparison && at.index === 0) {
+      const refs = { predicted: this.handles.create({ kind: "compare", side: "predicted" }), real: this.handles.create({ kind: "compare", side: "real" }) };
+      response.body = { scopes: compareScopes(this.originOfFrame(0), refs) };
+      return this.sendResponse(response);
+    }
     const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
     response.body = { scopes: [scope] };
@@ -682,16 +686,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /**
    * The origin of the values of the frame at `index` of the current stack: the history state it
-   * was shown in (a caller's frame is its latest state); in compare mode a resynced top frame is real.
+   * was shown in (a caller's frame is its latest state).
    */
   private originOfFrame(index: number): Origin {
     const engine = this.engine;
     if (!engine || !this.predicts) return REAL;
-    if (index === 0) {
-      const cur = engine.current;
-      if (this.comparison && this.comparison.effective(engine.cursor, cur) !== cur) return REAL;
-      return this.originOf(cur);
-    }
+    if (index === 0) return this.originOf(engine.current);
     const frame = this.frames[index];
     return this.originOf(engine.history.find((p) => p.step.frame === frame) ?? engine.current);
   }
@@ -699,7 +699,15 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     const c = this.handles.get(args.variablesReference);
     if (!c) return this.fail(response, "these variables belong to an earlier stop");
-    if (c.kind === "compare") return this.compareVariables(response, c.side);
+    if (c.kind === "compare") {
+      const variable: MakeVariable = (...a) => this.variable(...a);
+      try {
+        response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.originOfFrame(0), variable) };
+      } catch (e) {
+        return this.fail(response, errorMessage(e));
+      }
+      return this.sendResponse(response);
+    }
     let vars: DebugProtocol.Variable[] = [];
     if (c.kind === "scope") {
       const frame = this.frames[c.frame];
@@ -807,102 +815,16 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return this.predictor instanceof ComparePredictor ? this.predictor : undefined;
   }
 
-  /** Runs a move; in compare mode the real program follows the same action meanwhile and the two states are paired. */
-  private async moveOp(op: (signal: AbortSignal) => Promise<Predicted>, signal: AbortSignal): Promise<void> {
-    const cmp = this.comparison;
-    const engine = this.engine;
-    if (!cmp || !engine) {
-      await op(signal);
-      return;
-    }
-    await cmp.move(() => op(signal), engine.breakpoints, () => ({ predicted: engine.current, index: engine.cursor }), signal);
-  }
+  /** Compare mode's console lines (of which comparison). */
+  private compareConsole?: CompareConsole;
 
-  /** Pairs already reported in the console (of which comparison). */
-  private compareShown = { of: undefined as ComparePredictor | undefined, pairs: 0, summary: false };
-
-  /** Compare mode, at each stop: a resynced state on top, notes of the real side, one line per new pair, a summary at the end. */
+  /** Compare mode, at each stop: notes of the real side, one line per new pair, a summary at the end. */
   private showComparison(): void {
     const cmp = this.comparison;
     const engine = this.engine;
     if (!cmp || !engine) return;
-    if (this.compareShown.of !== cmp) this.compareShown = { of: cmp, pairs: 0, summary: false };
-    const shown = cmp.effective(engine.cursor, engine.current).step.frame;
-    if (shown && this.frames.length) this.frames[0] = shown;
-    for (const note of cmp.takeNotes()) this.console(note);
-    const a = cmp.agreement();
-    for (; this.compareShown.pairs < cmp.pairs.length; this.compareShown.pairs++) {
-      const p = cmp.pairs[this.compareShown.pairs];
-      const what = p.index === 0 ? "first state" : `step ${p.index} (${p.action})`;
-      const figures = a.steps ? ` · ${describeAgreement(a)}` : "";
-      this.console(`compare · ${what}: ${describeDifference(p)}${p.resynced ? " (resynced: the next step starts from the real state)" : ""}${figures}`);
-    }
-    if (engine.ended && !this.compareShown.summary) {
-      this.compareShown.summary = true;
-      this.console(`Compare summary over ${a.steps} steps: ${describeAgreement(a)}; per step: debugpy ${a.realMs} ms, prediction ${a.predictedMs} ms.`);
-    }
-  }
-
-  private compareScopes(response: DebugProtocol.ScopesResponse): void {
-    const predicted = new Scope(scopeName(this.originOfFrame(0), "Predicted", "Predicted"), this.handles.create({ kind: "compare", side: "predicted" }), false) as DebugProtocol.Scope;
-    predicted.presentationHint = "locals";
-    const real = new Scope("Real (debugpy)", this.handles.create({ kind: "compare", side: "real" }), false) as DebugProtocol.Scope;
-    response.body = { scopes: [predicted, real] };
-    this.sendResponse(response);
-  }
-
-  /**
-   * The two scopes of the top frame: the predicted state with each value that differs from the
-   * real one marked ("3  ≠ real 4"), and the real state as debugpy shows it. Marks are computed
-   * against the state shown (after an edit or a resync).
-   */
-  private compareVariables(response: DebugProtocol.VariablesResponse, side: "predicted" | "real"): void {
-    const pair = this.comparison?.pairs.at(-1);
-    const shown = this.frames[0];
-    if (!pair || !shown) return this.fail(response, "there is no state to compare at this stop");
-    const real = pair.real;
-    const rf = real.step.frame;
-    const check = checkPair({ frame: shown }, real);
-    const fixed = (v: DebugProtocol.Variable): DebugProtocol.Variable => ({ ...v, presentationHint: { kind: "virtual", attributes: ["readOnly"] } });
-    const info = (name: string, value: string): DebugProtocol.Variable => fixed({ name, value, variablesReference: 0 });
-    const vars: DebugProtocol.Variable[] = [];
-    if (side === "predicted") {
-      const origin = this.originOfFrame(0);
-      const placeDiffers = check && (!check.event || !check.place || check.line === false);
-      vars.push(info("(state)", stateLabel({ frame: shown }) + (placeDiffers ? `  ≠ real ${stateLabel(real.step, real.unobserved)}` : "")));
-      if (shown.event === "return" || shown.event === "exception") {
-        const v = fixed(this.variable(shown.event === "return" ? "(return)" : "(exception)", reprToNode(shown.value ?? "(none)"), undefined, origin));
-        if (check?.value === false) v.value = `${v.value}  ≠ real ${rf?.value ?? "(none)"}`;
-        vars.push(v);
-      }
-      for (const [name, repr] of Object.entries(shown.locals)) {
-        const v = this.variable(name, reprToNode(repr), name, origin);
-        if (check?.differing.includes(name)) v.value = `${v.value}  ≠ real ${rf?.locals[name] ?? "(none)"}`;
-        vars.push(v);
-      }
-      for (const name of check?.differing ?? []) if (!(name in shown.locals) && rf) vars.push(info(name, `(none)  ≠ real ${rf.locals[name]}`));
-    } else {
-      const notes: string[] = [];
-      if (real.origin === "rebuilt") notes.push("rebuilt: debugpy does not stop here");
-      if (real.unobserved.length && real.origin !== "cut") notes.push(`not observed: ${real.unobserved.join(", ")}`);
-      vars.push(info("(state)", real.origin === "cut" ? `no real state: ${real.note ?? "its side has ended"}` : stateLabel(real.step, real.unobserved) + (notes.length ? ` (${notes.join("; ")})` : "")));
-      if (rf) {
-        if (rf.event === "return" || rf.event === "exception") {
-          const name = rf.event === "return" ? "(return)" : "(exception)";
-          vars.push(real.unobserved.includes("value") ? info(name, "(not observed)") : fixed(this.variable(name, reprToNode(rf.value ?? "(none)"))));
-        }
-        if (real.unobserved.includes("locals")) vars.push(info("(locals)", "not observed by debugpy here"));
-        else {
-          // In the predicted state's order, side by side; names only the real state has last.
-          const order = Object.keys(shown.locals);
-          const rank = (k: string): number => (order.includes(k) ? order.indexOf(k) : order.length);
-          const names = Object.keys(rf.locals).sort((a, b) => rank(a) - rank(b));
-          for (const name of names) vars.push({ ...this.variable(name, reprToNode(rf.locals[name])), presentationHint: { attributes: ["readOnly"] } });
-        }
-      }
-    }
-    response.body = { variables: vars };
-    this.sendResponse(response);
+    if (this.compareConsole?.of !== cmp) this.compareConsole = new CompareConsole(cmp);
+    for (const line of this.compareConsole.lines(engine.ended)) this.console(line);
   }
 
   /**
@@ -921,8 +843,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
       case "ndbg/resync":
         return this.answer(response, () => {
           const cmp = this.requireComparison();
-          if (this.ended || this.engine?.ended) throw new Error("the program has ended");
-          const pair = cmp.resync();
+          const engine = this.engine;
+          if (this.ended || !engine || engine.ended) throw new Error("the program has ended");
+          const { pair, state } = cmp.resync();
+          // The engine stands at the real state: every view reads it from there (its output was shown already).
+          engine.edit(state);
+          if (state.step.frame) this.printed.add(state.step.frame);
+          this.frames = engine.stack();
           this.showComparison();
           this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);
           this.sendEvent(new InvalidatedEvent(["variables", "stacks"]));
@@ -965,15 +892,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const named = this.programFile() ?? (this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined) ?? config.program;
     const meta: Record<string, unknown> = { program: basename(named), ...(config.call ? { call: config.call } : {}), mode: config.mode };
     const cmp = this.comparison;
-    if (!cmp) return serialize(engine.trajectory(meta));
-    const predicted = engine.trajectory({
-      ...meta,
-      side: "predicted",
-      resync: config.resync,
-      paired: cmp.pairs.map((p) => p.historyIndex),
-      resynced: cmp.pairs.filter((p) => p.resynced).map((p) => p.historyIndex),
-    });
-    return serializeMany([predicted, cmp.realTrajectory(meta)]);
+    return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {

@@ -222,6 +222,30 @@ test("an edited predicted state is flagged exactly there, and resync replaces it
   }
 });
 
+test("a conditional breakpoint: continue passes the hits whose condition is false on both sides, one pair per continue", T, async () => {
+  const s = await open();
+  try {
+    // Line 8 runs once per value; `v < best` holds for 1 (best 3) and 2 (best 5) only.
+    const args = { mode: "compare", predictor: "record", trusted: true, program: CALLS, call: "total([3, 1, 5, 2])", stopOnEntry: true };
+    let ev = (await launchToFirstStop(s.dc, args, CALLS, [{ line: 8, condition: "v < best" }])).first;
+    const stops: string[] = [];
+    for (let n = 0; n < 5 && ev.event === "stopped"; n++) {
+      const snap = await snapshot(s);
+      assert.equal(snap.current?.check?.exact, true, `stop ${n}: ${JSON.stringify(snap.current)}`);
+      assert.equal(snap.history.length, n + 1, "one pair per user action");
+      if (n > 0) stops.push(`${snap.current?.real.line} v=${await oneAnswer(s, "v")} best=${await oneAnswer(s, "best")}`);
+      ev = await act(s, "continue");
+    }
+    assert.equal(ev.event, "terminated");
+    assert.deepEqual(stops, ["8 v=1 best=3", "8 v=2 best=5"]);
+    const snap = await snapshot(s);
+    assert.equal(snap.current?.real.kind, "exit");
+    assert.equal(snap.agreement.states.agree, snap.agreement.states.total);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("a real run that differs from the recording is flagged exactly where it differs: a value, a line", T, async () => {
   for (const [call, differing] of [["ids()", "pid"], ["branch()", "seen"]] as const) {
     const trace = await realRun(DIVERGES, call);

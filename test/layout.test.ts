@@ -191,7 +191,7 @@ function assertUserLine(src: PySource, f: Frame): void {
 
 async function attempt(p: ModelPredictor, history: Predicted[], action: Action, breakpoints?: number[]): Promise<Predicted | undefined> {
   try {
-    return await p.predict(history, action, breakpoints ? { breakpoints } : {});
+    return await p.predict(history, action, breakpoints ? { breakpoints: breakpoints.map((line) => ({ line })) } : {});
   } catch (e) {
     if (e instanceof PredictionError) return undefined;
     throw e;
@@ -233,14 +233,14 @@ test("a breakpoint on a user line is hit there; one on a comment stops at the ne
     // A decorated function's call event stands on its first decorator, as CPython reports it.
     assert.deepEqual(start.step.frame && [start.step.frame.event, start.step.frame.line, start.step.frame.func], ["call", lineOf("@logged"), "total_cost"]);
     const ret = lineOf("return math.floor");
-    const hit = await p.predict([start], { kind: "continue" }, { breakpoints: [ret] });
+    const hit = await p.predict([start], { kind: "continue" }, { breakpoints: [{ line: ret }] });
     assert.equal(hit.step.frame?.line, ret);
     assert.equal(hit.step.frame?.func, "total_cost");
     const jump = await p.predict([start], { kind: "breakpoint", line: ret });
     assert.equal(jump.step.frame?.line, ret);
     assert.deepEqual(jump.step.action, { kind: "breakpoint", line: ret });
     const comment = lineOf("# skip nothing");
-    const next = await p.predict([start], { kind: "continue" }, { breakpoints: [comment] });
+    const next = await p.predict([start], { kind: "continue" }, { breakpoints: [{ line: comment }] });
     assert.equal(next.step.frame?.line, lineOf("total += qty * price_of("));
   } finally {
     await p.dispose();

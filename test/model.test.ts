@@ -48,7 +48,7 @@ async function recordedHistory(program: string, call?: string): Promise<Predicte
 /** The prediction, or the PredictionError it was rejected with: anything else fails the test. */
 async function attempt(p: ModelPredictor, history: readonly Predicted[], action: Action, opts: { breakpoints?: number[]; signal?: AbortSignal } = {}): Promise<Predicted | PredictionError> {
   try {
-    return await p.predict(history, action, opts);
+    return await p.predict(history, action, { ...opts, breakpoints: opts.breakpoints?.map((line) => ({ line })) });
   } catch (e) {
     if (e instanceof PredictionError) return e;
     throw e;

@@ -225,7 +225,8 @@ export class ModelPredictor implements Predictor {
     const layout = this.layout;
     if (action.kind === "continue" && opts.breakpoints?.length) {
       // A breakpoint on a line without a statement (a comment, a docstring) stops at the next statement.
-      const bps = layout ? opts.breakpoints.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : opts.breakpoints;
+      const lines = opts.breakpoints.map((b) => b.line);
+      const bps = layout ? lines.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : lines;
       if (bps.length) return this.continueTo(steps, bps, opts.signal);
     }
     return this.step(steps, this.toSeen({ action }).action!, opts.signal);

@@ -141,7 +141,7 @@ export class RecordedPredictor implements Predictor {
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
     opts?.signal?.throwIfAborted();
     const from = this.indexOf(history);
-    const to = this.moves(this.frames, from, action, opts?.breakpoints);
+    const to = this.moves(this.frames, from, action, opts?.breakpoints?.map((b) => b.line));
     return this.at(to, action, from);
   }
 
