@@ -299,6 +299,10 @@ test("resync launch option: each mismatching state is replaced by the real one, 
     }
     const snap = await snapshot(s);
     assert.ok(snap.history.some((p) => p.resynced), "some state was resynced");
+    // A saved session keeps each resynced state as it was predicted, so it scores the predictor.
+    const [predicted] = parseMany(((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text);
+    const paired = predicted.meta?.paired as number[];
+    for (const p of snap.history.filter((x) => x.resynced)) assert.deepEqual(predicted.steps[paired[p.index]].frame?.locals, p.predicted.locals, `saved step ${paired[p.index]}`);
     assert.match(s.text("console"), /resynced: the next step starts from the real state/);
     assert.match(s.text("console"), /per step, resynced/);
   } finally {

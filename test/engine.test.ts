@@ -349,6 +349,52 @@ test("setVariable edits a copy of the current state; record mode refuses to pred
   assert.throws(() => done.setVariable("x", "1"), /program has ended/);
 });
 
+test("settle: once per move at its last state, with the breakpoints' conditions; a state it answers instead is the one every reader sees", async () => {
+  const r = await loop();
+  const recorded = new RecordedPredictor(r);
+  const settled: string[] = [];
+  const seen: unknown[] = [];
+  const wrapped: Predictor = {
+    source: recorded.source,
+    start: (o) => recorded.start(o),
+    predict: (h, a, o) => {
+      seen.push(o?.breakpoints);
+      return recorded.predict(h, a, o);
+    },
+    callers: (h) => recorded.callers(h),
+    // Stands at y = 99 instead of the first stop in g's return line (as a resync stands at the real state).
+    settle: async (h) => {
+      const p = h.at(-1)!;
+      settled.push(`${h.length - 1}: ${at(p)}`);
+      const f = p.step.frame;
+      return f?.line === 4 && f.locals.y === "2" ? { ...p, step: { ...p.step, frame: { ...f, locals: { ...f.locals, y: "99" } } }, given: true } : undefined;
+    },
+    dispose: () => {},
+  };
+  const e = new Engine(wrapped);
+  await e.start();
+  e.setBreakpoints([{ line: 4, condition: "x == 1" }]);
+  const p = await e.continue();
+  assert.deepEqual(seen.at(-1), [{ line: 4, condition: "x == 1" }], "predictors get the conditions");
+  assert.ok(seen.length > 1, "the continue passed a false hit");
+  assert.deepEqual(settled, ["0: 6 call f", `${e.cursor}: 4 line g`], "settled after start and once at the continue's last state");
+  assert.equal(e.current, p);
+  assert.deepEqual(frameOf(p).locals, { x: "1", y: "99" });
+  assert.equal(await e.evaluate("y + 1"), "100");
+  assert.equal(e.stack()[0], p.step.frame);
+  assert.equal(e.trajectory().steps[e.cursor].frame?.locals.y, "99");
+  // Back moves settle nothing.
+  await e.stepBack();
+  assert.equal(settled.length, 2);
+  // edit stands at a given state, as setVariable does; not while a move runs.
+  const step = e.step("step_over");
+  assert.throws(() => e.edit(e.current), /step is in progress/);
+  await step;
+  const here = e.edit({ ...e.current, given: true });
+  assert.equal(e.current, here);
+  assert.equal(e.history.length, e.cursor + 1, "the known future is dropped");
+});
+
 test("evaluate: expressions over the current locals, never running code", async () => {
   const r = await loop();
   const e = await engine(r);
