@@ -24,7 +24,8 @@
 // Resync: with `resync` (or the ndbg/resync request) a mismatching predicted state is replaced
 // by the real one, so each step is predicted from the true state (per-step accuracy); without it
 // the prediction runs free (horizon accuracy: how many steps until the first divergence). The
-// history keeps each prediction as it was made, so the figures score the predictor either way.
+// replacement is an edit of the engine's current state, which every view reads; the pairs keep
+// each prediction as it was made, so the figures (and a saved session) score the predictor either way.
 import { parsePython, scopeAt, type PySource } from "./pysource.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "./debugpy.js";
 import { transition } from "./semantics.js";
@@ -766,9 +767,9 @@ export interface CompareOptions {
 
 /**
  * A predictor that is the inner predictor (model or recording) with the real program beside it.
- * The first prediction of each user action starts the real side on the same action (the
- * session's breakpoints, conditions included, come with it); when the engine settles at the
- * action's last state, the real side's target is awaited and the two states are paired. A
+ * Each prediction sets the real side after the same action (with the session's breakpoints,
+ * conditions included); when the engine settles at the user action's last state, the real
+ * side's target is awaited and made current, and the two states are paired. A
  * resync is the real state handed to the engine to stand at, so the engine's history holds what
  * every view shows; a model predicts on from that history, a recording, which cannot predict
  * from edited states, replays on from its own.
