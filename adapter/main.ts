@@ -2,8 +2,8 @@
 // start it with `node dist/adapter.js`. With `--listen=PIPE` it serves one session per
 // connection on a named pipe or Unix socket and stays up between them (the extension keeps one
 // warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once.
-import { DebugSession } from "@vscode/debugadapter";
 import { NeuralPythonSession } from "./session.js";
+import { startSession } from "./framing.js";
 import { serve } from "./serve.js";
 import { GPU_SETTINGS, type GpuSetting } from "./model/backend.js";
 
@@ -27,4 +27,8 @@ if (listen) {
     ...(preload !== undefined ? { preload } : {}),
     ...(gpu !== undefined && (GPU_SETTINGS as readonly string[]).includes(gpu) ? { gpu: gpu as GpuSetting } : {}),
   });
-} else DebugSession.run(NeuralPythonSession);
+} else {
+  const session = new NeuralPythonSession();
+  process.on("SIGTERM", () => session.shutdown());
+  startSession(session, process.stdin, process.stdout);
+}

@@ -5,6 +5,7 @@
 import { createServer, type Socket } from "node:net";
 import { rmSync } from "node:fs";
 import { NeuralPythonSession } from "./session.js";
+import { startSession } from "./framing.js";
 import { isUri, resolveModel } from "./model/resolve.js";
 import { loadModel, type GpuSetting } from "./model/backend.js";
 
@@ -19,7 +20,7 @@ export function serve(path: string, opts: ServeOptions = {}): void {
   const server = createServer((socket: Socket) => {
     const session = new NeuralPythonSession();
     session.setRunAsServer(true);
-    session.start(socket, socket);
+    startSession(session, socket, socket);
     // A client that goes without a disconnect request still frees its session's context.
     socket.on("close", () => void session.close());
     socket.on("error", (e) => process.stderr.write(`neural-python adapter: connection: ${e.message}\n`));
