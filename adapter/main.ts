@@ -29,6 +29,11 @@ if (listen) {
   });
 } else {
   const session = new NeuralPythonSession();
-  process.on("SIGTERM", () => session.shutdown());
+  // Asked to go: the session's processes and temp files (compare mode's debugpy) go first.
+  process.on("SIGTERM", () => {
+    const bye = (): void => session.shutdown();
+    void session.close().then(bye, bye);
+    setTimeout(bye, 2_000).unref();
+  });
   startSession(session, process.stdin, process.stdout);
 }

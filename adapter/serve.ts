@@ -29,12 +29,23 @@ export function serve(path: string, opts: ServeOptions = {}): void {
     process.stderr.write(`neural-python adapter: cannot listen on ${path}: ${e.message}\n`);
     process.exit(1);
   });
-  // A socket file left by a process that died would refuse the listen.
-  if (process.platform !== "win32") rmSync(path, { force: true });
-  server.listen(path, () => {
-    process.stdout.write(`listening ${path}\n`);
-    if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto");
-  });
+  if (process.platform !== "win32") {
+    // A socket file left by a process that died would refuse the listen; ours goes when we do.
+    rmSync(path, { force: true });
+    process.on("exit", () => rmSync(path, { force: true }));
+    process.on("SIGTERM", () => process.exit(0));
+  }
+  // The socket is created private to the user (0600), whatever the umask: anyone who can connect
+  // can start sessions. The bind happens within listen(), so the umask is ours only that long.
+  const umask = process.platform !== "win32" ? process.umask(0o177) : undefined;
+  try {
+    server.listen(path, () => {
+      process.stdout.write(`listening ${path}\n`);
+      if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto");
+    });
+  } finally {
+    if (umask !== undefined) process.umask(umask);
+  }
   // The process that started us owns us: when its end of our stdin closes, we go too.
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("error", () => process.exit(0));
