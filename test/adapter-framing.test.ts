@@ -264,3 +264,16 @@ test("decode: a message, or what is wrong with it and the request it names", () 
     return request(1, "threads");
   }
 });
+
+test("the stdio adapter still ends when its stdin closes", { timeout: 30_000 }, async () => {
+  const a = startAdapter();
+  try {
+    a.raw.input.write(initialize(1));
+    await a.raw.response(1);
+    const exited = new Promise<number | null>((r) => a.proc.once("exit", r));
+    a.raw.input.end();
+    assert.equal(await exited, 0);
+  } finally {
+    await stop(a);
+  }
+});
