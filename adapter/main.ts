@@ -4,7 +4,7 @@
 // warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once.
 import { NeuralPythonSession } from "./session.js";
 import { startSession } from "./framing.js";
-import { serve } from "./serve.js";
+import { closeThen, serve } from "./serve.js";
 import { GPU_SETTINGS, type GpuSetting } from "./model/backend.js";
 
 // stdout is the DAP stream: whatever a library prints (llama.cpp's load messages) goes to stderr.
@@ -30,10 +30,6 @@ if (listen) {
 } else {
   const session = new NeuralPythonSession();
   // Asked to go: the session's processes and temp files (compare mode's debugpy) go first.
-  process.on("SIGTERM", () => {
-    const bye = (): void => session.shutdown();
-    void session.close().then(bye, bye);
-    setTimeout(bye, 2_000).unref();
-  });
+  process.on("SIGTERM", () => closeThen([session], () => session.shutdown()));
   startSession(session, process.stdin, process.stdout);
 }

@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DebugClient } from "@vscode/debugadapter-testsupport";
@@ -94,5 +95,45 @@ test("compare mode's temp folder goes with the session: after disconnect, and wh
       // stop() waits for an exit that has happened already.
       if (adapter.exitCode === null && adapter.signalCode === null) await dc.stop();
     }
+  }
+});
+
+/** A DebugClient on a socket the test opened (its own start() only knows TCP ports). */
+class SocketClient extends DebugClient {
+  attach(socket: Socket): void {
+    this.connect(socket, socket);
+  }
+}
+
+test("the warm adapter ends its sessions' processes and temp folders when its parent goes", { timeout: 120_000 }, async () => {
+  const tmp = mkdtempSync(join(dir, "tmp-warm-"));
+  const path = join(tmp, "adapter.sock");
+  const proc = spawn(process.execPath, [ADAPTER, `--listen=${path}`], { stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: tmp } });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no listening line")), 20_000);
+      proc.stdout!.once("data", () => (clearTimeout(timer), resolve()));
+    });
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const s = createConnection(path, () => resolve(s));
+      s.once("error", reject);
+    });
+    const dc = new SocketClient(process.execPath, ADAPTER, "neural-python");
+    dc.defaultTimeout = 60_000;
+    dc.attach(socket);
+    const stopped = firstOf(dc, ["stopped"]);
+    await Promise.all([
+      dc.waitForEvent("initialized").then(() => dc.configurationDoneRequest()),
+      dc.launch({ program: join(ROOT, "test", "fixtures", "compare", "calls.py"), call: "chain(1)", mode: "compare", predictor: "record", trusted: true, stopOnEntry: true }),
+    ]);
+    await stopped;
+    assert.equal(readdirSync(tmp).filter((n) => n.startsWith("ndbg-compare-")).length, 1);
+    const exited = new Promise((r) => proc.once("exit", r));
+    proc.stdin!.end();
+    await exited;
+    socket.destroy();
+    assert.deepEqual(readdirSync(tmp), [], "left behind");
+  } finally {
+    proc.kill();
   }
 });
