@@ -12,6 +12,7 @@ import { basename, dirname, extname, join, relative, resolve, sep } from "node:p
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "./values.js";
+import { removeStale } from "./stale.js";
 
 export const DEBUGPY_INSTALL_HINT =
   'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or set the "python" launch attribute to an interpreter that has it.';
@@ -154,6 +155,10 @@ export interface BreakpointLine {
   condition?: string;
 }
 
+/** The folder of a comparison's driver script: `ndbg-compare-PID-XXXXXX` in the temp folder. */
+const COMPARE_DIR = /^ndbg-compare-(\d+)-\w{6}$/;
+/** Whether this process has removed the folders of comparisons whose process died. */
+let sweptStale = false;
 const RETURN_PREFIX = "(return) ";
 const GROUPS_SKIPPED = new Set(["special variables", "protected variables"]);
 const GROUPS_EXPANDED = new Set(["function variables", "class variables"]);
@@ -180,7 +185,12 @@ export class Debugpy {
 
   private constructor(opts: DebugpyOptions, driverSource: string, readonly entryLine: number) {
     this.opts = opts;
-    this.dir = mkdtempSync(join(tmpdir(), "ndbg-compare-"));
+    // Named with our pid, so that a later process removes it if we die without disposing of it.
+    if (!sweptStale) {
+      sweptStale = true;
+      removeStale(COMPARE_DIR);
+    }
+    this.dir = mkdtempSync(join(tmpdir(), `ndbg-compare-${process.pid}-`));
     this.driver = join(this.dir, "ndbg_driver.py");
     writeFileSync(this.driver, driverSource);
     this.mainReal = realOrResolved(this.opts.program);

@@ -9,6 +9,8 @@ import { quoted } from "./requests.js";
 
 export const MODES = ["predict", "record", "compare", "replay"] as const;
 export type Mode = (typeof MODES)[number];
+/** Modes that run the user's program (the tracer, debugpy): only where the client says the workspace is trusted. */
+export const RUNS_PROGRAM: readonly Mode[] = ["record", "compare"];
 export const DIALECTS = ["auto", "native", "instruct"] as const;
 export type Dialect = (typeof DIALECTS)[number];
 export const GPUS = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
@@ -43,6 +45,12 @@ export interface LaunchConfig {
   maxRepr: number;
   /** Predicted states whose confidence is below this (0..1) are marked as low confidence. */
   lowConfidence: number;
+  /**
+   * The client says the workspace is trusted: the extension sets it from VS Code's workspace
+   * trust, over whatever launch.json says; a command-line client, run by the user on their own
+   * files, sets it. Not a user attribute, so package.json does not offer it.
+   */
+  trusted: boolean;
 }
 
 /** The defaults of package.json's schema. */
@@ -60,6 +68,7 @@ export const LAUNCH_DEFAULTS = {
   maxOutput: 1000000,
   maxRepr: 1000,
   lowConfidence: 0.97,
+  trusted: false,
 } as const satisfies Partial<LaunchConfig>;
 
 /**
@@ -118,6 +127,12 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (!(MODES as readonly string[]).includes(mode)) return fail(`"mode" must be one of ${MODES.join(", ")}, not ${quoted(mode)}`);
   if (isTrace !== (mode === "replay"))
     return fail(isTrace ? `${path} is a trace file: replay it with "mode": "replay" (${mode} mode debugs a Python file)` : `replay mode replays a trace file (.ndbg), not ${path}`);
+  const trusted = bool("trusted", LAUNCH_DEFAULTS.trusted);
+  if (trusted instanceof Error) return fail(trusted.message);
+  // A second line behind the extension, which refuses these modes in an untrusted workspace: a
+  // client that does not say the workspace is trusted gets no program run.
+  if ((RUNS_PROGRAM as readonly string[]).includes(mode) && !trusted)
+    return fail(`${mode} mode runs the program, which needs a trusted workspace, and the client did not say this one is ("trusted": true); predict and replay modes never run it`);
   const dialect = str("dialect") ?? LAUNCH_DEFAULTS.dialect;
   if (dialect instanceof Error) return fail(dialect.message);
   if (!(DIALECTS as readonly string[]).includes(dialect)) return fail(`"dialect" must be one of ${DIALECTS.join(", ")}, not ${quoted(dialect)}`);
@@ -182,6 +197,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     predictor: predictor as PredictorKind,
     ...limits,
     lowConfidence,
+    trusted,
   };
   if (call !== undefined && call.trim() !== "") config.call = call.trim();
   if (model !== undefined && model.trim() !== "") config.model = model;

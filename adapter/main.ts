@@ -2,9 +2,9 @@
 // start it with `node dist/adapter.js`. With `--listen=PIPE` it serves one session per
 // connection on a named pipe or Unix socket and stays up between them (the extension keeps one
 // warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once.
-import { DebugSession } from "@vscode/debugadapter";
 import { NeuralPythonSession } from "./session.js";
-import { serve } from "./serve.js";
+import { startSession } from "./framing.js";
+import { closeThen, serve } from "./serve.js";
 import { GPU_SETTINGS, type GpuSetting } from "./model/backend.js";
 
 // stdout is the DAP stream: whatever a library prints (llama.cpp's load messages) goes to stderr.
@@ -27,4 +27,9 @@ if (listen) {
     ...(preload !== undefined ? { preload } : {}),
     ...(gpu !== undefined && (GPU_SETTINGS as readonly string[]).includes(gpu) ? { gpu: gpu as GpuSetting } : {}),
   });
-} else DebugSession.run(NeuralPythonSession);
+} else {
+  const session = new NeuralPythonSession();
+  // Asked to go: the session's processes and temp files (compare mode's debugpy) go first.
+  process.on("SIGTERM", () => closeThen([session], () => session.shutdown()));
+  startSession(session, process.stdin, process.stdout);
+}

@@ -350,6 +350,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override async restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): Promise<void> {
     const next = (args?.arguments as Record<string, unknown> | undefined) ?? this.rawLaunchArgs;
     if (!next) return this.fail(response, "restart needs a launched session");
+    // A restart runs the same kind of session again: a predict session must not become one that
+    // runs the program because a restart request says so. A refused restart leaves the session as it was.
+    const checked = validateLaunch(next);
+    if (!checked.ok) return this.fail(response, `Invalid launch configuration: ${checked.error}`);
+    if (this.config && checked.config.mode !== this.config.mode)
+      return this.fail(response, `restart cannot change the mode (${this.config.mode} to ${checked.config.mode}): start a new session in ${checked.config.mode} mode`);
     await this.release();
     this.rawLaunchArgs = next;
     try {

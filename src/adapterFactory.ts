@@ -12,9 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DEBUG_TYPE } from "./debugConfig.js";
+import { removeStale } from "../adapter/stale.js";
 
 /** How long the warm process may take to listen. */
 const LISTEN_TIMEOUT_MS = 15_000;
+/** A warm adapter's socket (Unix): `ndbg-PID-HEX.sock` in the temp folder, PID the extension host's. */
+const SOCKET = /^ndbg-(\d+)-[0-9a-f]{8}\.sock$/;
 
 export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactory, vscode.Disposable {
   private warm?: WarmAdapter;
@@ -101,6 +104,8 @@ class WarmAdapter {
   private readonly proc: ChildProcess;
 
   constructor(adapter: string, model: string, gpu: string, log: vscode.LogOutputChannel) {
+    // Named with our pid: the socket of a warm adapter killed with its editor is removed by the next one.
+    removeStale(SOCKET);
     const id = `ndbg-${process.pid}-${randomBytes(4).toString("hex")}`;
     const pipe = process.platform === "win32" ? `\\\\.\\pipe\\${id}` : join(tmpdir(), `${id}.sock`);
     const args = [adapter, `--listen=${pipe}`, `--preload=${model}`, `--gpu=${gpu}`];

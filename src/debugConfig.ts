@@ -1,6 +1,7 @@
 // Fills in a `neural-python` launch configuration: the active Python file as program, predict
 // mode, the user's settings where the configuration leaves them empty, and the entry call, asked
-// for when the file only defines functions. Refuses modes that run code in an untrusted workspace.
+// for when the file only defines functions. Refuses modes that run code in an untrusted workspace,
+// and tells the adapter whether the workspace is trusted (it refuses them too).
 import * as vscode from "vscode";
 import { scanEntry, suggestedCall } from "./pythonEntry.js";
 
@@ -43,6 +44,9 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
 
   async resolveDebugConfigurationWithSubstitutedVariables(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): Promise<vscode.DebugConfiguration | undefined> {
     const program = config.program as string;
+    // The adapter's own check: it runs no program unless told the workspace is trusted, and only
+    // VS Code can say so (whatever launch.json puts here is overwritten).
+    config.trusted = vscode.workspace.isTrusted;
     // A trace file is replayed: recorded states only, nothing runs, so no trust is needed.
     if (isTraceFile(program)) {
       config.mode = "replay";

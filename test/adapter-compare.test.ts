@@ -386,7 +386,7 @@ test("saveTrace: both trajectories in the one format in compare mode, the sessio
   s = await open();
   try {
     const first = firstOf(s.dc, ["stopped"]);
-    await Promise.all([s.dc.waitForEvent("initialized").then(() => s.dc.configurationDoneRequest()), s.dc.launch({ mode: "record", program: CALLS, call: "chain(1)" })]);
+    await Promise.all([s.dc.waitForEvent("initialized").then(() => s.dc.configurationDoneRequest()), s.dc.launch({ mode: "record", trusted: true, program: CALLS, call: "chain(1)" })]);
     await first;
     await act(s, "step_into");
     const text = ((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;
@@ -412,7 +412,7 @@ test("compare mode runs forwards only, and says how to get debugpy when the Pyth
   s = await open();
   try {
     const ended = firstOf(s.dc, ["terminated"]);
-    await assert.rejects(s.dc.launch({ mode: "compare", predictor: "record", program: CALLS, call: "chain(1)", python: "/nonexistent/python3" }), /needs debugpy[\s\S]*python3-debugpy/);
+    await assert.rejects(s.dc.launch({ mode: "compare", predictor: "record", trusted: true, program: CALLS, call: "chain(1)", python: "/nonexistent/python3" }), /needs debugpy[\s\S]*python3-debugpy/);
     await ended;
   } finally {
     await s.dc.stop();

@@ -177,7 +177,7 @@ test("launch: a timeout past what Node's timers can wait is refused with the lim
   ] as const) {
     const s = await openSession(30_000);
     try {
-      await refused(s.dc, "launch", { program, call: "show(3)", mode: "record", ...args }, why);
+      await refused(s.dc, "launch", { program, call: "show(3)", mode: "record", trusted: true, ...args }, why);
     } finally {
       await s.dc.stop();
     }

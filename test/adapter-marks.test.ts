@@ -141,7 +141,7 @@ test("predict mode: with lowConfidence 0 the states are marked predicted, none a
 test("record mode: real values carry no mark, and the program's output is its stdout", T, async () => {
   const s = await openSession(60_000);
   try {
-    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "record", lowConfidence: 1 }, program);
+    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "record", trusted: true, lowConfidence: 1 }, program);
     let stops = 0;
     await stepToEnd(s, 6, async (stop) => {
       stops++;

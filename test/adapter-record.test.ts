@@ -47,7 +47,7 @@ type Bp = DebugProtocol.SourceBreakpoint;
 
 /** initialize, launch, breakpoints during configuration; resolves with the first stop (or the end). */
 async function launch(s: Session, args: Record<string, unknown>, bps: Bp[] = [], program = args.program as string): Promise<{ stopped?: DebugProtocol.StoppedEvent; terminated?: true; breakpoints: DebugProtocol.Breakpoint[] }> {
-  const { first, breakpoints } = await launchToFirstStop(s.dc, { mode: "record", ...args }, program, bps);
+  const { first, breakpoints } = await launchToFirstStop(s.dc, { mode: "record", trusted: true, ...args }, program, bps);
   return { ...(first.event === "stopped" ? { stopped: first as DebugProtocol.StoppedEvent } : { terminated: true as const }), breakpoints };
 }
 
@@ -428,7 +428,7 @@ test("bad launch arguments get a clear error in the console and the response, an
     try {
       await s.dc.initializeRequest();
       const ended = s.dc.waitForEvent("terminated");
-      await assert.rejects(s.dc.launchRequest({ mode: "record", ...args } as DebugProtocol.LaunchRequestArguments), message, JSON.stringify(args));
+      await assert.rejects(s.dc.launchRequest({ mode: "record", trusted: true, ...args } as DebugProtocol.LaunchRequestArguments), message, JSON.stringify(args));
       await ended;
       assert.match(s.text("stderr"), message);
       await assert.rejects(s.dc.nextRequest(THREAD), /ended|not been launched/);
@@ -445,7 +445,7 @@ test("restart, pause, cancel and terminate all answer", async () => {
     await launch(s, { program: CALLS, call: "main(3)" }, [{ line: 9 }]);
     await move(s, (dc) => dc.continueRequest(THREAD));
     // Restart: a fresh recording, stopped on entry, breakpoints kept.
-    const e = await move(s, (dc) => dc.restartRequest({ arguments: { type: "neural-python", request: "launch", mode: "record", program: CALLS, call: "main(3)" } as DebugProtocol.LaunchRequestArguments }));
+    const e = await move(s, (dc) => dc.restartRequest({ arguments: { type: "neural-python", request: "launch", mode: "record", trusted: true, program: CALLS, call: "main(3)" } as DebugProtocol.LaunchRequestArguments }));
     assert.equal(e.body.reason, "entry");
     await expectState(s, trace, 0, CALLS);
     const hit = await move(s, (dc) => dc.continueRequest(THREAD));

@@ -87,7 +87,7 @@ test("one warm process serves session after session, side by side, and outlives 
     // Record mode, twice in a row: each session is the real run.
     for (let k = 0; k < 2; k++) {
       const { dc, socket } = await connect(server);
-      await launch(dc, { program: CALLS, call: "main(3)", mode: "record" });
+      await launch(dc, { program: CALLS, call: "main(3)", mode: "record", trusted: true });
       assert.equal(await topLine(dc), trace.frames[0].line);
       await Promise.all([dc.nextRequest(THREAD), dc.waitForEvent("stopped")]);
       assert.equal(await topLine(dc), trace.frames[1].line, `session ${k}`);
@@ -97,7 +97,7 @@ test("one warm process serves session after session, side by side, and outlives 
     // Two at once: a predict session on the (preloaded) bundled model beside a record session.
     const a = await connect(server);
     const b = await connect(server);
-    await Promise.all([launch(a.dc, { program: DEMO, call: "total([3, 1, 2])", mode: "predict" }), launch(b.dc, { program: CALLS, call: "main(3)", mode: "record" })]);
+    await Promise.all([launch(a.dc, { program: DEMO, call: "total([3, 1, 2])", mode: "predict" }), launch(b.dc, { program: CALLS, call: "main(3)", mode: "record", trusted: true })]);
     const stack = (await a.dc.stackTraceRequest(THREAD)).body.stackFrames;
     assert.equal(stack[0].name, "total");
     assert.equal(await topLine(b.dc), trace.frames[0].line);
