@@ -179,7 +179,7 @@ test("steps: bad input gets a clear message and a non-zero exit", async () => {
     [["steps", PROG, "--call", "g(", "--actions", "step_over"], 2, /bad --call/],
     [["steps", PROG, "--call", "h(1)", "--actions", "step_over"], 1, /failed before any traced code ran: NameError/],
     [["steps", bad, "--actions", "step_over"], 1, /is not a trace file: unknown token <\|jump\|> at offset \d+/],
-    [["steps", join(dir, "nope.ndbg"), "--actions", "step_over"], 1, /cannot read .*nope\.ndbg: ENOENT/],
+    [["steps", join(dir, "nope.ndbg"), "--actions", "step_over"], 1, /cannot read the trace .*nope\.ndbg: no such file/],
     [["steps", session, "--call", "f()", "--actions", "step_over"], 2, /--call applies to a program/],
   ];
   for (const [args, code, re] of cases) {

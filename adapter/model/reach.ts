@@ -306,7 +306,16 @@ export class Reach {
         }
         break;
     }
-    return { frames, exits: [...new Set(exits)] };
+    // A delta carries the current locals over. Where one of them is not a name the new line of
+    // this call can have, no delta is right there: only a full list of locals could be.
+    const carried = Object.keys(cur.locals);
+    const fits = (n: NextFrame): boolean => {
+      if (n.locals === "full" || n.func.func !== cur.func) return true;
+      const ok = new Set([...n.func.required, ...(n.optional ?? n.func.optional)]);
+      return carried.every((x) => ok.has(x));
+    };
+    const kept = frames.flatMap((n): NextFrame[] => (fits(n) ? [n] : n.locals === "either" ? [{ ...n, locals: "full" }] : []));
+    return { frames: kept, exits: [...new Set(exits)] };
   }
 }
 
