@@ -2,6 +2,7 @@
 
   python3 -m training.train --data train.jsonl [--eval eval.jsonl] --config small --out runs/small \\
       [--tokenizer tok.json | --init MODEL.gguf] [--minutes 60] [--steps N] [--threads 2] [--device auto] [--resume]
+      [--attention segments|dense] [--compile]
 
 Data: JSONL lines {"id", "text", "targets": [[start, end], ...]} (`ndbg data`), plain or compressed
 (.xz, .gz: ~15x smaller, for moving data to a GPU machine); targets are character spans of
