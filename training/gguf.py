@@ -115,15 +115,7 @@ def read_tensors(directory: str | Path, name: str = "model", verify: bool = True
         raise GGUFError(f"cannot read {d / (name + '.json')}: {e}") from e
     if man.get("format") != "ndbg-tensors" or man.get("version") != 1:
         raise GGUFError(f"{d / (name + '.json')} is not an ndbg-tensors v1 manifest")
-    blob = bytearray()
-    for p in man["parts"]:
-        try:
-            data = (d / p["file"]).read_bytes()
-        except OSError as e:
-            raise GGUFError(f"missing weight part {p['file']}: {e}") from e
-        if len(data) != p["bytes"] or (verify and hashlib.sha256(data).hexdigest() != p["sha256"]):
-            raise GGUFError(f"weight part {p['file']} is damaged (size or checksum differs)")
-        blob += data
+    blob = read_parts(d, man["parts"], "weight part", verify)
     arrays = {}
     for t in man["tensors"]:
         a = np.frombuffer(blob, dtype=np.dtype(t["dtype"]), count=int(np.prod(t["shape"], dtype=np.int64)), offset=t["offset"])
@@ -131,7 +123,19 @@ def read_tensors(directory: str | Path, name: str = "model", verify: bool = True
     return man["meta"], arrays
 
 
-# ---- configs ----
+def read_parts(folder: Path, parts: list[dict], what: str, verify: bool = True) -> bytearray:
+    """The bytes of parts listed as {"file", "bytes", "sha256"}, in order; a missing or damaged one is a clear error."""
+    blob = bytearray()
+    for p in parts:
+        try:
+            data = (folder / p["file"]).read_bytes()
+        except OSError as e:
+            raise GGUFError(f"missing {what} {p['file']}: {e}") from e
+        if len(data) != p["bytes"] or (verify and hashlib.sha256(data).hexdigest() != p["sha256"]):
+            raise GGUFError(f"{what} {p['file']} is damaged (size or checksum differs)")
+        blob += data
+    return blob
+
 
 def split_file(path: str | Path, part_bytes: int) -> list[Path]:
     """Cuts a file into PATH.partNNN of at most part_bytes each, beside a manifest PATH-stem.json (sizes,
@@ -156,13 +160,7 @@ def join_parts(manifest: str | Path, out: str | Path) -> Path:
     manifest = Path(manifest)
     try:
         m = json.loads(manifest.read_text())
-        chunks = []
-        for part in m["parts"]:
-            chunk = (manifest.parent / part["file"]).read_bytes()
-            if hashlib.sha256(chunk).hexdigest() != part["sha256"]:
-                raise GGUFError(f"{part['file']} is damaged (its sha256 differs from the manifest's)")
-            chunks.append(chunk)
-        data = b"".join(chunks)
+        data = read_parts(manifest.parent, m["parts"], "part")
         if hashlib.sha256(data).hexdigest() != m["sha256"]:
             raise GGUFError(f"the parts of {m['file']} do not make the whole file")
     except (OSError, ValueError, KeyError, TypeError) as e:
@@ -170,6 +168,8 @@ def join_parts(manifest: str | Path, out: str | Path) -> Path:
     Path(out).write_bytes(data)
     return Path(out)
 
+
+# ---- configs ----
 
 def load_config(name_or_path: str) -> dict:
     """A config from training/configs/NAME.json or a path: {"model": {...}, "train": {...}}."""

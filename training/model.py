@@ -147,13 +147,17 @@ def flash_segments_available(device) -> bool:
     return _varlen_attn is not None and torch.device(device).type == "cuda"
 
 
-def _causal(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, hd: int) -> torch.Tensor:
-    """Causal attention of one sequence; q, k, v and the result are [H, T, D]."""
+def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Attention of q, k, v [..., H, T, D] under a boolean mask (True: may attend), causal without one."""
     if HAS_SDPA:
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if mask is None:
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     T = q.shape[-2]  # PyTorch 1.x: scores in place, so only two T x T tensors exist
-    s = (q * (1.0 / math.sqrt(hd))) @ k.transpose(-1, -2)
-    s.masked_fill_(~torch.ones(T, T, dtype=torch.bool, device=q.device).tril(), float("-inf"))
+    if mask is None:
+        mask = torch.ones(T, T, dtype=torch.bool, device=q.device).tril()
+    s = (q * (1.0 / math.sqrt(q.shape[-1]))) @ k.transpose(-1, -2)
+    s.masked_fill_(~mask, float("-inf"))
     return s.softmax(-1) @ v
 
 
@@ -164,7 +168,7 @@ def segment_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, seg: Se
     outs = []
     for a, b in zip(seg.bounds, seg.bounds[1:]):
         qa, ka, va = (t[a:b].transpose(0, 1) for t in (q, k, v))
-        outs.append(_causal(qa, ka, va, q.shape[-1]).transpose(0, 1))
+        outs.append(_attend(qa, ka, va).transpose(0, 1))
     return torch.cat(outs)
 
 
@@ -208,14 +212,7 @@ class Attention(nn.Module):
             o = segment_attention(q[0], k[0], v[0], mask)[None]
             return self.wo(o.reshape(B, T, -1))
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))  # [B, H, T, D]
-        if mask is None:
-            o = _causal(q, k, v, self.hd)
-        elif HAS_SDPA:
-            o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        else:  # PyTorch 1.x: scores in place, so only two T x T tensors exist per layer
-            s = (q * (1.0 / math.sqrt(self.hd))) @ k.transpose(-1, -2)
-            s.masked_fill_(~mask, float("-inf"))
-            o = s.softmax(-1) @ v
+        o = _attend(q, k, v, mask)
         return self.wo(o.transpose(1, 2).reshape(B, T, -1))
 
 
@@ -289,13 +286,6 @@ class Transformer(nn.Module):
 
     def forward(self, tokens, pos=None, doc=None):
         return self.logits(self.hidden(tokens, pos, doc))
-
-    def loss(self, tokens, pos, doc, labels) -> tuple[torch.Tensor, int]:
-        """Mean cross-entropy over positions whose label is >= 0, and how many there are."""
-        at = (labels >= 0).flatten().nonzero().squeeze(1)
-        if at.numel() == 0:
-            return self.hidden(tokens, pos, doc).sum() * 0.0, 0
-        return self.loss_at(tokens, pos, doc, at, labels.flatten()[at]), int(at.numel())
 
     def loss_at(self, tokens, pos, doc, at: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """Mean cross-entropy of predicting targets at the flat positions `at` of tokens. The output
