@@ -17,7 +17,7 @@
 //   E2E_VSIX=FILE.vsix   test the packaged extension (npm run package) instead of this checkout
 //   E2E_EXTENSION_PATH   test another copy of the extension folder instead of this checkout
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, cpSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync, rmSync, cpSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -253,7 +253,9 @@ async function main() {
             result = { error: e.message };
           }
           rmSync(join(reqDir, f), { force: true });
-          writeFileSync(join(reqDir, `${name}.result`), JSON.stringify(result));
+          // Written aside and renamed: the test reads the answer as soon as its name exists.
+          writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
+          renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
         }
         for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".req"))) {
           const name = f.slice(0, -4);
