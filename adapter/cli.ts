@@ -12,6 +12,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   steps: () => import("./commands/steps.js"),
   data: () => import("./commands/data.js"),
   predict: () => import("./commands/predict.js"),
+  hybrid: () => import("./commands/hybrid.js"),
   bench: () => import("./commands/bench.js"),
   eval: () => import("./commands/eval.js"),
 };

@@ -7,10 +7,10 @@ import { checkSingleExpression } from "./expr.js";
 import { LAYOUTS, type LayoutName } from "./layout.js";
 import { quoted } from "./requests.js";
 
-export const MODES = ["predict", "record", "compare", "replay"] as const;
+export const MODES = ["predict", "record", "compare", "replay", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
 /** Modes that run the user's program (the tracer, debugpy): only where the client says the workspace is trusted. */
-export const RUNS_PROGRAM: readonly Mode[] = ["record", "compare"];
+export const RUNS_PROGRAM: readonly Mode[] = ["record", "compare", "hybrid"];
 export const DIALECTS = ["auto", "native", "instruct"] as const;
 export type Dialect = (typeof DIALECTS)[number];
 export const GPUS = ["auto", "cuda", "metal", "vulkan", "cpu"] as const;
@@ -38,6 +38,8 @@ export interface LaunchConfig {
   resync: boolean;
   /** Compare mode: where the predicted states come from. */
   predictor: PredictorKind;
+  /** Hybrid mode: functions to predict rather than run (names or qualified names). */
+  predict: string[];
   maxSteps: number;
   /** Seconds. */
   timeout: number;
@@ -167,6 +169,12 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (predictor instanceof Error) return fail(predictor.message);
   if (!(PREDICTORS as readonly string[]).includes(predictor)) return fail(`"predictor" must be one of ${PREDICTORS.join(", ")}, not ${quoted(predictor)}`);
 
+  const predict = a.predict ?? [];
+  const dotted = /^[\p{ID_Start}_][\p{ID_Continue}]*(\.[\p{ID_Start}_][\p{ID_Continue}]*)*$/u;
+  if (!Array.isArray(predict) || predict.length > 1000 || !predict.every((n) => typeof n === "string" && n.length <= 200 && dotted.test(n)))
+    return fail(`"predict" must be a list of function names such as ["fetch_user", "Repo.query"], not ${quoted(predict)}`);
+  if (predict.length && mode !== "hybrid") return fail(`"predict" lists functions for hybrid mode to predict; ${mode} mode does not use it`);
+
   const limits = {} as Record<(typeof LIMITS)[number][0], number>;
   for (const [name, integer] of LIMITS) {
     const v = a[name];
@@ -195,6 +203,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     stopOnEntry,
     resync,
     predictor: predictor as PredictorKind,
+    predict: predict as string[],
     ...limits,
     lowConfidence,
     trusted,

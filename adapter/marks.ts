@@ -5,9 +5,10 @@
 // Variables view shows it on hover, and inline with debug.showVariableTypes); below the user's
 // threshold every value ends in a "⚠ low confidence" mark; evaluate results (hover, watch, the
 // Debug Console) end in "(predicted, 84%)"; predicted stdout goes to the console as labelled
-// lines, never as the program's own output. Record and replay values are real: no marks.
+// lines, never as the program's own output. Record and replay values are real: no marks. In
+// hybrid mode states are real but for the values the model filled in: those are marked one by one.
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { Predicted } from "./predictor.js";
+import type { Guess, Predicted } from "./predictor.js";
 
 /** Where a state's values come from: the real program (or the entry call's arguments), or the model. */
 export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean };
@@ -24,6 +25,13 @@ export const OUTPUT_LABEL = "[predicted output] ";
 export function originOf(p: Predicted | undefined, predicts: boolean, threshold: number): Origin {
   if (!predicts || !p || p.given) return REAL;
   const c = p.confidence;
+  return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
+}
+
+/** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */
+export function originOfGuess(g: Guess, threshold: number): Origin {
+  if (g.set) return REAL;
+  const c = g.confidence;
   return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
 }
 

@@ -23,6 +23,14 @@ export interface BreakpointSpec {
   condition?: string;
 }
 
+/** A value of a real state that the model filled in (hybrid mode): which hole it came from, and the confidence of the answer. */
+export interface Guess {
+  hole: number;
+  confidence?: number;
+  /** The user set this hole's value: no longer a guess, but still the hole's (it can be set again). */
+  set?: boolean;
+}
+
 export interface PredictOptions {
   signal?: AbortSignal;
   /**
@@ -53,6 +61,14 @@ export interface Predictor {
   settle?(history: readonly Predicted[], opts?: PredictOptions): Promise<Predicted | undefined>;
   /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
   readonly editRefusal?: string;
+  /** Why the local `name` of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */
+  refuseEdit?(state: Predicted, name: string): string | undefined;
+  /**
+   * The values of a real state (the current one, or a caller's frame) that the model filled in,
+   * by local name ("(return)": the return value); for predictors whose states are real but for
+   * some values (hybrid mode). Predictors whose every state is a guess leave it out.
+   */
+  guessed?(frame: Frame): ReadonlyMap<string, Guess> | undefined;
   /**
    * The callers of the last state of `history`, innermost first, when the predictor knows them
    * (a recording knows every caller's state at any point; a history skips what a continue ran).

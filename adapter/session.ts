@@ -24,8 +24,8 @@ import { requestProblem } from "./requests.js";
 import { ComparePredictor, startComparison } from "./compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compareDap.js";
 import { findDebugpyPython } from "./debugpy.js";
-import { serialize, serializeMany } from "./trajectory.js";
-import { REAL, markEvaluation, markVariable, originOf, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { normalizeSource, serialize, serializeMany } from "./trajectory.js";
+import { REAL, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
@@ -44,9 +44,12 @@ export interface PredictorHooks {
   log?: (message: string) => void;
   /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
   status?: (s: ModelStatus) => void;
+  /** Lines for the user (the Debug Console): hybrid mode's holes. */
+  console?: (line: string) => void;
 }
 
-export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}): Promise<Predictor> {
+/** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
+export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}, source?: string): Promise<Predictor> {
   switch (config.mode) {
     case "record": {
       const trace = await runTrace(config.program, {
@@ -60,10 +63,30 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
       });
       return new RecordedPredictor(trace);
     }
+    case "hybrid": {
+      const { HybridPredictor, hideBodies } = await import("./predictors/hybrid.js");
+      return HybridPredictor.create(config.program, {
+        call: config.call,
+        python: config.python,
+        maxEvents: config.maxSteps,
+        timeout: config.timeout,
+        maxOutput: config.maxOutput,
+        maxRepr: config.maxRepr,
+        cwd: dirname(config.program),
+        predict: config.predict,
+        // The model reads the program with the stubs' bodies as `...`: a `raise NotImplementedError` says nothing of the value.
+        model: async (hidden) => {
+          const source = hideBodies(normalizeSource(await readTextFile(config.program, SOURCE_LIMIT)), hidden);
+          return createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source);
+        },
+        ...(hooks.console ? { console: hooks.console } : {}),
+      });
+    }
     case "predict": {
       const { ModelPredictor } = await import("./predictors/model.js");
       return ModelPredictor.create({
         program: config.program,
+        ...(source !== undefined ? { source } : {}),
         ...(config.call !== undefined ? { call: config.call } : {}),
         ...(config.model !== undefined ? { model: config.model } : {}),
         dialect: config.dialect,
@@ -291,7 +314,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.ended = false;
     await initPython();
     const generation = this.generation;
-    const predictor = await createPredictor(config, { log: (m) => logger.verbose(m), status: (st) => this.modelStatus(st) });
+    const predictor = await createPredictor(config, {
+      log: (m) => logger.verbose(m),
+      status: (st) => this.modelStatus(st),
+      console: (line) => generation === this.generation && this.console(line),
+    });
     if (generation !== this.generation) {
       await predictor.dispose();
       throw new Error("the session ended while the program was being prepared");
@@ -702,6 +729,20 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return this.originOf(engine.history.find((p) => p.step.frame === frame) ?? engine.current);
   }
 
+  /**
+   * The origin of one value of the frame at `index`: the state's, or, in a real state (hybrid
+   * mode), the model's for a value it filled in. `name`: a local, "(return)", or an expression
+   * (predicted when it reads a predicted local).
+   */
+  private originOfValue(index: number, name: string): Origin {
+    const o = this.originOfFrame(index);
+    const frame = this.frames[index];
+    const guesses = frame && !o.predicted ? this.predictor?.guessed?.(frame) : undefined;
+    if (!guesses?.size) return o;
+    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== "(return)" && new RegExp(`(?<![\\p{ID_Continue}.])${n}(?![\\p{ID_Continue}])`, "u").test(name))?.[1];
+    return g ? originOfGuess(g, this.config?.lowConfidence ?? 1) : o;
+  }
+
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
     const c = this.handles.get(args.variablesReference);
     if (!c) return this.fail(response, "these variables belong to an earlier stop");
@@ -720,7 +761,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (!frame) return this.fail(response, "this frame is gone");
       const origin = this.originOfFrame(c.frame);
       if (c.frame === 0 && frame.event === "return" && frame.value !== undefined) {
-        const rv = this.variable("(return)", reprToNode(frame.value), undefined, origin);
+        const rv = this.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
@@ -729,7 +770,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name, origin));
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name)));
     } else {
       const node = c.node;
       // A child's evaluateName subscripts its parent's: `x[0]`, `d['k']`, `(a + b)[1]`.
@@ -779,7 +820,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         }
       }
       const node = reprToNode(result);
-      const origin = this.originOfFrame(at?.index ?? 0);
+      const origin = this.originOfValue(at?.index ?? 0, expression);
       const v = this.variable(expression, node, expression, origin);
       const body = { result, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       response.body = markEvaluation(body, origin, args.context);
@@ -795,7 +836,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const c = this.handles.get(args.variablesReference);
       if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
       if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
-      const refusal = this.predictor.editRefusal;
+      const refusal = this.predictor.refuseEdit ? this.predictor.refuseEdit(engine.current, args.name) : this.predictor.editRefusal;
       if (refusal) throw new Error(refusal);
       const frame = engine.current.step.frame!;
       let repr: string;

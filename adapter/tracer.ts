@@ -27,6 +27,40 @@ export interface TraceOptions {
   maxRepr?: number;
   /** Working directory of the program (default: the program's folder). */
   cwd?: string;
+  /** Hybrid mode: the program's holes are filled by this oracle (see adapter/python/holes.py). */
+  hybrid?: HybridOracle;
+}
+
+/** A hole the running program has reached: a stub function (its return value) or a missing call (the value assigned to `target`). */
+export interface HoleRequest {
+  kind: "function" | "call";
+  /** The stub's qualified name, or the stand-in's dotted name (`textkit.slugify`). */
+  name: string;
+  line: number;
+  target?: string;
+}
+
+/** A hole's value as a Python literal's repr, or why there is none (raised in the program). */
+export type HoleAnswer = { repr: string; confidence?: number } | { error: string };
+
+/** What the tracer found before the run: stub functions (qualname: "stub" or "listed") and names bound nowhere. */
+export interface HoleList {
+  functions: Record<string, "stub" | "listed">;
+  names: string[];
+  /** Listed functions the program does not define. */
+  unknown: string[];
+  /** The lines of the stubs' bodies (docstrings aside), [first, last] each. */
+  bodies: [number, number][];
+}
+
+export interface HybridOracle {
+  /** Functions to predict rather than run (names or qualified names). */
+  predict?: readonly string[];
+  /** Answers a hole; `frames` is the run so far, the hole's state last. The program waits, its clock stopped. */
+  fill(req: HoleRequest, frames: readonly Frame[]): Promise<HoleAnswer>;
+  /** The holes found before the run; modules that stand in, as they are imported. */
+  found?(holes: HoleList): void;
+  standIn?(module: string): void;
 }
 
 export type LimitReason = "events" | "time" | "output";
@@ -278,18 +312,38 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
   if (opts.timeout !== undefined) args.push("--timeout", String(opts.timeout));
   if (opts.maxOutput !== undefined) args.push("--max-output", String(opts.maxOutput));
   if (opts.maxRepr !== undefined) args.push("--max-repr", String(opts.maxRepr));
+  const hybrid = opts.hybrid;
+  if (hybrid) args.push("--hybrid", JSON.stringify({ predict: hybrid.predict ?? [] }));
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;
   const cwd = opts.cwd ? path.resolve(opts.cwd) : path.dirname(file);
 
   return new Promise<TraceResult>((resolve, reject) => {
     const records = new Records(file);
-    const child = spawn(python, args, { cwd, stdio: ["ignore", "pipe", "pipe"], detached, env: pythonEnv() });
+    const child = spawn(python, args, { cwd, stdio: [hybrid ? "pipe" : "ignore", "pipe", "pipe"], detached, env: pythonEnv() });
     let killed = false;
     let done = false;
-    const timer = setTimeout(() => {
-      killed = true;
-      kill(child);
-    }, (timeout + KILL_MARGIN_S) * 1000);
+    // The kill timer counts the program's time only: it stops while a hole is being filled.
+    let left = (timeout + KILL_MARGIN_S) * 1000;
+    let since = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      since = performance.now();
+      timer = setTimeout(() => {
+        killed = true;
+        kill(child);
+      }, left);
+    };
+    arm();
+    child.stdin?.on("error", () => undefined); // a tracer that is gone: its exit is reported
+    const holes = hybrid && new HoleChannel(hybrid, child, records, {
+      pause: () => {
+        clearTimeout(timer);
+        left -= performance.now() - since;
+      },
+      resume: () => {
+        if (!done) arm();
+      },
+    });
     let grace: NodeJS.Timeout | undefined;
     const finish = (code: number | null, signal: string | null, error?: Error): void => {
       if (done) return;
@@ -305,7 +359,7 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
       }
       resolve(records.result(source, { killed, code, signal }));
     };
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => records.feed(d));
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => records.feed(d, holes ? (r) => holes.take(r) : undefined));
     child.stderr!.setEncoding("utf8").on("data", (d: string) => records.addStderr(d));
     child.on("error", (e) => finish(null, null, e));
     child.on("close", (code, signal) => finish(code, signal));
@@ -314,6 +368,56 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
       grace = setTimeout(() => finish(code, signal), 500);
     });
   });
+}
+
+/**
+ * Hybrid mode's side of the tracer's channel: takes the hole records out of the record stream and
+ * answers each fill request on the tracer's stdin, in order (the program waits for each).
+ */
+class HoleChannel {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly oracle: HybridOracle,
+    private readonly child: ChildProcess,
+    private readonly records: Records,
+    private readonly clock: { pause(): void; resume(): void },
+  ) {}
+
+  /** Whether `r` is a frame or exit record (to be added); hole records are handled here. */
+  take(r: Record<string, unknown>): boolean {
+    if (r.event === "holes") {
+      const fns = r.functions && typeof r.functions === "object" ? (r.functions as Record<string, "stub" | "listed">) : {};
+      const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+      const bodies = (Array.isArray(r.bodies) ? r.bodies : []).filter(
+        (b): b is [number, number] => Array.isArray(b) && b.length === 2 && b.every((n) => Number.isInteger(n) && n > 0),
+      );
+      this.oracle.found?.({ functions: fns, names: strings(r.names), unknown: strings(r.unknown), bodies });
+      return false;
+    }
+    if (r.event === "stand-in") {
+      if (typeof r.name === "string") this.oracle.standIn?.(r.name);
+      return false;
+    }
+    if (r.event !== "hole") return true;
+    const ok = (r.kind === "function" || r.kind === "call") && typeof r.name === "string" && Number.isInteger(r.line);
+    const req: HoleRequest = { kind: r.kind as HoleRequest["kind"], name: String(r.name), line: Number(r.line) };
+    if (typeof r.target === "string") req.target = r.target;
+    // The frames so far, as they stand when the request arrives (later records wait for the answer).
+    const frames = this.records.frames.slice();
+    this.clock.pause();
+    this.queue = this.queue.then(async () => {
+      let answer: HoleAnswer;
+      try {
+        answer = ok ? await this.oracle.fill(req, frames) : { error: "a malformed hole record" };
+      } catch (e) {
+        answer = { error: e instanceof Error ? e.message : String(e) };
+      }
+      this.child.stdin?.write(JSON.stringify(answer) + "\n");
+      this.clock.resume();
+    });
+    return false;
+  }
 }
 
 // ---- many programs, one process ----

@@ -9,7 +9,7 @@ export const DEBUG_TYPE = "neural-python";
 /** Settings (neuralPython.X) copied into the launch configuration when it has no X of its own. */
 const SETTINGS = ["model", "dialect", "python", "gpu", "threads", "lowConfidence"] as const;
 /** Modes that run the user's program (tracer or debugpy). */
-const RUNS_CODE = new Set(["record", "compare"]);
+const RUNS_CODE = new Set(["record", "compare", "hybrid"]);
 
 export const isTraceFile = (path: unknown): boolean => typeof path === "string" && /\.ndbg$/i.test(path);
 const isEmpty = (v: unknown): boolean => v === undefined || v === null || v === "";

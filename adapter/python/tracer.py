@@ -7,6 +7,7 @@ Usage:
   tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
             [--max-output N] [--max-repr N]
   tracer.py --batch [--out PATH]
+  tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
 
 Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
 With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
@@ -70,6 +71,7 @@ except ImportError:  # pragma: no cover
     _OPMAP = {}
 
 _TRACER_FILE = os.path.realpath(__file__)
+_HOLES_FILE = os.path.join(os.path.dirname(_TRACER_FILE), "holes.py")
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _CO_OPTIMIZED = 0x1
 # Instructions a frame stands on when it returns or yields a real value; any other instruction at
@@ -276,7 +278,7 @@ class Run:
         path = os.path.realpath(filename)
         if path == self.main_real:
             return ""
-        if not path.startswith(self.main_dir + os.sep) or path == _TRACER_FILE:
+        if not path.startswith(self.main_dir + os.sep) or path in (_TRACER_FILE, _HOLES_FILE):
             return None
         if path.startswith(_LIBRARY) or "site-packages" in path or "dist-packages" in path:
             return None
@@ -455,9 +457,25 @@ class Watchdog:
             # else the main thread has written the exit record: the program is over
 
 
-def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=None):
-    """Runs one program under the tracer and writes its records; restores the interpreter's state."""
+def _holes_module():
+    """holes.py, under a name no program imports (the tracer's folder is not on sys.path)."""
+    import importlib.util
+
+    mod = sys.modules.get("_ndbg_holes")
+    if mod is None:
+        spec = importlib.util.spec_from_file_location("_ndbg_holes", _HOLES_FILE)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules["_ndbg_holes"] = mod
+    return mod
+
+
+def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=None, hybrid=None):
+    """Runs one program under the tracer and writes its records; restores the interpreter's state.
+
+    `hybrid`: (SPEC, the stream the debugger answers holes on), for hybrid mode (holes.py)."""
     run = Run(out, request_id, program, opts)
+    holes = None
     filename, main_dir = run.filename, run.main_dir
     saved = {
         "stdout": sys.stdout, "stderr": sys.stderr, "stdin": sys.stdin, "argv": sys.argv,
@@ -486,7 +504,12 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         run.set_recursion_limit(saved["limit"])
         sys.setrecursionlimit, sys.getrecursionlimit = run.set_recursion_limit, run.get_recursion_limit
         watchdog.run = run
-        code = compile(source, filename, "exec", dont_inherit=True)
+        if hybrid is None:
+            code = compile(source, filename, "exec", dont_inherit=True)
+        else:
+            holes = _holes_module().Holes(run, hybrid[1], hybrid[0].get("predict") or ())
+            code = holes.compile(source, filename)
+            holes.install(module)
         if not _HAS_QUALNAME:
             run.names.update(_qualnames(code))
         if call is None:
@@ -515,6 +538,8 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         sys.settrace(None)
         sys.setprofile(None)
         watchdog.run = None
+        if holes is not None:
+            holes.close()
         sys.setrecursionlimit, sys.getrecursionlimit = _real_setrecursionlimit, _real_getrecursionlimit
         sys.stdout, sys.stderr, sys.stdin, sys.argv = saved["stdout"], saved["stderr"], saved["stdin"], saved["argv"]
         sys.path[:] = saved["path"]
@@ -548,7 +573,7 @@ def _options(source):
 
 def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
-             "--max-output": "maxOutput", "--max-repr": "maxRepr"}
+             "--max-output": "maxOutput", "--max-repr": "maxRepr", "--hybrid": "hybrid"}
     args = {"batch": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
@@ -569,6 +594,13 @@ def _parse_args(argv):
         i += 1
     if not args["batch"] and args["program"] is None:
         raise SystemExit(__doc__)
+    if "hybrid" in args:
+        try:
+            args["hybrid"] = json.loads(args["hybrid"])
+            if not isinstance(args["hybrid"], dict):
+                raise ValueError("not an object")
+        except ValueError as e:
+            raise SystemExit("tracer: bad --hybrid %r: %s" % (args["hybrid"], e))
     for key, cast in (("maxEvents", int), ("timeout", float), ("maxOutput", int), ("maxRepr", int)):
         if key in args:
             try:
@@ -612,7 +644,8 @@ def main(argv):
     here = os.path.dirname(_TRACER_FILE)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
     requests = None
-    if args["batch"]:
+    if args["batch"] or "hybrid" in args:
+        # Batch requests, or the answers to hybrid mode's holes: the program's own stdin is empty.
         requests = io.TextIOWrapper(os.fdopen(os.dup(0), "rb"), encoding="utf-8")
     out = Output(_open_out(args["out"]))
     # Standard input is empty for the program, also at the fd level.
@@ -623,7 +656,8 @@ def main(argv):
     if args["batch"]:
         _batch(out, watchdog, requests)
     else:
-        _run_program(out, watchdog, None, args["program"], None, args.get("call"), _options(args))
+        hybrid = (args["hybrid"], requests) if "hybrid" in args else None
+        _run_program(out, watchdog, None, args["program"], None, args.get("call"), _options(args), hybrid=hybrid)
     # Threads the program left running must not keep the process alive.
     os._exit(0)
 

@@ -1,0 +1,307 @@
+// Hybrid mode: the program runs for real under the tracer and only its holes are predicted (stub
+// functions, names bound nowhere, modules that are not installed, functions the launch lists: see
+// adapter/python/holes.py). Each hole is filled by the model from the real state where the run
+// reaches it; the run goes on with that value, and the session moves over the recording as in
+// record mode. Every value that came from the model is marked, with the hole's confidence, for as
+// long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
+// program runs again, every other hole answered as before.
+import type { Action, Frame, Step } from "../trajectory.js";
+import type { Guess, Predicted, PredictOptions, Predictor } from "../predictor.js";
+import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../tracer.js";
+import { RecordedPredictor } from "./recorded.js";
+
+/** One hole the run reached, in order, and how it was filled. */
+export interface HoleFill extends HoleRequest {
+  index: number;
+  /** Frames recorded before the request: the hole's state is frames[at - 1]. */
+  at: number;
+  /** The value used (a Python literal's repr), or why there is none (raised in the program). */
+  repr?: string;
+  confidence?: number;
+  error?: string;
+  /** The model's answer, or a value the user set. */
+  by: "model" | "user";
+}
+
+export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
+  /** Functions to predict rather than run. */
+  predict?: readonly string[];
+  /** The model (loaded at the first hole); `hidden` are the lines of stub bodies, which it reads as `...`. */
+  model: (hidden: readonly (readonly [number, number])[]) => Promise<Predictor>;
+  /** One line per hole and per run, for the Debug Console. */
+  console?: (line: string) => void;
+}
+
+const STEP_INTO: Action = { kind: "step_into" };
+
+export class HybridPredictor implements Predictor {
+  private inner!: RecordedPredictor;
+  /** The holes of the current run. */
+  fills: HoleFill[] = [];
+  holes?: HoleList;
+  /** Marked values by the recording's frames (and the copies handed out). */
+  private guesses = new WeakMap<Frame, Map<string, Guess>>();
+  private marksAt: Map<number, Map<string, Guess>> = new Map();
+  /** The model's answers by hole and state: a re-run asks again only where a state changed. */
+  private readonly answers = new Map<string, HoleAnswer>();
+  /** Values the user set, by hole index. */
+  private readonly overrides = new Map<number, string>();
+  private model?: Promise<Predictor>;
+  private runs = 0;
+
+  private constructor(
+    readonly program: string,
+    private readonly opts: HybridOptions,
+  ) {}
+
+  static async create(program: string, opts: HybridOptions): Promise<HybridPredictor> {
+    const p = new HybridPredictor(program, opts);
+    await p.record();
+    return p;
+  }
+
+  get source(): string {
+    return this.inner.source;
+  }
+
+  get frames(): readonly Frame[] {
+    return this.inner.frames;
+  }
+
+  get exit() {
+    return this.inner.exit;
+  }
+
+  /** Runs the program, filling its holes; the session then moves over this recording. */
+  private async record(): Promise<void> {
+    const fills: HoleFill[] = [];
+    const { predict, model: _m, console: _c, ...trace } = this.opts;
+    const run = ++this.runs;
+    const result = await runTrace(this.program, {
+      ...trace,
+      hybrid: {
+        ...(predict ? { predict } : {}),
+        fill: (req, frames) => this.fill(req, frames, fills),
+        found: (holes) => {
+          this.holes = holes;
+          if (run === 1) this.opts.console?.(describeHoles(holes));
+        },
+        standIn: (name) => run === 1 && this.opts.console?.(`hybrid · module ${name} is not installed: it stands in, and its calls are predicted`),
+      },
+    });
+    this.inner = new RecordedPredictor(result);
+    this.fills = fills;
+    this.marksAt = markValues(result.frames, fills);
+    this.guesses = new WeakMap();
+    this.marksAt.forEach((m, i) => this.guesses.set(result.frames[i], m));
+  }
+
+  private async fill(req: HoleRequest, frames: readonly Frame[], fills: HoleFill[]): Promise<HoleAnswer> {
+    const fill: HoleFill = { ...req, index: fills.length, at: frames.length, by: "model" };
+    fills.push(fill);
+    const what = `${req.name}() at line ${req.line}`;
+    const set = this.overrides.get(fill.index);
+    let answer: HoleAnswer;
+    if (set !== undefined) {
+      fill.by = "user";
+      answer = { repr: set };
+    } else {
+      const key = JSON.stringify([req, frames.at(-1)]);
+      answer = this.answers.get(key) ?? (await this.ask(req, frames));
+      this.answers.set(key, answer);
+    }
+    if ("repr" in answer) {
+      fill.repr = answer.repr;
+      if (answer.confidence !== undefined) fill.confidence = answer.confidence;
+      const how = fill.by === "user" ? "set by you" : `predicted${answer.confidence !== undefined ? `, ${Math.round(answer.confidence * 100)}%` : ""}`;
+      this.opts.console?.(`hybrid · ${what} = ${cut(answer.repr)} (${how})`);
+    } else {
+      fill.error = answer.error;
+      this.opts.console?.(`hybrid · ${what}: not filled (${answer.error}); the program raises there`);
+    }
+    return answer;
+  }
+
+  /** The model's value for a hole: a stub's return value (step_return from its state), or the name a missing call is assigned to (step_over). */
+  private async ask(req: HoleRequest, frames: readonly Frame[]): Promise<HoleAnswer> {
+    const last = frames.at(-1);
+    if (!last) return { error: "no traced state to predict from" };
+    this.model ??= this.opts.model(this.holes?.bodies ?? []);
+    const model = await this.model;
+    const history: Predicted[] = frames.map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
+    let p: Predicted;
+    try {
+      p = await model.predict(history, req.kind === "function" ? { kind: "step_return" } : { kind: "step_over" });
+    } catch (e) {
+      return { error: `the model gave no state: ${e instanceof Error ? e.message : String(e)}` };
+    }
+    const f = p.step.frame;
+    const conf = p.confidence !== undefined ? { confidence: p.confidence } : {};
+    if (req.kind === "function") {
+      if (f?.event === "return" && f.value !== undefined && f.func === last.func) return { repr: f.value, ...conf };
+      return { error: `the model predicts ${stateText(p.step)}, not a return value` };
+    }
+    const v = req.target !== undefined ? f?.locals[req.target] : undefined;
+    if (v !== undefined) return { repr: v, ...conf };
+    return { error: `the model predicts ${stateText(p.step)}, without a value for ${req.target}` };
+  }
+
+  /** The values of a state (or a caller's) that came from the model. */
+  guessed(frame: Frame): ReadonlyMap<string, Guess> | undefined {
+    return this.guesses.get(frame);
+  }
+
+  /** Only a marked value that is a hole's own answer can be set: its hole is then filled with it. */
+  refuseEdit(state: Predicted, name: string): string | undefined {
+    const frame = state.step.frame;
+    const g = frame && this.guesses.get(frame)?.get(name);
+    if (g && this.fills[g.hole]?.repr === frame.locals[name]) return undefined;
+    return g
+      ? `${name} is computed from a predicted value (hole ${this.fills[g.hole]?.name}()), not the value itself: set the variable its result is assigned to`
+      : "hybrid mode runs the program for real: only a predicted value (marked \"predicted\") can be set; its hole is then filled with it and the program runs again";
+  }
+
+  async start(opts?: PredictOptions): Promise<Predicted> {
+    return this.tag(await this.inner.start(opts));
+  }
+
+  async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
+    const last = history.at(-1);
+    const rerun = last && (await this.rerunFor(last));
+    return this.tag(await this.inner.predict(rerun ? [...history.slice(0, -1), rerun] : history, action, opts));
+  }
+
+  /**
+   * An edited state (setVariable on a hole's value): the program runs again with that value, and
+   * the state at the same place of the new run stands for it.
+   */
+  private async rerunFor(last: Predicted): Promise<Predicted | undefined> {
+    const ref = last.ref;
+    const frame = last.step.frame;
+    const old = ref === undefined ? undefined : this.inner.frames[ref];
+    if (!frame || !old || frame === old) return undefined;
+    const marks = this.marksAt.get(ref!);
+    const set = [...(marks ?? [])].find(([name]) => frame.locals[name] !== undefined && frame.locals[name] !== old.locals[name]);
+    if (!set) return undefined; // not a hole's value: the recording refuses it as record mode does
+    const [name, g] = set;
+    this.overrides.set(g.hole, frame.locals[name]);
+    await this.record();
+    const now = this.inner.frames[ref!];
+    const same = now && now.line === old.line && now.func === old.func && now.depth === old.depth && now.locals[name] === frame.locals[name];
+    this.opts.console?.(
+      same
+        ? `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}`
+        : `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}, and went another way before this point: the session goes on from the same step of the new run`,
+    );
+    return now ? this.tag({ step: { frame: now }, ref: ref! }) : undefined;
+  }
+
+  callers(history: readonly Predicted[]): Frame[] | undefined {
+    return this.inner.callers(history);
+  }
+
+  evaluate(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined> {
+    return this.inner.evaluate(history, expression, opts);
+  }
+
+  async dispose(): Promise<void> {
+    const model = this.model;
+    this.model = undefined;
+    await (await model?.catch(() => undefined))?.dispose();
+  }
+
+  /** Registers the marks of the state handed out (a copy of the recording's frame). */
+  private tag(p: Predicted): Predicted {
+    const marks = p.ref === undefined ? undefined : this.marksAt.get(p.ref);
+    if (marks && p.step.frame) this.guesses.set(p.step.frame, marks);
+    return p;
+  }
+}
+
+/**
+ * Which values of each frame came from the model: a stub's return value, and in its caller the
+ * names its return changed; a missing call's target. A mark stays while the value stays the same
+ * in that frame (a new call at that depth starts afresh).
+ */
+export function markValues(frames: readonly Frame[], fills: readonly HoleFill[]): Map<number, Map<string, Guess>> {
+  const fresh = new Map<number, Map<string, Guess>>();
+  const add = (i: number, name: string, g: Guess): void => {
+    let m = fresh.get(i);
+    if (!m) fresh.set(i, (m = new Map()));
+    m.set(name, g);
+  };
+  const next = (from: number, ok: (f: Frame) => boolean): number => {
+    for (let k = from; k < frames.length; k++) if (ok(frames[k])) return k;
+    return -1;
+  };
+  const prev = (from: number, ok: (f: Frame) => boolean): number => {
+    for (let k = from; k >= 0; k--) if (ok(frames[k])) return k;
+    return -1;
+  };
+  for (const fill of fills) {
+    const h = fill.at - 1;
+    if (fill.repr === undefined || h < 0 || h >= frames.length) continue;
+    const g: Guess = fill.by === "user" ? { hole: fill.index, set: true } : { hole: fill.index, ...(fill.confidence !== undefined ? { confidence: fill.confidence } : {}) };
+    if (fill.kind === "function") {
+      const d = frames[h].depth;
+      const r = next(h + 1, (f) => f.depth <= d);
+      if (r < 0 || frames[r].event !== "return" || frames[r].depth !== d) continue;
+      add(r, "(return)", g);
+      const c = next(r + 1, (f) => f.depth <= d - 1);
+      const before = prev(h, (f) => f.depth === d - 1);
+      if (c < 0 || before < 0 || frames[c].depth !== d - 1) continue;
+      for (const [name, v] of Object.entries(frames[c].locals)) if (frames[before].locals[name] !== v) add(c, name, g);
+    } else {
+      const site = prev(h, (f) => f.line === fill.line && f.event === "line");
+      if (site < 0 || fill.target === undefined) continue;
+      const d = frames[site].depth;
+      const c = next(fill.at, (f) => f.depth <= d);
+      if (c >= 0 && frames[c].depth === d && frames[c].locals[fill.target] !== undefined) add(c, fill.target, g);
+    }
+  }
+  const out = new Map<number, Map<string, Guess>>();
+  const live: Map<string, { repr: string; guess: Guess }>[] = [];
+  frames.forEach((f, i) => {
+    if (f.event === "call" || !live[f.depth]) live[f.depth] = new Map();
+    live.length = f.depth + 1;
+    const m = live[f.depth];
+    for (const [name, t] of m) if (f.locals[name] !== t.repr) m.delete(name);
+    const now = fresh.get(i);
+    for (const [name, g] of now ?? []) if (name !== "(return)") m.set(name, { repr: f.locals[name], guess: g });
+    const marks = new Map([...m].map(([name, t]) => [name, t.guess]));
+    const rv = now?.get("(return)");
+    if (rv) marks.set("(return)", rv);
+    if (marks.size) out.set(i, marks);
+  });
+  return out;
+}
+
+/** The console line that names the holes found before the run. */
+export function describeHoles(h: HoleList): string {
+  const parts = [
+    ...Object.entries(h.functions).map(([q, why]) => `${q}() (${why === "listed" ? "listed in predict" : "not written yet"})`),
+    ...h.names.map((n) => `${n} (defined nowhere)`),
+  ];
+  const unknown = h.unknown.length ? `; listed in predict but not defined: ${h.unknown.join(", ")}` : "";
+  return parts.length
+    ? `hybrid · the program runs for real; the model predicts only its holes: ${parts.join(", ")}; modules that are not installed stand in as they are imported${unknown}`
+    : `hybrid · no holes found before the run: the program runs for real, and modules that are not installed stand in as they are imported${unknown}`;
+}
+
+function stateText(step: Step): string {
+  const f = step.frame;
+  if (!f) return `the program's exit (${step.exit?.status})`;
+  return `a ${f.event} event at line ${f.line}${f.value !== undefined ? ` (${cut(f.value)})` : ""}`;
+}
+
+const cut = (s: string, n = 120): string => (s.length > n ? s.slice(0, n) + "…" : s);
+
+/** The program as the model reads it for hybrid mode: each stub's body (lines `first..last`) reads `...`, as an unwritten body does. */
+export function hideBodies(source: string, bodies: readonly (readonly [number, number])[]): string {
+  const lines = source.split("\n");
+  for (const [first, last] of bodies) {
+    const indent = /^\s*/.exec(lines[first - 1] ?? "")?.[0] ?? "";
+    for (let l = first; l <= last && l <= lines.length; l++) lines[l - 1] = l === first ? `${indent}...` : "";
+  }
+  return lines.join("\n");
+}

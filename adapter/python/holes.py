@@ -1,0 +1,400 @@
+"""Hybrid mode's holes: the parts of a program that cannot run, filled with the model's predictions
+while the rest of the program runs for real under the tracer. Python 3.8+, stdlib only.
+
+Holes, found before the program runs (the first three) and while it runs (the fourth):
+- a stub: a function whose body is only `...`, `pass`, a docstring or `raise NotImplementedError`,
+  or whose body has a TODO comment and no `return` (abstract methods, overloads and Protocol
+  members are declarations, not stubs); and any function the launch lists (`predict`). Its body is
+  compiled as `return __ndbg_hole__(QUALNAME)` on its first statement's line, so the trace shows
+  the call, that line and a return whose value is the prediction;
+- a name that is never bound anywhere in the program and is no builtin: it stands in (a StandIn
+  found through the module's builtins, so it never shows among the module's names);
+- a module that no finder can import, imported from the user's code: a stand-in module whose
+  attributes are stand-ins.
+A stand-in's attributes are stand-ins; calling one is a hole.
+
+Before the run the tracer writes {"event": "holes", "functions": {QUALNAME: "stub"|"listed"},
+"names": [...], "unknown": [listed names not defined], "bodies": [[FIRST, LAST], ...]} (the lines
+of the stubs' bodies, docstrings aside), and {"event": "stand-in", "name": MODULE, "why": TEXT} as
+each missing module is imported. Filling a hole: the tracer writes {"event": "hole", "kind": "function"|"call", "name": QUALNAME,
+"line": N, "target"?: NAME} on its record stream and waits for one JSON line on its standard input:
+{"repr": TEXT, "confidence"?: P} or {"error": TEXT}. A function hole's value is its return value,
+predicted from the stub's own state; a call hole's is the value of `target`, the simple name the
+call's result is assigned to on that line (`x = mod.f(a)`; a call that is not assigned so cannot
+be filled). The text becomes a value through ast.literal_eval only: nothing the model writes is
+ever run. An object's repr (`<...>`) becomes a stand-in; anything else is refused. A hole that
+cannot be filled raises HoleError in the program, where the call is.
+
+The clock of the run stops while the model answers: the program's time limit counts its own time.
+"""
+
+import ast
+import builtins
+import importlib.machinery
+import io
+import json
+import re
+import sys
+import time
+import tokenize
+import types
+
+HOLE_FUNC = "__ndbg_hole__"
+# A prediction longer than this is refused before it is parsed.
+MAX_ANSWER = 100000
+_OBJECT_REPR = re.compile(r"<[^\n]*>")
+_DECLARATIONS = {"abstractmethod", "abstractproperty", "overload"}
+
+
+class HoleError(Exception):
+    """Raised in the program where a hole could not be filled."""
+
+
+# ---- finding holes in the program's text ----
+
+
+def _is_docstring(stmt):
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _is_placeholder(stmt):
+    return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and stmt.value.value is Ellipsis)
+
+
+def _raises_not_implemented(stmt):
+    if not isinstance(stmt, ast.Raise) or stmt.exc is None:
+        return False
+    exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+def _name_of(expr):
+    """The last part of a decorator's or base's name: `abc.abstractmethod` -> "abstractmethod"."""
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Subscript):
+        return _name_of(expr.value)
+    return None
+
+
+def _own_returns(fn):
+    """Whether the function's own body (not nested functions') has a `return` with a value."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _todo_lines(source):
+    lines = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT and "TODO" in tok.string:
+                lines.add(tok.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return lines
+
+
+def _is_stub(fn, todo):
+    if isinstance(fn, ast.AsyncFunctionDef) or any(_name_of(d) in _DECLARATIONS for d in fn.decorator_list):
+        return False
+    rest = fn.body[1:] if _is_docstring(fn.body[0]) else fn.body
+    if all(_is_placeholder(s) for s in rest):  # also a docstring alone
+        return True
+    if len(rest) == 1 and _raises_not_implemented(rest[0]):
+        return True
+    end = getattr(fn, "end_lineno", None) or fn.body[-1].lineno
+    return any(fn.lineno <= t <= end for t in todo) and not _own_returns(fn)
+
+
+def _functions(tree):
+    """(qualname, node) of every function, with the compiler's qualified names."""
+    out = []
+
+    def walk(node, prefix, in_function, protocol):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + child.name
+                if not protocol:
+                    out.append((qual, child))
+                walk(child, qual + ".<locals>.", True, False)
+            elif isinstance(child, ast.ClassDef):
+                is_protocol = any(_name_of(b) == "Protocol" for b in child.bases)
+                walk(child, prefix + child.name + ".", False, is_protocol)
+            elif not isinstance(child, ast.Lambda):
+                walk(child, prefix, in_function, protocol)
+
+    walk(tree, "", False, False)
+    return out
+
+
+def _bound_names(tree):
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        else:
+            for attr in ("name", "rest"):  # match patterns: MatchAs, MatchStar, MatchMapping
+                value = getattr(node, attr, None) if type(node).__name__.startswith("Match") else None
+                if isinstance(value, str):
+                    bound.add(value)
+    return bound
+
+
+def _free_names(tree):
+    """Names read somewhere and bound nowhere in the program, builtins and dunders aside."""
+    loads = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    free = loads - _bound_names(tree) - set(dir(builtins))
+    return sorted(n for n in free if not (n.startswith("__") and n.endswith("__")))
+
+
+def _dotted(expr):
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        inner = _dotted(expr.value)
+        return inner and inner + "." + expr.attr
+    return None
+
+
+def _assigned_calls(tree):
+    """line -> (target, callee): lines `NAME = CALLEE(...)` (or `NAME: T = ...`), where a call hole's value can be read."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(target, ast.Name) and isinstance(value, ast.Call):
+            callee = _dotted(value.func)
+            if callee:
+                out[node.lineno] = (target.id, callee)
+    return out
+
+
+# ---- stand-ins ----
+
+
+class StandIn:
+    """A value the program cannot have for real (a missing name, module attribute or object): its
+    attributes are stand-ins, calling it is a hole."""
+
+    __slots__ = ("_name", "_holes", "_shown")
+
+    def __init__(self, name, holes, shown=None):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_holes", holes)
+        object.__setattr__(self, "_shown", shown)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(self._name + "." + attr, self._holes)
+
+    def __call__(self, *args, **kwargs):
+        return self._holes.fill_call(self._name)
+
+    def __repr__(self):
+        return self._shown or "<predicted %s>" % self._name
+
+
+class StandInModule(types.ModuleType):
+    """A module that could not be imported: every attribute is a stand-in."""
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return StandIn(self.__name__ + "." + attr, self.__ndbg_holes__)
+
+    def __repr__(self):
+        return "<module %r (not installed: predicted)>" % self.__name__
+
+
+class _StandInLoader:
+    def __init__(self, holes):
+        self.holes = holes
+
+    def create_module(self, spec):
+        module = StandInModule(spec.name)
+        module.__ndbg_holes__ = self.holes
+        return module
+
+    def exec_module(self, module):
+        pass
+
+
+class _StandInFinder:
+    """The last finder on sys.meta_path: a module no other finder has, imported by the user's code
+    (or inside a stand-in package), becomes a stand-in module."""
+
+    def __init__(self, holes):
+        self.holes = holes
+
+    def find_spec(self, fullname, path=None, target=None):
+        parent = fullname.rpartition(".")[0]
+        if not (parent and isinstance(sys.modules.get(parent), StandInModule)) and not self.holes.from_user_code():
+            return None
+        self.holes.modules.append(fullname)
+        self.holes.notice({"event": "stand-in", "name": fullname, "why": "no module named %r" % fullname})
+        return importlib.machinery.ModuleSpec(fullname, _StandInLoader(self.holes), is_package=True)
+
+
+# ---- the holes of one run ----
+
+
+class Holes:
+    """The holes of one traced run (see the module's text); `run` is the tracer's Run."""
+
+    def __init__(self, run, replies, predict=()):
+        self.run = run
+        self.replies = replies
+        self.predict = set(predict)
+        self.stubs = {}
+        self.assigned = {}
+        self.modules = []
+        self.finder = _StandInFinder(self)
+
+    def notice(self, record):
+        self.run.write(record)
+
+    def compile(self, source, filename):
+        """The program's code with its stubs' bodies turned into holes; writes the "holes" record."""
+        text = source.decode("utf-8-sig", "replace") if isinstance(source, bytes) else source
+        tree = ast.parse(source, filename)
+        todo = _todo_lines(text)
+        listed = set()
+        bodies = []
+        for qual, fn in _functions(tree):
+            named = qual in self.predict or fn.name in self.predict
+            if named:
+                listed.add(qual if qual in self.predict else fn.name)
+            if named or _is_stub(fn, todo):
+                self.stubs[qual] = "listed" if named else "stub"
+                if not named and self._body_lines(fn)[0] > fn.lineno:
+                    bodies.append(self._body_lines(fn))
+                self._hollow(fn, qual)
+        self.names = _free_names(tree)
+        self.assigned = _assigned_calls(tree)
+        missing = sorted(self.predict - listed)
+        self.notice({"event": "holes", "functions": self.stubs, "names": self.names, "unknown": missing, "bodies": bodies})
+        return compile(tree, filename, "exec", dont_inherit=True)
+
+    @staticmethod
+    def _body_lines(fn):
+        """A stub's body without its docstring: [first line, last line]."""
+        body = fn.body[1:] if _is_docstring(fn.body[0]) and len(fn.body) > 1 else fn.body
+        return [body[0].lineno, getattr(fn, "end_lineno", None) or body[-1].lineno]
+
+    @staticmethod
+    def _hollow(fn, qual):
+        body = fn.body[1:] if _is_docstring(fn.body[0]) and len(fn.body) > 1 else fn.body
+        at = body[0]
+        call = ast.Call(func=ast.Name(id=HOLE_FUNC, ctx=ast.Load()), args=[ast.Constant(value=qual)], keywords=[])
+        ret = ast.Return(value=call)
+        for node in (ret, call, call.func, call.args[0]):
+            ast.copy_location(node, at)
+            node.end_lineno, node.end_col_offset = at.lineno, at.col_offset
+        fn.body = fn.body[:1] + [ret] if body is not fn.body else [ret]
+
+    def install(self, module):
+        """The module's builtins hold the stand-ins and the hole function; the stand-in finder goes last."""
+        names = dict(vars(builtins))
+        names.update((n, StandIn(n, self)) for n in self.names)
+        names[HOLE_FUNC] = self.fill_function
+        module.__builtins__ = names
+        sys.meta_path.append(self.finder)
+
+    def close(self):
+        if self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        for name in self.modules:
+            sys.modules.pop(name, None)
+
+    def from_user_code(self):
+        """Whether the import under way comes from the program's files (not a library's optional import)."""
+        frame = sys._getframe(2)
+        while frame is not None and (frame.f_code.co_filename.startswith("<frozen") or frame.f_globals.get("__name__", "").startswith("importlib")):
+            frame = frame.f_back
+        return frame is not None and self.run.file_of(frame.f_code.co_filename) is not None
+
+    # ---- filling ----
+
+    def _traced_caller(self):
+        frame = sys._getframe(2)
+        while frame is not None and frame not in self.run.stack:
+            frame = frame.f_back
+        return frame
+
+    def fill_function(self, qual):
+        frame = sys._getframe(1)
+        if frame not in self.run.stack:
+            raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % qual)
+        return self.ask({"kind": "function", "name": qual, "line": frame.f_lineno}, qual + "()")
+
+    def fill_call(self, name):
+        frame = self._traced_caller()
+        if frame is None:
+            raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % name)
+        line = frame.f_lineno
+        target, callee = self.assigned.get(line, (None, None))
+        if target is None or callee.split(".")[-1] != name.split(".")[-1]:
+            raise HoleError("%s() cannot run here and its value cannot be predicted: hybrid mode predicts a missing call whose result is assigned to a name (x = %s(...))" % (name, name))
+        return self.ask({"kind": "call", "name": name, "line": line, "target": target}, name + "()")
+
+    def ask(self, request, what):
+        request["event"] = "hole"
+        run = self.run
+        # The model's time is not the program's: the limits wait while it answers.
+        paused = time.monotonic()
+        deadline, kill_at = run.deadline, run.kill_at
+        run.deadline = run.kill_at = float("inf")
+        try:
+            run.write(request)
+            line = self.replies.readline()
+        finally:
+            spent = time.monotonic() - paused
+            run.deadline, run.kill_at = deadline + spent, kill_at + spent
+        try:
+            answer = json.loads(line) if line else {"error": "the debugger gave no answer"}
+        except ValueError:
+            answer = {"error": "the debugger's answer is not JSON"}
+        if not isinstance(answer, dict):
+            answer = {"error": "the debugger's answer is not an object"}
+        if not isinstance(answer.get("repr"), str):
+            raise HoleError("%s is a hole that could not be filled: %s" % (what, answer.get("error") or "no value"))
+        return self.value_of(answer["repr"], what)
+
+    def value_of(self, text, what):
+        if len(text) <= MAX_ANSWER:
+            try:
+                return ast.literal_eval(text.strip())
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                pass
+            if _OBJECT_REPR.fullmatch(text.strip()):
+                return StandIn(what, self, text.strip())
+        shown = text if len(text) <= 200 else text[:200] + "..."
+        raise HoleError("the prediction for %s was refused: %r is not a literal value (only literals are used; nothing the model writes is run)" % (what, shown))
