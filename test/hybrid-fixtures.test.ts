@@ -56,11 +56,20 @@ function loadCase(name: string, mainLines: number): Case {
 /** What a run printed, in order. */
 const printed = (r: TraceResult): string => r.frames.map((f) => f.stdout ?? "").join("") + (r.exit.stdout ?? "");
 
-/** The module an import line names: `import m`, `import m as x`, `from m import f`. */
-function importedModule(line: string): string {
-  const m = /^\s*(?:import\s+([\w.]+)(?:\s+as\s+\w+)?|from\s+([\w.]+)\s+import\s+[\w, ]+)\s*(?:#.*)?$/.exec(line);
+/** An import line: the module it names and how main.py then calls its function `f`. */
+function parseImport(line: string): { module: string; callOf: (f: string) => string } {
+  const m = /^\s*(?:import\s+(\w+)(?:\s+as\s+(\w+))?|from\s+(\w+)\s+import\s+[\w, ]+)\s*(?:#.*)?$/.exec(line);
   assert.ok(m, `not an import line: ${line}`);
-  return (m[1] ?? m[2])!;
+  if (m[3]) return { module: m[3], callOf: (f) => f };
+  return { module: m[1]!, callOf: (f) => `${m[2] ?? m[1]}.${f}` };
+}
+
+/** A stand-in call is filled only as `name = call(...)`: every call of it in main.py must be one. */
+function assertAssignedCalls(name: string, source: string, call: string): void {
+  const callRe = call.replace(".", "\\.");
+  const uses = source.split("\n").filter((line) => new RegExp(`(?<![\\w.])${callRe}\\(`).test(line));
+  assert.ok(uses.length > 0, `${name}: main.py never calls ${call}`);
+  for (const line of uses) assert.match(line, new RegExp(`^\\s*\\w+ = ${callRe}\\(`), `${name}: not assigned to a name: ${line.trim()}`);
 }
 
 const defines = (source: string, fn: string): boolean => new RegExp(`^\\s*def ${fn}\\(`, "m").test(source);
@@ -101,12 +110,20 @@ for (const name of cases) {
       const fn = hole.split(".").at(-1)!;
       if (c.kind === "stub" || c.kind === "predict") assert.ok(defines(main, fn), `${name}: main.py has no def ${fn}`);
       if (c.kind === "stub" || c.kind === "name") assert.ok(defines(tail, fn), `${name}: complete.py does not complete ${fn} after main.py's lines`);
-      if (c.kind === "name") assert.doesNotMatch(main, new RegExp(`^\\s*(?:def ${fn}\\(|${fn}\\s*=|import .*\\b${fn}\\b)`, "m"), `${name}: ${fn} is defined in main.py`);
+      if (c.kind === "name") {
+        assert.doesNotMatch(main, new RegExp(`^\\s*(?:def ${fn}\\(|${fn}\\s*=|import .*\\b${fn}\\b)`, "m"), `${name}: ${fn} is defined in main.py`);
+        assertAssignedCalls(name, main, fn);
+      }
     }
     if (c.kind === "import") {
-      const modules = [...changed].map((n) => importedModule(mainLines[n - 1]!));
-      for (const hole of c.holes) assert.ok(modules.includes(hole.split(".")[0]!), `${name}: ${hole} is not from a missing module`);
-      for (const m of modules) {
+      const imports = [...changed].map((n) => parseImport(mainLines[n - 1]!));
+      for (const hole of c.holes) {
+        const [module, fn] = hole.split(".");
+        const from = imports.find((i) => i.module === module);
+        assert.ok(from && fn, `${name}: ${hole} is not a function of a missing module`);
+        assertAssignedCalls(name, main, from.callOf(fn));
+      }
+      for (const { module: m } of imports) {
         assert.ok(!existsSync(path.join(ROOT, name, `${m}.py`)) && !existsSync(path.join(ROOT, name, m)), `${name}: ${m} must stay missing`);
       }
     }
