@@ -127,9 +127,15 @@ export interface ModelOptions {
 const TRACE_LIMITS = { maxEvents: 2000, timeout: 5 };
 
 function predictorFor(p: Program, o: ModelOptions): Promise<ModelPredictor> {
+  return modelPredictor(o, `${p.id}.py`, p.code);
+}
+
+/** A model predictor for one program (`source`, shown as `program`) with the evaluation's model options. */
+export function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
   return ModelPredictor.create({
-    program: `${p.id}.py`,
-    source: p.code,
+    program,
+    source,
+    ...(call ? { call } : {}),
     ...(o.model ? { model: o.model } : {}),
     gpu: o.gpu ?? "auto",
     threads: o.threads ?? 0,

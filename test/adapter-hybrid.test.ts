@@ -151,6 +151,32 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
   }
 });
 
+test("hybrid mode: a name defined nowhere is a hole; its value is marked, or the refusal is the program's exception there", T, async () => {
+  const program = join(dir, "words.py");
+  writeFileSync(program, 'def main():\n    text = "the cat the dog"\n    n = count_words(text)\n    return n\n');
+  const s = await openSession(60_000);
+  try {
+    await launchToFirstStop(s.dc, { program, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, program);
+    assert.match(s.text("console"), /count_words \(defined nowhere\)/);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD)); // main:2
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD)); // main:3
+    const e = await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal(e.event, "stopped");
+    const at = await inspect(s.dc);
+    const text = at.vars.find((v) => v.name === "text");
+    assert.equal(isPredicted(text), false, "text is real");
+    if (at.frame.line === 4) {
+      assert.ok(isPredicted(at.vars.find((v) => v.name === "n")), `n came from the model: ${shown(at)}`);
+      assert.match(s.text("console"), /count_words\(\) at line 3 = .* \(predicted, \d+%\)/);
+    } else {
+      assert.equal((e as DebugProtocol.StoppedEvent).body.reason, "exception");
+      assert.match(s.text("console"), /count_words\(\) at line 3/);
+    }
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("hybrid mode runs the program: an untrusted workspace is refused; predict lists are checked", T, async () => {
   const s = await openSession(60_000);
   try {

@@ -301,7 +301,7 @@ test("the inverse call's argument text and return line come from the code", asyn
 test("eval: bad input is a clear error", T, async () => {
   let r = await ndbg("eval");
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /steps or cruxeval/);
+  assert.match(r.stderr, /steps, cruxeval or hybrid/);
   r = await ndbg("eval", "steps");
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--data is missing/);

@@ -12,6 +12,7 @@ import { ModelPredictor } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
 import { Engine } from "../adapter/engine.js";
 import type { Frame } from "../adapter/trajectory.js";
+import { evalHybrid, outsideHoles, readHybridCases } from "../adapter/hybridEval.js";
 
 let dir = "";
 const file = (name: string, text: string): string => {
@@ -222,4 +223,40 @@ test("HybridPredictor with the bundled model: holes filled and marked, the rest 
   } finally {
     await p.dispose();
   }
+});
+
+test("outsideHoles: the holes' own frames, what they call and other files' frames are left out", () => {
+  const f = (event: Frame["event"], depth: number, func: string, file?: string): Frame =>
+    ({ event, line: 1, depth, func, locals: {}, ...(file ? { file } : {}) }) as Frame;
+  const frames = [
+    f("call", 0, "main"),
+    f("call", 1, "hole"),
+    f("line", 1, "hole"),
+    f("call", 2, "helper"),
+    f("return", 2, "helper"),
+    f("return", 1, "hole"),
+    f("line", 0, "main"),
+    f("call", 1, "slugify", "_impl.py"),
+    f("return", 1, "slugify", "_impl.py"),
+    f("call", 1, "other"),
+    f("return", 0, "main"),
+  ];
+  assert.deepEqual(
+    outsideHoles(frames, ["hole"]).map((x) => `${x.event} ${x.func}`),
+    ["call main", "line main", "call other", "return main"],
+  );
+});
+
+test("eval hybrid on fixture cases: the part of the run before the first hole agrees with the completed program entirely", { timeout: 180_000 }, async () => {
+  const all = readHybridCases(join(import.meta.dirname, "fixtures", "hybrid"));
+  const cases = ["stub_letter_grades", "name_mixer_clamp"].map((id) => all.find((c) => c.id === id)!);
+  const r = await evalHybrid(cases, { threads: 1, gpu: "cpu" });
+  for (const c of r.cases) {
+    assert.equal(c.error, undefined, `${c.id}: ${c.error}`);
+    assert.ok(c.steps > 0 && c.ran > 0, `${c.id}: states to compare`);
+    assert.equal(c.ranAgree, c.ran, `${c.id}: the part that ran agrees`);
+    assert.ok(c.holesReached > 0, `${c.id}: the run reached its hole`);
+    assert.ok(c.hybrid >= c.ranAgree, `${c.id}: at least what ran agrees`);
+  }
+  assert.equal(r.kinds.overall.cases, 2);
 });

@@ -1,6 +1,7 @@
 // ndbg eval: how good a model is, measured against real runs (adapter/evaluation.ts).
 //   eval steps     next-state accuracy per debugger action, beside the trivial baselines
 //   eval cruxeval  CRUXEval output / input prediction, pass@1 by executed asserts
+//   eval hybrid    hybrid against predict mode on incomplete programs (adapter/hybridEval.ts)
 // A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
 import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import { ModelFileError } from "../model/gguf.js";
@@ -15,16 +16,20 @@ import {
   type StepsReport,
 } from "../evaluation.js";
 import { ACTION_KINDS } from "../trajectory.js";
+import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../hybridEval.js";
 import { LAYOUTS, type LayoutName } from "../layout.js";
 import { InputError, flags, guarded } from "./trace.js";
 
 export const usage =
-  "eval steps|cruxeval --data FILE.jsonl [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
+  "eval steps|cruxeval|hybrid --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
   "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+
+const HYBRID_USAGE =
+  "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMMON = {
   data: { type: "string" },
@@ -187,21 +192,58 @@ async function cruxeval(argv: string[]): Promise<number> {
   return 0;
 }
 
+function hybridTable(r: HybridReport): string {
+  const head = ["holes", "cases", "states", "hybrid", "predict", "ran part", "holes reached", "filled", "right", "exit hybrid", "exit predict"];
+  const rows = [head, ...[...HOLE_KINDS, "overall" as const].map((k) => {
+    const f = r.kinds[k];
+    return [k, String(f.cases), String(f.steps), pct(f.hybrid), pct(f.predict), pct(f.ran), String(f.holesReached), String(f.holesFilled), String(f.holesRight), `${f.exitHybrid}/${f.cases}`, `${f.exitPredict}/${f.cases}`];
+  })];
+  const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
+  const fmt = (x: string[]): string => x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const failed = r.cases.filter((c) => c.error).map((c) => `${c.id}: ${c.error}`);
+  return [
+    "agreement with the completed program's real run, state by state from the entry call (step_into to the end), outside the holes;",
+    "\"ran part\": the hybrid run's states before its first hole, which ran for real; \"right\": holes filled with the completed program's value",
+    "",
+    ...rows.map(fmt),
+    ...(failed.length ? ["", "not evaluated:", ...failed] : []),
+    "",
+    `time: ${secs(r.timeMs)}`,
+  ].join("\n");
+}
+
+async function hybrid(argv: string[]): Promise<number> {
+  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" } });
+  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const c = common("hybrid", values);
+  const maxSteps = int("--max-steps", values["max-steps"], 1);
+  const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}) });
+  process.stdout.write((c.json ? JSON.stringify({ command: "eval hybrid", data: c.data, ...r }) : hybridTable(r)) + "\n");
+  return 0;
+}
+
+const SUBCOMMANDS = {
+  steps: { run: steps, usage: STEPS_USAGE },
+  cruxeval: { run: cruxeval, usage: CRUX_USAGE },
+  hybrid: { run: hybrid, usage: HYBRID_USAGE },
+};
+
 export function run(argv: string[]): Promise<number> {
   return guarded("eval", usage, async () => {
     const [sub, ...rest] = argv;
-    if (sub !== "steps" && sub !== "cruxeval")
-      throw new InputError(sub === undefined ? "which evaluation? steps or cruxeval" : `unknown evaluation "${sub}" (steps or cruxeval)`, 2);
+    const chosen = sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS] : undefined;
+    if (!chosen)
+      throw new InputError(sub === undefined ? "which evaluation? steps, cruxeval or hybrid" : `unknown evaluation "${sub}" (steps, cruxeval or hybrid)`, 2);
     const body = async (): Promise<number> => {
       try {
-        return await (sub === "steps" ? steps(rest) : cruxeval(rest));
+        return await chosen.run(rest);
       } catch (e) {
         if (e instanceof DataError || e instanceof ModelFileError) throw new InputError(e.message);
         throw e;
       }
     };
     try {
-      return await guarded(`eval ${sub}`, sub === "steps" ? STEPS_USAGE : CRUX_USAGE, body);
+      return await guarded(`eval ${sub}`, chosen.usage, body);
     } finally {
       await disposeAll();
     }

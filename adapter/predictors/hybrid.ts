@@ -128,16 +128,27 @@ export class HybridPredictor implements Predictor {
     if (!last) return { error: "no traced state to predict from" };
     this.model ??= this.opts.model(this.holes?.bodies ?? []);
     const model = await this.model;
-    const history: Predicted[] = frames.map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
+    let upTo = frames.length;
+    let kind = req.kind;
+    if (process.env.NDBG_HOLE_FROM === "caller" && req.kind === "function" && req.target !== undefined) {
+      // The caller's state at the call line: the last frame before the stub's call event.
+      let k = frames.length - 1;
+      while (k > 0 && !(frames[k].event === "call" && frames[k].func === req.name)) k--;
+      if (k > 0) {
+        upTo = k;
+        kind = "call";
+      }
+    }
+    const history: Predicted[] = frames.slice(0, upTo).map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
     let p: Predicted;
     try {
-      p = await model.predict(history, req.kind === "function" ? { kind: "step_return" } : { kind: "step_over" });
+      p = await model.predict(history, kind === "function" ? { kind: "step_return" } : { kind: "step_over" });
     } catch (e) {
       return { error: `the model gave no state: ${e instanceof Error ? e.message : String(e)}` };
     }
     const f = p.step.frame;
     const conf = p.confidence !== undefined ? { confidence: p.confidence } : {};
-    if (req.kind === "function") {
+    if (kind === "function") {
       if (f?.event === "return" && f.value !== undefined && f.func === last.func) return { repr: f.value, ...conf };
       return { error: `the model predicts ${stateText(p.step)}, not a return value` };
     }
@@ -187,13 +198,14 @@ export class HybridPredictor implements Predictor {
     this.overrides.set(g.hole, frame.locals[name]);
     await this.record();
     const now = this.inner.frames[ref!];
+    if (!now) throw new Error(`the program ran again with ${name} = ${cut(frame.locals[name])} and ended before this point (${this.inner.exit.status}${this.inner.exit.value ? `: ${cut(this.inner.exit.value)}` : ""}): restart the session to follow the new run`);
     const same = now && now.line === old.line && now.func === old.func && now.depth === old.depth && now.locals[name] === frame.locals[name];
     this.opts.console?.(
       same
         ? `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}`
         : `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}, and went another way before this point: the session goes on from the same step of the new run`,
     );
-    return now ? this.tag({ step: { frame: now }, ref: ref! }) : undefined;
+    return this.tag({ step: { frame: now }, ref: ref! });
   }
 
   callers(history: readonly Predicted[]): Frame[] | undefined {

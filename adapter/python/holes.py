@@ -349,18 +349,29 @@ class Holes:
             frame = frame.f_back
         return frame
 
+    def _in_program(self, frame):
+        """Whether the frame runs the main program's code (the lines `assigned` speaks of)."""
+        return self.run.file_of(frame.f_code.co_filename) == ""
+
     def fill_function(self, qual):
         frame = sys._getframe(1)
         if frame not in self.run.stack:
             raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % qual)
-        return self.ask({"kind": "function", "name": qual, "line": frame.f_lineno}, qual + "()")
+        request = {"kind": "function", "name": qual, "line": frame.f_lineno}
+        caller = frame.f_back
+        if caller in self.run.stack and self._in_program(caller):
+            # Where the caller assigns the result straight to a name, the debugger may read the value there.
+            target, callee = self.assigned.get(caller.f_lineno, (None, None))
+            if target is not None and callee.split(".")[-1] == qual.split(".")[-1]:
+                request["target"] = target
+        return self.ask(request, qual + "()")
 
     def fill_call(self, name):
         frame = self._traced_caller()
         if frame is None:
             raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % name)
         line = frame.f_lineno
-        target, callee = self.assigned.get(line, (None, None))
+        target, callee = self.assigned.get(line, (None, None)) if self._in_program(frame) else (None, None)
         if target is None or callee.split(".")[-1] != name.split(".")[-1]:
             raise HoleError("%s() cannot run here and its value cannot be predicted: hybrid mode predicts a missing call whose result is assigned to a name (x = %s(...))" % (name, name))
         return self.ask({"kind": "call", "name": name, "line": line, "target": target}, name + "()")

@@ -8,6 +8,7 @@ import "./suites/traceFiles.js";
 import "./suites/debugging.js";
 import "./suites/predict.js";
 import "./suites/compare.js";
+import "./suites/hybrid.js";
 
 export async function run(): Promise<void> {
   // A plain window for the screenshots: no secondary side bar.
