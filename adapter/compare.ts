@@ -33,13 +33,11 @@ import { evaluateCondition, ExprError } from "./expr.js";
 import type { Predicted, PredictOptions, Predictor } from "./predictor.js";
 import { FORMAT_VERSION, sameLocals, type Action, type Exit, type Frame, type Step, type Trajectory } from "./trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "./files.js";
+import type { Agreement, CompareSnapshot, Observable, PairCheck, PairView, Ratio, RealOrigin, StateView } from "./protocol.js";
 import { dirname, resolve } from "node:path";
 
 // ---------------------------------------------------------------------------------------------
 // Real states
-
-/** Parts of a state that debugpy may not show. */
-export type Observable = "line" | "locals" | "value";
 
 /** A state of the real run, as far as debugpy shows it. */
 export interface RealState {
@@ -47,8 +45,7 @@ export interface RealState {
   step: Step;
   /** What debugpy could not observe: left out of the comparison. */
   unobserved: Observable[];
-  /** A debugpy stop, a state rebuilt from the stops around it, the program's end, or no state (the real side was cut off). */
-  origin: "stop" | "rebuilt" | "end" | "cut";
+  origin: RealOrigin;
   /** Why the real side was cut off. */
   note?: string;
 }
@@ -495,24 +492,6 @@ function returnValue(returns: Record<string, string>, name: string): string | un
 // ---------------------------------------------------------------------------------------------
 // Comparing a predicted state with the real one
 
-/** How one predicted state agrees with the real state paired with it. */
-export interface PairCheck {
-  /** Every compared part agrees. */
-  exact: boolean;
-  /** Same kind of state (event, or both the exit). */
-  event: boolean;
-  /** Same function, depth and file. */
-  place: boolean;
-  /** null: not compared (debugpy did not observe it, or an exit on both sides). */
-  line: boolean | null;
-  locals: boolean | null;
-  value: boolean | null;
-  /** Names whose values differ, or that only one side has. */
-  differing: string[];
-  /** Names compared and how many agree (for per-variable figures). */
-  names: { agree: number; total: number };
-}
-
 /** Compares a predicted state with a real one; undefined when there is no real state (its side was cut off). */
 export function checkPair(predicted: Step, real: RealState): PairCheck | undefined {
   if (real.origin === "cut") return undefined;
@@ -551,36 +530,6 @@ export function checkPair(predicted: Step, real: RealState): PairCheck | undefin
 
 // ---------------------------------------------------------------------------------------------
 // Running agreement
-
-export interface Ratio {
-  agree: number;
-  total: number;
-}
-
-/**
- * Agreement so far, over the states the actions led to (the first state is given, not predicted)
- * that have a real state beside them; lines and locals over those where they were compared.
- */
-export interface Agreement {
-  /** "resync": each step predicted from the real state (per-step accuracy); "free": the prediction runs free (horizon). */
-  mode: "resync" | "free";
-  /** Actions so far (pairs after the first). */
-  steps: number;
-  /** Of those, pairs with a real state. */
-  compared: number;
-  states: Ratio;
-  lines: Ratio;
-  locals: Ratio;
-  /** Single variables (a name on either side). */
-  names: Ratio;
-  /** Index (step number) of the first pair after the first state that is not exact, or null. */
-  firstDivergence: number | null;
-  /** Steps that agreed before the first divergence (all of them while there is none). */
-  horizon: number;
-  /** Mean milliseconds per mirrored step: the real side (debugpy) and the prediction. */
-  realMs: number;
-  predictedMs: number;
-}
 
 /** One step of a compare session: the action, the predicted and real states, and how they agree. */
 export interface Pair {
@@ -683,65 +632,7 @@ export function stateLabel(s: Step, unobserved: readonly Observable[] = []): str
 // ---------------------------------------------------------------------------------------------
 // The compare predictor: the prediction, with the real side beside it
 
-/**
- * The shape of the `ndbg/compare` response (the compare panel reads it):
- *
- *   {
- *     mode: "resync" | "free",
- *     current: PairView | null,          // the pair at the current stop (the last of history)
- *     history: PairView[],               // every step so far, oldest first
- *     firstDivergence: number | null,    // index (into history) of the first pair that is not exact
- *     agreement: Agreement,              // running figures (see above)
- *     real: { python: string, ended: boolean, note?: string }
- *   }
- *   PairView = { index, action, predicted: StateView, real: StateView, check: PairCheck | null,
- *                resynced: boolean, edited: boolean, realMs: number, predictedMs: number }
- *   StateView = { kind: "frame" | "exit", event?: "call" | "line" | "return" | "exception",
- *                 line?, func?, depth?, file?, locals?: {name: repr}, value?: string,
- *                 status?: "normal" | "error" | "limit", label: string,
- *                 unobserved?: ("line" | "locals" | "value")[],
- *                 origin?: "stop" | "rebuilt" | "end" | "cut", note?: string }
- *
- * check is null where there is no real state; unobserved parts of a real state are left out of
- * check. Indices count user actions: pair 0 is the first state, pair i the state after action i.
- */
-export interface CompareSnapshot {
-  mode: "resync" | "free";
-  current: PairView | null;
-  history: PairView[];
-  firstDivergence: number | null;
-  agreement: Agreement;
-  real: { python: string; ended: boolean; note?: string };
-}
-
-export interface StateView {
-  kind: "frame" | "exit";
-  event?: Frame["event"];
-  line?: number;
-  func?: string;
-  depth?: number;
-  file?: string;
-  locals?: Record<string, string>;
-  value?: string;
-  status?: Exit["status"];
-  label: string;
-  unobserved?: Observable[];
-  origin?: RealState["origin"];
-  note?: string;
-}
-
-export interface PairView {
-  index: number;
-  action: string;
-  predicted: StateView;
-  real: StateView;
-  check: PairCheck | null;
-  resynced: boolean;
-  edited: boolean;
-  realMs: number;
-  predictedMs: number;
-}
-
+/** A state as the `ndbg/compare` snapshot shows it (its shape: adapter/protocol.ts). */
 function stateView(s: Step, real?: RealState): StateView {
   const v: StateView = s.frame
     ? { kind: "frame", event: s.frame.event, line: s.frame.line, func: s.frame.func, depth: s.frame.depth, locals: { ...s.frame.locals }, label: stateLabel(s) }

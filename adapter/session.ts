@@ -25,6 +25,7 @@ import { ComparePredictor, startComparison } from "./compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compareDap.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { normalizeSource, serialize, serializeMany } from "./trajectory.js";
+import { EVENTS, REQUESTS, type ModelEventBody, type SaveTraceBody, type StatsBody } from "./protocol.js";
 import { REAL, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
@@ -608,13 +609,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
     else if (s.stage === "ready") {
       this.model = { name: s.name, device: s.device, dialect: s.dialect };
       this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
-      this.sendEvent(new Event("ndbg/model", { ...this.model }));
+      this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
     }
   }
 
   /** After a predicted step: its speed and confidence, for the status bar. */
   private modelSpeed(p: Predicted): void {
-    if (this.model && p.tokens && p.ms) this.sendEvent(new Event("ndbg/model", { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence }));
+    if (this.model && p.tokens && p.ms) this.sendEvent(new Event(EVENTS.model, { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence } satisfies ModelEventBody));
   }
 
   /** Ids of the client's breakpoints that this state stands on. */
@@ -875,19 +876,19 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   /**
-   * Custom requests. `ndbg/compare`: the comparison so far (shape: CompareSnapshot in
-   * adapter/compare.ts). `ndbg/resync`: replaces the current predicted state by the real one
-   * (answers the new snapshot). `ndbg/saveTrace`: `{text}`, the session in the trajectory format:
-   * the one trajectory, or in compare mode the predicted and the real one (meta "side").
+   * Custom requests (names and bodies: adapter/protocol.ts). `ndbg/compare`: the comparison so
+   * far. `ndbg/resync`: replaces the current predicted state by the real one (answers the new
+   * snapshot). `ndbg/saveTrace`: the session in the trajectory format: the one trajectory, or in
+   * compare mode the predicted and the real one (meta "side").
    */
   protected override async customRequest(command: string, response: DebugProtocol.Response, args: unknown, request?: DebugProtocol.Request): Promise<void> {
     switch (command) {
-      case "ndbg/compare":
+      case REQUESTS.compare:
         return this.answer(response, () => {
           response.body = this.requireComparison().snapshot();
           this.sendResponse(response);
         });
-      case "ndbg/resync":
+      case REQUESTS.resync:
         return this.answer(response, () => {
           const cmp = this.requireComparison();
           const engine = this.engine;
@@ -903,12 +904,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
           response.body = cmp.snapshot();
           this.sendResponse(response);
         });
-      case "ndbg/saveTrace":
+      case REQUESTS.saveTrace:
         return this.answer(response, () => {
-          response.body = { text: this.traceText() };
+          response.body = { text: this.traceText() } satisfies SaveTraceBody;
           this.sendResponse(response);
         });
-      case "ndbg/stats":
+      case REQUESTS.stats:
         // Every model call since launch, oldest first (for `ndbg bench`); empty for other predictors.
         return this.answer(response, () => {
           const p = this.predictor as Partial<Pick<ModelPredictor, "stats" | "describe" | "sequence">> | undefined;
@@ -917,7 +918,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
             model: typeof p?.describe === "function" ? p.describe() : undefined,
             steps: p?.stats ?? [],
             predictions: p?.sequence?.predictions,
-          };
+          } satisfies StatsBody;
           this.sendResponse(response);
         });
       default:

@@ -7,12 +7,10 @@
 import * as vscode from "vscode";
 import { randomBytes } from "node:crypto";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { CompareSnapshot } from "../adapter/compare.js";
+import { REQUESTS, type CompareSnapshot } from "../adapter/protocol.js";
 import { DEBUG_TYPE } from "./debugConfig.js";
 import { pageHtml, renderParts, type PanelModel, type RenderReport } from "./compareView.js";
 
-export const COMPARE_REQUEST = "ndbg/compare";
-export const RESYNC_REQUEST = "ndbg/resync";
 const REQUEST_TIMEOUT_MS = 15_000;
 
 /** What the command returns: the panel as a test (or another extension) can drive it. */
@@ -85,7 +83,7 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
     if (mode !== "compare") return this.setModel({ status: "not-compare", sessionName: session.name, mode });
     const n = ++this.asked;
     try {
-      const snapshot = (await withTimeout(session.customRequest(COMPARE_REQUEST, {}), COMPARE_REQUEST)) as CompareSnapshot;
+      const snapshot = (await withTimeout(session.customRequest(REQUESTS.compare, {}), REQUESTS.compare)) as CompareSnapshot;
       if (n < this.applied || this.session !== session) return;
       this.applied = n;
       this.took(snapshot);
@@ -94,7 +92,7 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
       const msg = messageOf(e);
       // Before the launch has gone through the adapter has nothing to compare yet.
       if (/not been launched|nothing to compare|no state/i.test(msg)) return this.setModel({ ...this.model, status: "waiting" });
-      this.log.warn(`compare panel: ${COMPARE_REQUEST} failed: ${msg}`);
+      this.log.warn(`compare panel: ${REQUESTS.compare} failed: ${msg}`);
       if (this.model.snapshot) this.setModel({ ...this.model, message: `(could not refresh: ${msg})` });
       else this.setModel({ status: "error", sessionName: session.name, message: msg });
     }
@@ -179,7 +177,7 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
     const session = this.session;
     if (!session || this.model.status !== "live") return;
     try {
-      const snapshot = (await withTimeout(session.customRequest(RESYNC_REQUEST, {}), RESYNC_REQUEST)) as CompareSnapshot;
+      const snapshot = (await withTimeout(session.customRequest(REQUESTS.resync, {}), REQUESTS.resync)) as CompareSnapshot;
       this.applied = ++this.asked;
       this.model.message = undefined;
       this.took(snapshot);

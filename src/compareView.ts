@@ -2,7 +2,7 @@
 // functions, no `vscode`, so they are checked directly (test/compareView.test.ts). The page shell
 // (pageHtml) is set once; each change of the snapshot or of the selected step sends the parts
 // (renderParts) to its script, which swaps them in without losing keyboard focus.
-import type { CompareSnapshot, PairCheck, PairView, Ratio, StateView } from "../adapter/compare.js";
+import type { CompareSnapshot, PairCheck, PairView, Ratio, StateView } from "../adapter/protocol.js";
 
 /** Where the panel stands with its session. */
 export type PanelStatus = "live" | "ended" | "none" | "not-compare" | "waiting" | "error";

@@ -2,6 +2,7 @@
 // the model, where it runs and how fast it generates (from the adapter's `ndbg/model` custom
 // event: { name, device, tokensPerSecond?, confidence? }). Texts: src/statusText.ts.
 import * as vscode from "vscode";
+import { EVENTS } from "../adapter/protocol.js";
 import { DEBUG_TYPE } from "./debugConfig.js";
 import { deviceName, statusText, statusTooltip, type SessionInfo } from "./statusText.js";
 
@@ -27,9 +28,9 @@ export class ModelStatus implements vscode.Disposable {
         this.refresh();
       }),
       vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
-        if (e.session.type !== DEBUG_TYPE || e.event !== "ndbg/model") return;
+        if (e.session.type !== DEBUG_TYPE || e.event !== EVENTS.model) return;
         const b = e.body as Partial<NonNullable<SessionInfo["model"]>> | undefined;
-        if (!b || typeof b.name !== "string" || typeof b.device !== "string") return log.warn(`ndbg/model event without name and device: ${JSON.stringify(b)}`);
+        if (!b || typeof b.name !== "string" || typeof b.device !== "string") return log.warn(`${EVENTS.model} event without name and device: ${JSON.stringify(b)}`);
         const model: NonNullable<SessionInfo["model"]> = { name: b.name, device: b.device };
         if (typeof b.tokensPerSecond === "number") model.tokensPerSecond = b.tokensPerSecond;
         if (typeof b.confidence === "number") model.confidence = b.confidence;

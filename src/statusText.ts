@@ -4,13 +4,15 @@
 // Run view, which is not the running one when a session is started by name: this one names the
 // session actually running.
 
+import type { ModelEventBody } from "../adapter/protocol.js";
+
 export interface SessionInfo {
   /** The debug configuration's name. */
   name: string;
   /** The launch mode: predict, record, compare or replay. */
   mode: string;
   /** From the adapter's `ndbg/model` event (predict and compare modes). */
-  model?: { name: string; device: string; tokensPerSecond?: number; confidence?: number };
+  model?: Pick<ModelEventBody, "name" | "device" | "tokensPerSecond" | "confidence">;
 }
 
 const DEVICE_NAMES: Record<string, string> = { cpu: "CPU", cuda: "CUDA", metal: "Metal", vulkan: "Vulkan" };

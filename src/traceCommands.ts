@@ -3,10 +3,10 @@
 // { text: string }: the session so far in the trajectory format) and writes it to a .ndbg file;
 // "Replay in Debugger" starts a replay-mode session whose program is the trace file itself.
 import * as vscode from "vscode";
+import { REQUESTS, type SaveTraceBody } from "../adapter/protocol.js";
 import { DEBUG_TYPE } from "./debugConfig.js";
 
 export const TRACE_LANGUAGE = "ndbg-trace";
-export const SAVE_TRACE_REQUEST = "ndbg/saveTrace";
 
 function baseName(path: string): string {
   return path.split(/[\\/]/).pop() ?? path;
@@ -20,7 +20,7 @@ export async function saveSessionAsTrace(log: vscode.LogOutputChannel, target?: 
   }
   let text: unknown;
   try {
-    text = ((await session.customRequest(SAVE_TRACE_REQUEST, {})) as { text?: unknown } | undefined)?.text;
+    text = ((await session.customRequest(REQUESTS.saveTrace, {})) as Partial<SaveTraceBody> | undefined)?.text;
   } catch (e) {
     const msg = `Neural Python: the session could not give its trace: ${e instanceof Error ? e.message : String(e)}`;
     log.error(msg);
@@ -28,7 +28,7 @@ export async function saveSessionAsTrace(log: vscode.LogOutputChannel, target?: 
     return undefined;
   }
   if (typeof text !== "string") {
-    void vscode.window.showErrorMessage("Neural Python: the adapter answered ndbg/saveTrace without a text.");
+    void vscode.window.showErrorMessage(`Neural Python: the adapter answered ${REQUESTS.saveTrace} without a text.`);
     return undefined;
   }
   if (!target) {

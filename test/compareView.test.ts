@@ -3,7 +3,7 @@
 // the first divergence is marked and selectable, and the page loads nothing from outside.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { CompareSnapshot, PairCheck, PairView, StateView } from "../adapter/compare.js";
+import type { CompareSnapshot, PairCheck, PairView, StateView } from "../adapter/protocol.js";
 import { escapeHtml, pageHtml, renderParts, type PanelModel } from "../src/compareView.js";
 
 const frame = (line: number, locals: Record<string, string>, extra: Partial<StateView> = {}): StateView => ({

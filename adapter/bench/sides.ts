@@ -8,8 +8,8 @@ import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { TimedDap, childrenOf, cpuMsOf, memoryOf } from "./dap.js";
 import { driverFor, type BenchProgram, type MoveName } from "./programs.js";
-// Types only: the bench speaks to the adapter over DAP and loads no model code.
-import type { ModelDescription, StepStats } from "../predictors/model.js";
+// The adapter's ndbg/stats request: the bench speaks to the adapter over DAP and loads no model code.
+import { REQUESTS, type ModelDescription, type StatsBody, type StepStats } from "../protocol.js";
 
 /**
  * One model call as the adapter reports it (`ndbg/stats`' `steps`, the predictor's own record);
@@ -215,14 +215,14 @@ export class NeuralSession extends DapSession {
   /** Model calls since the last time asked; undefined when the adapter does not report them. */
   async stats(): Promise<ModelCall[] | undefined> {
     if (this.statsSupported === false) return undefined;
-    const r = await this.dap.send("ndbg/stats", {}, 10_000).catch((e: Error) => e);
+    const r = await this.dap.send(REQUESTS.stats, {}, 10_000).catch((e: Error) => e);
     if (r instanceof Error || !r.msg.success) {
       this.statsSupported = false;
       this.statsProblem = r instanceof Error ? r.message : r.msg.message ?? "failed";
       return undefined;
     }
     this.statsSupported = true;
-    const body = r.msg.body as { model?: ModelInfo; steps?: ModelCall[]; predictions?: { validated: number; refuted: number } };
+    const body = r.msg.body as Partial<StatsBody>;
     if (body.model) this.model = body.model;
     if (body.predictions) this.predictions = { validated: body.predictions.validated, refuted: body.predictions.refuted };
     const all = body.steps ?? [];

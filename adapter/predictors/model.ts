@@ -21,6 +21,7 @@ import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
 import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
 import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../layout.js";
+import type { ModelDescription, StepStats } from "../protocol.js";
 
 export interface ModelPredictorOptions {
   /** Path of the Python file (read unless `source` is given). */
@@ -70,34 +71,6 @@ export type ModelStatus =
   | { stage: "downloading"; model: string; downloadedBytes: number; totalBytes: number }
   | { stage: "loading"; path: string }
   | ({ stage: "ready" } & ModelDescription);
-
-export interface ModelDescription {
-  path: string;
-  name: string;
-  dialect: DialectName;
-  /** "cpu", "cuda", "metal" or "vulkan". */
-  device: string;
-  gpuNames: string[];
-  threads: number;
-  contextSize: number;
-  loadMs: number;
-  /** The layout the model reads the program in. */
-  layout: LayoutName;
-}
-
-/** What one model call cost. */
-export interface StepStats {
-  action: string;
-  promptTokens: number;
-  /** Prompt tokens evaluated (the rest were in the cache). */
-  evaluatedTokens: number;
-  generatedTokens: number;
-  promptMs: number;
-  generateMs: number;
-  confidence: number;
-  minConfidence: number;
-  stop: GenerateResult["stop"];
-}
 
 const DEFAULT_CONTEXT = 8192;
 

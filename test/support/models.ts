@@ -1,9 +1,11 @@
-// Tiny random-weight GGUF models for the tests: our BPE tokenizer trained on the fixture
+// Models for the tests. Tiny random-weight GGUF models: our BPE tokenizer trained on the fixture
 // trajectories, and a llama written by training/gguf.py --random with it. A random model's
-// answers are garbage: tests that use one check protocol and validity, never accuracy.
+// answers are garbage: tests that use one check protocol and validity, never accuracy. And the
+// shipped model, for tests that need an answer that is a state of the program.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { bundledModel, bundledModelDirs } from "../../adapter/model/resolve.js";
 import { ROOT } from "./dist.js";
 
 /** A Python that has numpy (training/gguf.py needs it). */
@@ -31,4 +33,15 @@ export function randomModel(out: string, seed: number): string {
     execFileSync(py, ["-m", "training.tokenizer", "train", "--data", join(ROOT, "test", "fixtures", "gguf", "train.jsonl"), "--vocab", "1024", "--out", tok], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
   execFileSync(py, ["-m", "training.gguf", "--random", "--config", "tiny", "--seed", String(seed), "--tokenizer", tok, "--out", out], { cwd: ROOT, stdio: "pipe", timeout: 60_000 });
   return out;
+}
+
+/**
+ * The model the repository ships (models/, found as the adapter finds it by default). Tests that
+ * need a model's answer to be a state of the program use it: greedy decoding on one thread is
+ * deterministic. A checkout without it is broken, so its absence fails rather than skips.
+ */
+export function shippedModel(): string {
+  const m = bundledModel();
+  if (!m) throw new Error(`no .gguf in ${bundledModelDirs().join(" or ")}: the repository ships one in models/`);
+  return m;
 }

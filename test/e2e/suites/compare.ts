@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { CompareSnapshot } from "../../../adapter/compare.js";
+import type { CompareSnapshot } from "../../../adapter/protocol.js";
 import type { ComparePanelHandle } from "../../../src/comparePanel.js";
 import type { RenderReport } from "../../../src/compareView.js";
 import { log, screenshot, suite, test, until } from "../harness.js";
