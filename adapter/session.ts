@@ -12,7 +12,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, type BreakpointSpec } from "./engine.js";
 import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
-import type { ModelPredictor, ModelStatus } from "./predictors/model.js";
+import type { ModelDescription, ModelPredictor, ModelStatus } from "./predictors/model.js";
 import { runTrace } from "./tracer.js";
 import { SOURCE_LIMIT, readTextFile } from "./files.js";
 import type { Exit, Frame } from "./trajectory.js";
@@ -569,7 +569,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendEvent(ev);
   }
 
-  private model?: { name: string; device: string; dialect: string };
+  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"] };
   private downloaded = -1;
 
   /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
@@ -579,8 +579,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
     } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
     else if (s.stage === "ready") {
-      this.model = { name: s.name, device: s.device, dialect: s.dialect };
+      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped };
       this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
+      for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
       this.sendEvent(new Event("ndbg/model", { ...this.model }));
     }
   }

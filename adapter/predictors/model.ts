@@ -78,6 +78,8 @@ export interface ModelDescription {
   /** "cpu", "cuda", "metal" or "vulkan". */
   device: string;
   gpuNames: string[];
+  /** The backends passed over for `device`, each with why. */
+  skipped: LoadedModel["skipped"];
   threads: number;
   contextSize: number;
   loadMs: number;
@@ -176,6 +178,7 @@ export class ModelPredictor implements Predictor {
       dialect: this.dialect.name,
       device: this.loaded.device,
       gpuNames: this.loaded.gpuNames,
+      skipped: this.loaded.skipped,
       threads: this.sequence.threads,
       contextSize: this.sequence.contextSize,
       loadMs: this.loaded.loadMs,
