@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   predict: () => import("./commands/predict.js"),
   bench: () => import("./commands/bench.js"),
   eval: () => import("./commands/eval.js"),
+  doctor: () => import("./commands/doctor.js"),
 };
 
 async function help(): Promise<string> {
