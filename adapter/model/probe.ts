@@ -87,7 +87,7 @@ const CHILD = `
   let at = "binary";
   try {
     const nlc = await import(req.module);
-    const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, logLevel: nlc.LlamaLogLevel.warn, progressLogs: false });
+    const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, logLevel: nlc.LlamaLogLevel.warn, logger: (level, message) => process.stderr.write("[llama.cpp " + level + "] " + message.trimEnd() + "\\n"), progressLogs: false });
     // Where a backend has no binary for the platform at all (Metal on Linux), node-llama-cpp gives another one.
     const got = llama.gpu === false ? "cpu" : llama.gpu;
     if (got !== req.backend) {
@@ -116,6 +116,8 @@ const CHILD = `
     await say({ stage: "done", promptTokens: prompt.length, promptMs: t1 - t0, generated: req.tokens, generateMs: performance.now() - t1 });
     process.exit(0);
   } catch (e) {
+    // llama.cpp's log of what went wrong arrives after the error it caused.
+    await new Promise((done) => setTimeout(done, 200));
     await say({ stage: "error", at, name: e?.constructor?.name ?? "Error", message: String(e?.message ?? e) });
     process.exit(1);
   }
@@ -156,10 +158,10 @@ const STAGE_NAMES = { binary: "starting its binary", model: "loading the model",
 /** The verdict's reason for an error the child reported (`output`: what else it said). */
 function errorReason(backend: Backend, r: Extract<Report, { stage: "error" }>, output: string): string {
   if (r.name === "BackendMismatch") return r.message;
-  if (r.name !== "NoBinaryFoundError") return `${STAGE_NAMES[r.at]} failed: ${r.message.split("\n")[0]}`;
-  // node-llama-cpp says which binary it tried and why it did not fit, in its own output.
+  // llama.cpp's log says what a bare "Failed to load model" was; node-llama-cpp's, which binary it tried and why it did not fit.
   const said = reasonLine(output);
   const why = said ? ` (${said})` : "";
+  if (r.name !== "NoBinaryFoundError") return `${STAGE_NAMES[r.at]} failed: ${r.message.split("\n")[0]}${why}`;
   return backend === "cpu"
     ? `no prebuilt llama.cpp binary runs on this machine${why}: install node-llama-cpp's package for it (@node-llama-cpp/${process.platform}-${process.arch})`
     : `no usable ${backend} binary here: node-llama-cpp finds no ${backend} device and driver it can run on, or no ${backend} binary for ${process.platform}-${process.arch}${why}`;
