@@ -5,6 +5,7 @@
 import * as vscode from "vscode";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { nodeEnv } from "./adapterFactory.js";
 
 export function registerBackendCheck(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): vscode.Disposable {
   const out = vscode.window.createOutputChannel("Neural Python: Inference Backends");
@@ -31,7 +32,7 @@ export function registerBackendCheck(context: vscode.ExtensionContext, log: vsco
       return await new Promise<number>((resolve) => {
         const child = spawn(process.execPath, args, {
           cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? context.extensionPath,
-          env: { ...process.env, ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {}) },
+          env: { ...process.env, ...nodeEnv() },
           stdio: ["ignore", "pipe", "pipe"],
         });
         child.stdout.setEncoding("utf8").on("data", (d: string) => out.append(d));

@@ -105,16 +105,30 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
     p = (async () => {
       const info = await checkModelFile(real);
       // Only a backend that loaded this model and decoded with it in a child process runs it here.
-      const choice = await chooseBackend(gpu, real, opts.log ? { log: (m: string) => opts.log?.(`backend probe: ${m}`) } : {}).catch((e: Error) => {
-        throw new BackendError(e.message);
-      });
-      const llama = await getBackend({ gpu: choice.backend });
+      const choose = (g: GpuSetting): Promise<BackendChoice> =>
+        chooseBackend(g, real, opts.log ? { log: (m: string) => opts.log?.(`backend probe: ${m}`) } : {}).catch((e: Error) => {
+          throw new BackendError(e.message);
+        });
+      const load = async (llama: Llama): Promise<LlamaModel> => {
+        try {
+          return await llama.loadModel({ modelPath: real });
+        } catch (e) {
+          throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+        }
+      };
+      let choice = await choose(gpu);
+      let llama = await getBackend({ gpu: choice.backend });
       const t0 = performance.now();
       let model: LlamaModel;
       try {
-        model = await llama.loadModel({ modelPath: real });
+        model = await load(llama);
       } catch (e) {
-        throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+        // A GPU's verdict may come from another model: this one can still not fit in its memory.
+        if (choice.backend === "cpu") throw e;
+        const skipped = [...choice.skipped, { backend: choice.backend, reason: (e as Error).message }];
+        choice = { ...(await choose("cpu")), skipped };
+        llama = await getBackend({ gpu: "cpu" });
+        model = await load(llama);
       }
       const device = llama.gpu === false ? "cpu" : String(llama.gpu);
       const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
