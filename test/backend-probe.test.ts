@@ -115,6 +115,8 @@ test("the reason line is the error, not the backtrace after it", () => {
     " 1: 0xb7f1a4 node::Abort() [node]",
   ].join("\n");
   assert.equal(reasonLine(output), "CUDA error: the provided PTX was compiled with an unsupported toolchain.");
+  // Only what came after the last report counts: the load before the decode is not the reason.
+  assert.equal(reasonLine(`load: no error here, failed nothing\n[ndbg probe] model\n${output}`), "CUDA error: the provided PTX was compiled with an unsupported toolchain.");
   assert.equal(reasonLine("loading\n  at foo (x.js:1:1)\n"), "loading");
   assert.equal(reasonLine(""), undefined);
 });

@@ -52,6 +52,9 @@ export const PROBE_TOKENS = 16;
 /** Loading a large model and compiling GPU pipelines (5.7 s measured for Vulkan) both fit well inside this. */
 export const PROBE_TIMEOUT_MS = 120_000;
 
+/** Starts the stderr line that marks each report. */
+const MARK = "[ndbg probe] ";
+
 /** The child's report lines on stdout. */
 type Report =
   | { stage: "binary"; devices: string[] }
@@ -69,15 +72,21 @@ interface ChildRequest {
 }
 
 /**
- * The probe child's program, run by node from stdin (CommonJS) with its ChildRequest as JSON in
- * $NDBG_PROBE. It is JavaScript as written here, not compiled: a TypeScript function's source text would carry the
- * build's helpers (tsx adds __name calls), which a fresh process does not have. Reports (Report)
- * are JSON lines on stdout; llama.cpp writes to stderr, where a crash's reason is found.
+ * The probe child's program, run by the same node from stdin (CommonJS) with its ChildRequest as
+ * JSON in $NDBG_PROBE; it imports the node-llama-cpp this module resolves. It is JavaScript as
+ * written here, not compiled: a TypeScript function's source text would carry the build's
+ * helpers (tsx adds __name calls), which a fresh process does not have. Reports (Report) are
+ * JSON lines on stdout; llama.cpp's log goes to stderr, where a crash's reason is found.
  */
 const CHILD = `
 (async () => {
   const req = JSON.parse(process.env.NDBG_PROBE);
-  const say = (r) => new Promise((done) => process.stdout.write(JSON.stringify(r) + "\\n", done));
+  const MARK = ${JSON.stringify(MARK)};
+  // Each stage reached is marked on stderr too: a failure's reason is looked for after the last mark.
+  const say = (r) => {
+    if (r.stage !== "error") process.stderr.write(MARK + r.stage + "\\n");
+    return new Promise((done) => process.stdout.write(JSON.stringify(r) + "\\n", done));
+  };
   // Faults injected by tests, as the real failures look from outside: an abort, a hang.
   if (req.fault === "abort") {
     process.stderr.write("probe fault injected for " + req.backend + ": simulated error, aborting\\n");
@@ -87,7 +96,9 @@ const CHILD = `
   let at = "binary";
   try {
     const nlc = await import(req.module);
-    const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, logLevel: nlc.LlamaLogLevel.warn, logger: (level, message) => process.stderr.write("[llama.cpp " + level + "] " + message.trimEnd() + "\\n"), progressLogs: false });
+    // debug: llama.cpp writes its log straight to stderr. Through a logger it arrives later, on
+    // this thread, and an abort (a CUDA error) leaves no time for that: its reason would be lost.
+    const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, debug: true, progressLogs: false });
     // Where a backend has no binary for the platform at all (Metal on Linux), node-llama-cpp gives another one.
     const got = llama.gpu === false ? "cpu" : llama.gpu;
     if (got !== req.backend) {
@@ -116,8 +127,6 @@ const CHILD = `
     await say({ stage: "done", promptTokens: prompt.length, promptMs: t1 - t0, generated: req.tokens, generateMs: performance.now() - t1 });
     process.exit(0);
   } catch (e) {
-    // llama.cpp's log of what went wrong arrives after the error it caused.
-    await new Promise((done) => setTimeout(done, 200));
     await say({ stage: "error", at, name: e?.constructor?.name ?? "Error", message: String(e?.message ?? e) });
     process.exit(1);
   }
@@ -147,9 +156,14 @@ function timeoutMs(opts: ProbeOptions): number {
 /** A stack frame, a backtrace line or a banner (Node's native stack, ggml's backtrace): never the reason. */
 const FRAME = /^(-{3,}|\d+:\s|at\s|#\d+\s|0x[0-9a-f]+|\S+\(\+?0x[0-9a-f]+\)|\[0x)/i;
 
-/** The line of a child's output that says why it failed: the first that names an error, else the last. */
+/**
+ * The line of a child's output that says why it failed: after its last report's mark (llama.cpp
+ * logs a whole load before a decode fails), the first that names an error, else the last.
+ */
 export function reasonLine(output: string): string | undefined {
-  const lines = output.split("\n").map((l) => l.trim()).filter((l) => l && !FRAME.test(l));
+  const mark = output.lastIndexOf(MARK);
+  const tail = mark < 0 ? output : output.slice(output.indexOf("\n", mark) + 1);
+  const lines = tail.split("\n").map((l) => l.trim()).filter((l) => l && !FRAME.test(l));
   return lines.find((l) => /error|not compatible|failed/i.test(l)) ?? lines.at(-1);
 }
 
@@ -200,7 +214,7 @@ export function probeBackend(backend: Backend, model: string, opts: ProbeOptions
         try {
           reports.push(JSON.parse(line) as Report);
         } catch {
-          // A library's own output (llama.cpp's log goes to stdout too): kept with stderr for the reason.
+          // node-llama-cpp's own messages: kept with stderr, where the reason is looked for.
           err = (err + line + "\n").slice(-16_384);
         }
       }
@@ -212,16 +226,21 @@ export function probeBackend(backend: Backend, model: string, opts: ProbeOptions
       timedOut = true;
       child.kill("SIGKILL");
     }, limit);
+    // A probe never outlives the process that asked for it (a hung one would stay forever).
+    const orphan = (): void => void child.kill("SIGKILL");
+    process.on("exit", orphan);
     const stage = (): string => {
       const last = reports.at(-1)?.stage;
       return last === "binary" ? STAGE_NAMES.model : last === "model" ? STAGE_NAMES.decode : STAGE_NAMES.binary;
     };
     child.on("error", (e) => {
       clearTimeout(timer);
+      process.off("exit", orphan);
       resolve(verdict({ ok: false, reason: `the probe process could not start: ${e.message}` }));
     });
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      process.off("exit", orphan);
       const devices = reports.find((r): r is Extract<Report, { stage: "binary" }> => r.stage === "binary")?.devices;
       const seen = devices?.length ? { devices } : {};
       const done = reports.find((r): r is Extract<Report, { stage: "done" }> => r.stage === "done");
