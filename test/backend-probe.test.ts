@@ -137,6 +137,12 @@ test("a named backend that fails falls back to the CPU; the second choice reads 
   assert.equal(second.backend, "cpu");
   assert.equal(second.verdict.cached, true);
   assert.match(second.skipped[0].reason, /^its probe failed \(cached .*\): .*SIGABRT/);
+  // An unreadable cache is no cache: probed again, and written afresh.
+  writeFileSync(verdictFile(), "{ not json");
+  const third = await chooseBackend("cuda", model, { threads: 1 });
+  assert.equal(third.verdict.cached, undefined);
+  assert.match(third.skipped[0].reason, /^its probe failed: no usable cuda binary here/);
+  assert.equal(Object.keys((JSON.parse(readFileSync(verdictFile(), "utf8")) as { verdicts: object }).verdicts).length, 2);
 });
 
 // ---- sessions over DAP ----

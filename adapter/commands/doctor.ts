@@ -32,6 +32,9 @@ export interface DoctorReport {
   cache: string;
 }
 
+/** Tokens each backend generates for its timing: more than a session's probe, for a steadier figure. */
+const TIMED_TOKENS = 64;
+
 /** The CPU features llama.cpp's kernels are chosen by (x86 flags, Arm features), where /proc says. */
 const FEATURES = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile", "neon", "asimd", "asimddp", "i8mm", "sve", "sve2"];
 
@@ -65,7 +68,7 @@ export async function doctor(opts: { model?: string; threads: number; timeoutMs?
   };
   // One at a time: probes on the same device would slow each other's timings.
   for (const backend of BACKENDS) {
-    const v = await verdictFor(backend, model, { fresh: true, threads: opts.threads, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+    const v = await verdictFor(backend, model, { fresh: true, threads: opts.threads, tokens: TIMED_TOKENS, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
     opts.onBackend?.(v);
     report.backends.push(v);
   }
