@@ -76,7 +76,8 @@ interface ChildRequest {
  * JSON in $NDBG_PROBE; it imports the node-llama-cpp this module resolves. It is JavaScript as
  * written here, not compiled: a TypeScript function's source text would carry the build's
  * helpers (tsx adds __name calls), which a fresh process does not have. Reports (Report) are
- * JSON lines on stdout; llama.cpp's log goes to stderr, where a crash's reason is found.
+ * JSON lines on stdout; a failure's reason is found in the rest of what it writes (llama.cpp's
+ * log, node-llama-cpp's messages) on stdout and stderr.
  */
 const CHILD = `
 (async () => {
@@ -96,8 +97,8 @@ const CHILD = `
   let at = "binary";
   try {
     const nlc = await import(req.module);
-    // debug: llama.cpp writes its log straight to stderr. Through a logger it arrives later, on
-    // this thread, and an abort (a CUDA error) leaves no time for that: its reason would be lost.
+    // debug: llama.cpp writes its log straight out, flushed at once. Through a logger it arrives
+    // later, on this thread, and an abort (a CUDA error) leaves no time for that: the reason would be lost.
     const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, debug: true, progressLogs: false });
     // Where a backend has no binary for the platform at all (Metal on Linux), node-llama-cpp gives another one.
     const got = llama.gpu === false ? "cpu" : llama.gpu;
