@@ -52,8 +52,8 @@ test("doctor --json: the machine, the binaries, every backend's verdict, the CPU
   assert.deepEqual(Object.values(kept.verdicts).map((v) => v.backend).sort(), ["cpu", "cuda", "metal", "vulkan"]);
 });
 
-test("doctor: the same as text", T, async () => {
-  const r = await ndbg("doctor", "--threads", "1");
+test("doctor: the same as text, with the threads a session would use (one, for the small bundled model)", T, async () => {
+  const r = await ndbg("doctor");
   assert.equal(r.code, 0, r.stderr);
   for (const line of [/^platform  \S+ \S+ \(.*\), Node v\d+/m, /^cpu       .+, \d+ cores?/m, /^binaries  /m, /^gpus      /m, /^backends  \(probed with .+\.gguf, 1 thread\)$/m, /^  cpu     works: \d+\.\d\d ms\/token, \d+ prompt tokens\/s$/m, /^  cuda    fails: .+/m, /^verdicts saved for sessions in /m])
     assert.match(r.stdout, line);

@@ -3,8 +3,9 @@
 // process loads the model and decodes: adapter/model/probe.ts) with its verdict, its reason and,
 // where it works, a timed decode. The verdicts replace the cached ones sessions use.
 import { availableParallelism, cpus, release } from "node:os";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
+import { threadsForSize } from "../model/backend.js";
 import { checkModelFile } from "../model/gguf.js";
 import { resolveModel } from "../model/resolve.js";
 import { BACKENDS, gpuDevices, installedBinaries, verdictFile, verdictFor, type Backend, type GpuDevice, type InstalledBinary, type Verdict } from "../model/probe.js";
@@ -46,7 +47,8 @@ async function cpuFeatures(): Promise<string[] | undefined> {
   return FEATURES.filter((f) => have.has(f));
 }
 
-export async function doctor(opts: { model?: string; threads: number; timeoutMs?: number; onBackend?: (v: Verdict) => void }): Promise<DoctorReport> {
+/** The report; `threads` defaults to what a session on the CPU would use with this model. */
+export async function doctor(opts: { model?: string; threads?: number; timeoutMs?: number; onBackend?: (v: Verdict) => void }): Promise<DoctorReport> {
   const model = await resolveModel(opts.model).catch((e: Error) => {
     throw new InputError(e.message);
   });
@@ -54,6 +56,7 @@ export async function doctor(opts: { model?: string; threads: number; timeoutMs?
   await checkModelFile(model).catch((e: Error) => {
     throw new InputError(e.message);
   });
+  const threads = opts.threads ?? threadsForSize("cpu", (await stat(model)).size);
   const here = `${process.platform}-${process.arch}`;
   const features = await cpuFeatures();
   const report: DoctorReport = {
@@ -62,13 +65,13 @@ export async function doctor(opts: { model?: string; threads: number; timeoutMs?
     binaries: (await installedBinaries()).map((b) => ({ ...b, fitsHere: b.name === here || b.name.startsWith(`${here}-`) })),
     gpus: await gpuDevices(),
     model,
-    threads: opts.threads,
+    threads,
     backends: [],
     cache: verdictFile(),
   };
   // One at a time: probes on the same device would slow each other's timings.
   for (const backend of BACKENDS) {
-    const v = await verdictFor(backend, model, { fresh: true, threads: opts.threads, tokens: TIMED_TOKENS, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+    const v = await verdictFor(backend, model, { fresh: true, threads, tokens: TIMED_TOKENS, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
     opts.onBackend?.(v);
     report.backends.push(v);
   }
@@ -103,11 +106,11 @@ export function run(argv: string[]): Promise<number> {
   return guarded("doctor", usage, async () => {
     const { values, positionals } = flags(argv, OPTIONS);
     if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
-    const threads = values.threads === undefined ? availableParallelism() : positive("--threads", values.threads, true);
+    const threads = values.threads === undefined ? undefined : positive("--threads", values.threads, true);
     const timeout = values.timeout === undefined ? undefined : positive("--timeout", values.timeout, false) * 1000;
     const report = await doctor({
       ...(values.model !== undefined ? { model: values.model } : {}),
-      threads,
+      ...(threads ? { threads } : {}),
       ...(timeout ? { timeoutMs: timeout } : {}),
       onBackend: (v) => process.stderr.write(`ndbg doctor: ${v.backend} ${v.ok ? "works" : "fails"}\n`),
     });

@@ -47,9 +47,14 @@ export function defaultThreads(): number {
  */
 const ONE_THREAD_BYTES = 32 * 1024 * 1024;
 
-/** CPU threads for a session with this model when none are set: one for small models, else the machine's. */
+/** CPU threads when none are set: one for a small model on the CPU, else the machine's. */
+export function threadsForSize(device: string, modelBytes: number): number {
+  return device === "cpu" && modelBytes < ONE_THREAD_BYTES ? 1 : defaultThreads();
+}
+
+/** CPU threads for a session with this model when none are set. */
 export function threadsFor(lm: LoadedModel): number {
-  return lm.device === "cpu" && lm.model.size < ONE_THREAD_BYTES ? 1 : defaultThreads();
+  return threadsForSize(lm.device, lm.model.size);
 }
 
 /**
