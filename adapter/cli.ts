@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   hybrid: () => import("./commands/hybrid.js"),
   bench: () => import("./commands/bench.js"),
   eval: () => import("./commands/eval.js"),
+  doctor: () => import("./commands/doctor.js"),
 };
 
 async function help(): Promise<string> {

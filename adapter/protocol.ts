@@ -36,6 +36,8 @@ export interface ModelEventBody {
   /** "cpu", "cuda", "metal" or "vulkan". */
   device: string;
   dialect: string;
+  /** The backends passed over for `device`, each with why. */
+  skipped?: { backend: string; reason: string }[];
   /** After a predicted step: its generated tokens per second, and the model's confidence in it. */
   tokensPerSecond?: number;
   confidence?: number;
@@ -51,6 +53,8 @@ export interface ModelDescription {
   /** "cpu", "cuda", "metal" or "vulkan". */
   device: string;
   gpuNames: string[];
+  /** The backends passed over for `device`, each with why (its probe's error line, or not available here). */
+  skipped: { backend: string; reason: string }[];
   threads: number;
   contextSize: number;
   loadMs: number;

@@ -25,7 +25,7 @@ import { ComparePredictor, startComparison } from "./compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compareDap.js";
 import { findDebugpyPython } from "./debugpy.js";
 import { normalizeSource, serialize, serializeMany } from "./trajectory.js";
-import { EVENTS, REQUESTS, type ModelEventBody, type SaveTraceBody, type StatsBody } from "./protocol.js";
+import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "./protocol.js";
 import { REAL, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 
 const THREAD_ID = 1;
@@ -597,7 +597,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendEvent(ev);
   }
 
-  private model?: { name: string; device: string; dialect: string };
+  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"] };
   private downloaded = -1;
 
   /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
@@ -607,8 +607,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
     } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
     else if (s.stage === "ready") {
-      this.model = { name: s.name, device: s.device, dialect: s.dialect };
+      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped };
       this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
+      for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
       this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
     }
   }

@@ -93,7 +93,7 @@ export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactor
 const keepWarm = (): boolean => vscode.workspace.getConfiguration("neuralPython").get<boolean>("keepAdapterWarm") !== false;
 
 /** The extension host's executable is Electron in desktop VS Code: it runs as plain Node with ELECTRON_RUN_AS_NODE. */
-function nodeEnv(): Record<string, string> {
+export function nodeEnv(): Record<string, string> {
   return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
 }
 

@@ -1,8 +1,10 @@
 // The extension host side of the Neural Python Debugger: the `neural-python` debug type (launch
 // defaults, the adapter as a separate process), the model status, trace files (save, replay,
-// language server) and the "Neural Python" log. All states come from the adapter over DAP.
+// language server), the inference backend check and the "Neural Python" log. All states come
+// from the adapter over DAP.
 import * as vscode from "vscode";
 import { NeuralAdapterFactory, NeuralTrackerFactory } from "./adapterFactory.js";
+import { registerBackendCheck } from "./backendCheck.js";
 import { registerComparePanel } from "./comparePanel.js";
 import { DEBUG_TYPE, NeuralConfigurationProvider, NeuralDynamicConfigurations } from "./debugConfig.js";
 import { startTraceLanguageClient } from "./languageClient.js";
@@ -31,6 +33,7 @@ export function activate(context: vscode.ExtensionContext): NeuralPythonApi {
     vscode.commands.registerCommand("neuralPython.replayTrace", (uri?: vscode.Uri) => replayTrace(uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand("neuralPython.showLog", () => log.show(true)),
     registerComparePanel(log),
+    registerBackendCheck(context, log),
     startTraceLanguageClient(context, log),
     offerReplay(),
   );

@@ -37,7 +37,7 @@ export function traceOptions(values: { call?: string; python?: string; "max-even
   return opts;
 }
 
-function positive(flag: string, text: string, integer: boolean): number {
+export function positive(flag: string, text: string, integer: boolean): number {
   const n = Number(text);
   if (text.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
     throw new InputError(`${flag} needs a positive ${integer ? "integer" : "number"}, not "${text}"`, 2);

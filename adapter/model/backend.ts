@@ -5,6 +5,7 @@ import { availableParallelism } from "node:os";
 import { realpath, stat } from "node:fs/promises";
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { checkModelFile, ModelFileError, type ModelFileInfo } from "./gguf.js";
+import { chooseBackend, type Backend, type BackendChoice } from "./probe.js";
 
 export type GpuSetting = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
 export const GPU_SETTINGS: readonly GpuSetting[] = ["auto", "cuda", "metal", "vulkan", "cpu"];
@@ -27,6 +28,8 @@ export interface LoadedModel {
   /** GPU names, when it runs on one. */
   gpuNames: string[];
   loadMs: number;
+  /** The backends passed over for this one, each with why (their probe's error line). */
+  skipped: BackendChoice["skipped"];
 }
 
 let logSink: ((message: string) => void) | undefined;
@@ -44,45 +47,44 @@ export function defaultThreads(): number {
  */
 const ONE_THREAD_BYTES = 32 * 1024 * 1024;
 
-/** CPU threads for a session with this model when none are set: one for small models, else the machine's. */
+/** CPU threads when none are set: one for a small model on the CPU, else the machine's. */
+export function threadsForSize(device: string, modelBytes: number): number {
+  return device === "cpu" && modelBytes < ONE_THREAD_BYTES ? 1 : defaultThreads();
+}
+
+/** CPU threads for a session with this model when none are set. */
 export function threadsFor(lm: LoadedModel): number {
-  return lm.device === "cpu" && lm.model.size < ONE_THREAD_BYTES ? 1 : defaultThreads();
+  return threadsForSize(lm.device, lm.model.size);
 }
 
 /**
- * The llama.cpp binding for a GPU setting; prebuilt binaries only (never a build from source).
- * It may use every core; each session's context says how many threads it uses.
+ * The llama.cpp binding for a backend (one that passed its probe: see loadModel); prebuilt
+ * binaries only (never a build from source). It may use every core; each session's context says how many threads it uses.
  */
-export async function getBackend(opts: BackendOptions = {}): Promise<Llama> {
-  const gpu = opts.gpu ?? "auto";
-  if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
-  if (opts.log) logSink = opts.log;
-  const key = gpu;
-  let p = llamas.get(key);
+export async function getBackend({ gpu: backend }: { gpu: Backend }): Promise<Llama> {
+  let p = llamas.get(backend);
   if (!p) {
     p = (async () => {
       const nlc = await import("node-llama-cpp");
+      let llama: Llama;
       try {
-        return await nlc.getLlama({
+        llama = await nlc.getLlama({
           build: "never",
-          gpu: gpu === "cpu" ? false : gpu,
+          gpu: backend === "cpu" ? false : backend,
           maxThreads: defaultThreads(),
           logLevel: nlc.LlamaLogLevel.warn,
           logger: (level, message) => logSink?.(`[llama.cpp ${level}] ${message.trimEnd()}`),
           progressLogs: false,
         });
       } catch (e) {
-        if (e instanceof nlc.NoBinaryFoundError)
-          throw new BackendError(
-            gpu === "auto" || gpu === "cpu"
-              ? `no prebuilt llama.cpp binary fits this machine (${process.platform}-${process.arch}): install node-llama-cpp's package for this platform (@node-llama-cpp/${process.platform}-${process.arch})`
-              : `llama.cpp cannot run on ${gpu} here (no ${gpu} binary for ${process.platform}-${process.arch}, or no ${gpu} device and driver): set the gpu setting to auto or cpu`,
-          );
-        throw new BackendError(`llama.cpp could not start (gpu ${gpu}): ${(e as Error).message}`);
+        throw new BackendError(`llama.cpp could not start on ${backend}: ${(e as Error).message}`);
       }
+      const got = llama.gpu === false ? "cpu" : llama.gpu;
+      if (got !== backend) throw new BackendError(`llama.cpp has no ${backend} build here (node-llama-cpp offers ${got})`);
+      return llama;
     })();
-    llamas.set(key, p);
-    p.catch(() => llamas.delete(key));
+    llamas.set(backend, p);
+    p.catch(() => llamas.delete(backend));
   }
   return p;
 }
@@ -100,22 +102,42 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   }
   const st = await stat(real);
   const gpu = opts.gpu ?? "auto";
+  if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
+  if (opts.log) logSink = opts.log;
   const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
   let p = models.get(key);
   if (!p) {
     p = (async () => {
       const info = await checkModelFile(real);
-      const llama = await getBackend(opts);
+      // Only a backend that loaded this model and decoded with it in a child process runs it here.
+      const choose = (g: GpuSetting): Promise<BackendChoice> =>
+        chooseBackend(g, real, opts.log ? { log: (m: string) => opts.log?.(`backend probe: ${m}`) } : {}).catch((e: Error) => {
+          throw new BackendError(e.message);
+        });
+      const load = async (llama: Llama): Promise<LlamaModel> => {
+        try {
+          return await llama.loadModel({ modelPath: real });
+        } catch (e) {
+          throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+        }
+      };
+      let choice = await choose(gpu);
+      let llama = await getBackend({ gpu: choice.backend });
       const t0 = performance.now();
       let model: LlamaModel;
       try {
-        model = await llama.loadModel({ modelPath: real });
+        model = await load(llama);
       } catch (e) {
-        throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+        // A GPU's verdict may come from another model: this one can still not fit in its memory.
+        if (choice.backend === "cpu") throw e;
+        const skipped = [...choice.skipped, { backend: choice.backend, reason: (e as Error).message }];
+        choice = { ...(await choose("cpu")), skipped };
+        llama = await getBackend({ gpu: "cpu" });
+        model = await load(llama);
       }
       const device = llama.gpu === false ? "cpu" : String(llama.gpu);
       const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
-      return { path: real, llama, model, info, device, gpuNames, loadMs: performance.now() - t0 };
+      return { path: real, llama, model, info, device, gpuNames, loadMs: performance.now() - t0, skipped: choice.skipped };
     })();
     models.set(key, p);
     p.catch(() => models.delete(key));

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { ModelFileError } from "./gguf.js";
 
 export interface ResolveOptions {
-  /** Where downloaded models are kept (default: ~/.cache/ndbg/models, or $NDBG_MODEL_CACHE). */
+  /** Where downloaded models are kept (default: models/ in cacheRoot(), or $NDBG_MODEL_CACHE). */
   cacheDir?: string;
   /** Relative paths are resolved against this directory (default: the working directory). */
   cwd?: string;
@@ -17,8 +17,13 @@ export interface ResolveOptions {
 
 export const isUri = (s: string): boolean => /^(hf:|huggingface:|https?:\/\/)/i.test(s);
 
+/** The user's cache folder for ndbg: $XDG_CACHE_HOME/ndbg, else ~/.cache/ndbg. */
+export function cacheRoot(): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "ndbg");
+}
+
 export function defaultCacheDir(): string {
-  return process.env.NDBG_MODEL_CACHE || join(homedir(), ".cache", "ndbg", "models");
+  return process.env.NDBG_MODEL_CACHE || join(cacheRoot(), "models");
 }
 
 /** Directories that may hold the bundled model: models/ beside the bundle (dist/..) or the repository. */

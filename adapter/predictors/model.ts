@@ -149,6 +149,7 @@ export class ModelPredictor implements Predictor {
       dialect: this.dialect.name,
       device: this.loaded.device,
       gpuNames: this.loaded.gpuNames,
+      skipped: this.loaded.skipped,
       threads: this.sequence.threads,
       contextSize: this.sequence.contextSize,
       loadMs: this.loaded.loadMs,
