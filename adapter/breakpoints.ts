@@ -1,9 +1,53 @@
 // What a breakpoint does when the program reaches it, beyond stopping: hit conditions ("3",
 // ">= 2", "% 2": which hits stop, as debugpy reads them) and log points ("x is {x}": a message
-// with expressions in braces, written instead of stopping). Expressions are evaluated by
-// adapter/expr.ts over the state's locals: nothing runs.
+// with expressions in braces, written instead of stopping); and the exception filters a client
+// can turn on. Expressions are evaluated by adapter/expr.ts over the state's locals: nothing runs.
+import type { DebugProtocol } from "@vscode/debugprotocol";
 import { evaluateValue, ExprError, parseExpression } from "./expr.js";
 import { cutText, literalToStr } from "./values.js";
+
+/** A breakpoint as the client set it and the session keeps it (the engine's spec, with the client's id). */
+export interface ClientBreakpoint {
+  id: number;
+  line: number;
+  condition?: string;
+  hitCondition?: string;
+  logMessage?: string;
+}
+
+/** The exception filters the adapter offers (as debugpy names them); both off unless the user turns them on. */
+export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
+  {
+    filter: "raised",
+    label: "Raised Exceptions",
+    description: "Stop where any exception is raised, caught or not (continue then goes event by event: slower when the states are predicted)",
+    default: false,
+  },
+  {
+    filter: "uncaught",
+    label: "Uncaught Exceptions",
+    description: "Stop where an exception that ends the program was raised, before it ends",
+    default: false,
+  },
+];
+
+/** Which exceptions stop a continue, from the filters a client turned on; an unknown filter is an Error. */
+export function readExceptionFilters(filters: readonly string[]): { raised: boolean; uncaught: boolean } {
+  const known = EXCEPTION_FILTERS.map((f) => f.filter);
+  for (const f of filters) if (!known.includes(f)) throw new Error(`unknown exception filter "${cutText(f, 60)}" (known: ${known.join(", ")})`);
+  return { raised: filters.includes("raised"), uncaught: filters.includes("uncaught") };
+}
+
+/** Why a client's breakpoint cannot be set as asked (a hit count or log message that cannot be read), or undefined. */
+export function breakpointProblem(b: { hitCondition?: string; logMessage?: string }): string | undefined {
+  try {
+    if (b.hitCondition?.trim()) parseHitCondition(b.hitCondition);
+    if (b.logMessage) parseLogMessage(b.logMessage);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
 
 const HIT_OPERATORS = [">=", "<=", "==", ">", "<", "%"] as const;
 

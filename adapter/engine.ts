@@ -31,6 +31,8 @@ export interface LogLine {
 export interface EngineOptions {
   /** Most predictions one continue may make while skipping hits whose condition is false. */
   maxSteps?: number;
+  /** Most states one continue may predict going event by event for exception stops (default maxSteps). */
+  maxEvents?: number;
 }
 
 type StepKind = "step_into" | "step_over" | "step_return";
@@ -42,6 +44,7 @@ export class Engine {
   private pos = -1;
   private bps: BreakpointSpec[] = [];
   private readonly maxSteps: number;
+  private readonly maxEvents: number;
   private queue: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private pendingNotes: string[] = [];
@@ -52,6 +55,7 @@ export class Engine {
 
   constructor(private readonly predictor: Predictor, opts: EngineOptions = {}) {
     this.maxSteps = Math.max(1, opts.maxSteps ?? 10_000);
+    this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
   }
 
   /** The states the session knows, in program order; each later entry carries the forward action that leads to it from the one before. */
@@ -230,14 +234,19 @@ export class Engine {
    * them, else each caller's latest state in the history (callers not in it are left out).
    */
   stack(): Frame[] {
-    const cur = this.hist[this.pos]?.step.frame;
+    return this.stackOf(this.hist.slice(0, this.pos + 1));
+  }
+
+  /** The call stack at the last state of `path` (a history up to that state), as stack() gives it. */
+  private stackOf(path: readonly Predicted[]): Frame[] {
+    const cur = path.at(-1)?.step.frame;
     if (!cur) return [];
-    const known = this.predictor.callers?.(this.hist.slice(0, this.pos + 1));
+    const known = this.predictor.callers?.(path);
     if (known) return [cur, ...known];
     const out = [cur];
     let want = cur.depth - 1;
-    for (let k = this.pos - 1; k >= 0 && want >= 0; k--) {
-      const f = this.hist[k].step.frame;
+    for (let k = path.length - 2; k >= 0 && want >= 0; k--) {
+      const f = path[k].step.frame;
       if (!f || f.depth > want) continue; // a deeper frame that has finished
       if (f.event === "return") {
         // That frame at this depth had finished: the caller at this depth is not known.
@@ -259,7 +268,7 @@ export class Engine {
       let ask = true;
       if (frame) {
         try {
-          return evaluateExpression(expression, frame.locals);
+          return evaluateExpression(expression, namesOf(this.stack()));
         } catch (e) {
           if (!(e instanceof ExprError)) throw e;
           reason = e.message;
@@ -299,7 +308,7 @@ export class Engine {
    * Predicts `action` (continue, or step_into to go event by event) again and again from the
    * end of `base` until a state stops the run: the exit, a breakpoint hit that stops, a continue
    * that stopped off the breakpoints, or going event by event with raised exceptions stopping,
-   * a raised exception; at most maxSteps predictions.
+   * a raised exception; at most maxSteps predictions (maxEvents event by event).
    */
   private async runOn(base: readonly Predicted[], action: Action, signal?: AbortSignal): Promise<Predicted[]> {
     const path = [...base];
@@ -312,8 +321,8 @@ export class Engine {
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
       if (!stepping && !this.hits(p.step.frame).length) break;
-      if (n >= this.maxSteps) {
-        this.note(`${stepping ? "the run" : "continue"} stopped after ${n} ${stepping ? "events" : "breakpoint hits that did not stop"} (maxSteps)`);
+      if (n >= (stepping ? this.maxEvents : this.maxSteps)) {
+        this.note(stepping ? `the run went ${n} events without an exception stop and stopped there (maxEvents)` : `continue stopped after ${n} breakpoint hits that did not stop (maxSteps)`);
         break;
       }
     }
@@ -324,7 +333,8 @@ export class Engine {
   private arrived(path: readonly Predicted[], from: number, to = from): void {
     for (let i = from; i <= to; i++) {
       const f = path[i].step.frame;
-      for (const b of this.hits(f)) if (b.logMessage !== undefined && this.fires(path, i, b)) this.pendingLogs.push({ text: formatLogMessage(b.logMessage, f!.locals), state: path[i] });
+      for (const b of this.hits(f))
+        if (b.logMessage !== undefined && this.fires(path, i, b)) this.pendingLogs.push({ text: formatLogMessage(b.logMessage, this.namesAt(path, i)), state: path[i] });
     }
   }
 
@@ -357,15 +367,20 @@ export class Engine {
 
   /** Whether breakpoint `b`, hit at path[i], counts there: its condition holds and, with the hit count so far, its hit condition. */
   private fires(path: readonly Predicted[], i: number, b: BreakpointSpec): boolean {
-    if (!this.holds(b, path[i].step.frame!, true)) return false;
+    if (!this.holds(b, path, i, true)) return false;
     return !b.hitCondition || parseHitCondition(b.hitCondition)(this.hitCount(path, i, b));
   }
 
-  /** Whether `b`'s condition holds in `f` (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
-  private holds(b: BreakpointSpec, f: Frame, tell: boolean): boolean {
+  /** The names an expression reads at path[i] (see namesOf). */
+  private namesAt(path: readonly Predicted[], i: number): Record<string, string> {
+    return namesOf(this.stackOf(path.slice(0, i + 1)));
+  }
+
+  /** Whether `b`'s condition holds at path[i] (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
+  private holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean): boolean {
     if (!b.condition) return true;
     try {
-      return evaluateCondition(b.condition, f.locals);
+      return evaluateCondition(b.condition, this.namesAt(path, i));
     } catch (e) {
       if (!(e instanceof ExprError)) throw e;
       if (tell) this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${e.message}); stopping there`);
@@ -380,7 +395,7 @@ export class Engine {
     let n = k >= 0 ? this.hitMemo.get(path[k])!.get(b)! : 0;
     for (let j = k + 1; j <= i; j++) {
       const f = path[j].step.frame;
-      if (f && this.hits(f).includes(b) && this.holds(b, f, false)) n++;
+      if (f && this.hits(f).includes(b) && this.holds(b, path, j, false)) n++;
       let memo = this.hitMemo.get(path[j]);
       if (!memo) this.hitMemo.set(path[j], (memo = new Map()));
       memo.set(b, n);
@@ -403,6 +418,19 @@ export class Engine {
     this.queue = result.catch(() => undefined);
     return result;
   }
+}
+
+/**
+ * The names an expression reads in the top frame of `stack` (innermost first), as Python looks
+ * them up: its locals, then the program's globals (its <module> frame's names, where that frame
+ * is on the stack and the top frame is in the program's own file).
+ */
+export function namesOf(stack: readonly Frame[]): Record<string, string> {
+  const [top] = stack;
+  if (!top) return {};
+  const module = stack.at(-1)!;
+  const globals = module !== top && module.func === "<module>" && module.file === undefined && top.file === undefined;
+  return globals ? { ...module.locals, ...top.locals } : top.locals;
 }
 
 /** A raised exception at path[i]: an exception event that is not one passed up from the callee that just unwound. */
