@@ -6,52 +6,19 @@
 // for the marks that say the values are predicted.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { runTrace, type TraceResult } from "../adapter/tracer.js";
-import { buildDist } from "./support/dist.js";
+import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, firstOf, openSession, realStack, stepOutIndex, stopAfter, type Session } from "./support/dap.js";
 
 const T = { timeout: 240_000 };
 
-const PROGRAM = `RATE = 2
-
-
-def scale(v):
-    w = v * RATE
-    return w
-
-
-def total(values):
-    acc = 0
-    for v in values:
-        acc += scale(v)
-    return acc
-
-
-def check(v):
-    if v < 0:
-        raise ValueError("negative")
-    return v
-
-
-def guarded(vals):
-    out = []
-    for v in vals:
-        try:
-            out.append(check(v))
-        except ValueError:
-            out.append(0)
-    return sum(out) + check(-5)
-
-
-result = total([1, 2, 3])
-print("total", result)
-guarded([1, -2])
-`;
+/** Module code, several functions, a caught exception and an uncaught one. */
+const FIXTURE = join(ROOT, "test", "fixtures", "dap", "stops.py");
 const SCALE_BODY = 5; // w = v * RATE
 const CALL_LINE = 12; // acc += scale(v)
 const RAISE = 18; // raise ValueError("negative")
@@ -64,7 +31,7 @@ before(async () => {
   buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-stops-"));
   program = join(dir, "prog.py");
-  writeFileSync(program, PROGRAM);
+  copyFileSync(FIXTURE, program);
   trace = await runTrace(program, {});
   assert.equal(trace.exit.status, "error");
 });

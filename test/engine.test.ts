@@ -2,7 +2,7 @@
 // travel, breakpoints with conditions, the call stack, edits, evaluation and the exit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Engine } from "../adapter/engine.js";
@@ -490,22 +490,9 @@ test("random walks keep the history a faithful path of the recording", async () 
   }
 });
 
-const EXC_SRC = `def check(v):
-    if v < 0:
-        raise ValueError("negative")
-    return v
-
-
-def run(vals):
-    out = []
-    for v in vals:
-        try:
-            out.append(check(v))
-        except ValueError:
-            out.append(0)
-    return sum(out) + check(-5)
-`;
-const raising = () => trace("raising", EXC_SRC, "run([1, -2])");
+/** Module code that calls total(), then guarded(), which catches one ValueError and raises another. */
+const STOPS_SRC = readFileSync(join(import.meta.dirname, "fixtures", "dap", "stops.py"), "utf8");
+const raising = () => trace("raising", STOPS_SRC);
 
 test("stepOut stops in the caller after the call returns, with the return event kept before it", async () => {
   const r = await loop();
@@ -583,18 +570,18 @@ test("exception stops: raised exceptions where they are raised, uncaught ones wh
   const raised = await engine(r);
   raised.setExceptionStops({ raised: true, uncaught: false });
   let p = await raised.continue();
-  assert.deepEqual([at(p), frameOf(p).locals.v, frameOf(p).value], ["3 exception check", "-2", "ValueError('negative')"]);
-  // The same exception passed up to run() is not a new raise: the next stop is check(-5)'s.
+  assert.deepEqual([at(p), frameOf(p).locals.v, frameOf(p).value], ["18 exception check", "-2", "ValueError('negative')"]);
+  // The same exception passed up to guarded() is not a new raise: the next stop is check(-5)'s.
   p = await raised.continue();
-  assert.deepEqual([at(p), frameOf(p).locals.v], ["3 exception check", "-5"]);
+  assert.deepEqual([at(p), frameOf(p).locals.v], ["18 exception check", "-5"]);
   assert.equal(at(await raised.continue()), "exit error");
   assertFaithful(raised, r);
 
   const uncaught = await engine(r);
   uncaught.setExceptionStops({ raised: false, uncaught: true });
   p = await uncaught.continue();
-  assert.deepEqual([at(p), frameOf(p).locals.v], ["3 exception check", "-5"], "the caught ValueError is passed");
-  assert.deepEqual(uncaught.stack().map((f) => f.func), ["check", "run"]);
+  assert.deepEqual([at(p), frameOf(p).locals.v], ["18 exception check", "-5"], "the caught ValueError is passed");
+  assert.deepEqual(uncaught.stack().map((f) => f.func), ["check", "guarded", "<module>"]);
   assertFaithful(uncaught, r);
   // On from there: the exception unwinds to the exit.
   assert.equal(at(await uncaught.continue()), "exit error");
@@ -602,9 +589,9 @@ test("exception stops: raised exceptions where they are raised, uncaught ones wh
   // A breakpoint before the exception still stops first; without exception stops the run ends.
   const both = await engine(r);
   both.setExceptionStops({ raised: true, uncaught: true });
-  both.setBreakpoints([{ line: 13 }]);
-  assert.equal(at(await both.continue()), "3 exception check");
-  assert.equal(at(await both.continue()), "13 line run");
+  both.setBreakpoints([{ line: 28 }]); // out.append(0)
+  assert.equal(at(await both.continue()), "18 exception check");
+  assert.equal(at(await both.continue()), "28 line guarded");
   const none = await engine(r);
   assert.equal(at(await none.continue()), "exit error");
   // A program that ends normally: uncaught stops change nothing.
