@@ -243,6 +243,15 @@ class ReprReader {
       this.expect(")");
       return { t: "frozenset", items: inner.items };
     }
+    if ((word === "dict_keys" || word === "dict_values" || word === "dict_items") && this.src[this.pos + word.length] === "(") {
+      // A dict view, as Python prints one: its elements in a list display.
+      this.pos += word.length + 1;
+      this.expect("[");
+      const inner = this.items("]");
+      if (word === "dict_items" && !inner.items.every((x) => x.t === "tuple" && x.items.length === 2)) throw new ValueSyntaxError("dict_items(...) must hold (key, value) pairs");
+      this.expect(")");
+      return { t: word, items: inner.items };
+    }
     if (word === "set" && this.src.startsWith("set()", this.pos)) {
       this.pos += 5;
       return { t: "set", items: [] };

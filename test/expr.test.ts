@@ -12,7 +12,8 @@ import { findPython } from "../adapter/tracer.js";
 const LOCALS_PY = String.raw`dict(n=5, x=2.5, s='hello', e='', lst=[3, 1, 2], t=(1, 'a', None), d={'a': 1, 'b': [1, 2]},
   st={1, 2, 3}, fs=frozenset({4}), b=b'abc', f=True, z=0, neg=-7, big=10**20, c=1+2j,
   nested=[[1, 2], [3, [4, 5]]], u='é😀x', none=None, q="it's", fl=[0.5, 0.25, 2.0],
-  text='the cat the dog', csv='a,b,,c', ws=' \t a  b\n c \u3000', lines='one\ntwo\r\nthree\r', title="they're 1st bill's", num='-42')`;
+  text='the cat the dog', csv='a,b,,c', ws=' \t a  b\n c \u3000', lines='one\ntwo\r\nthree\r', title="they're 1st bill's", num='-42',
+  kv={'a': 1, 'b': [2]}.items(), ks={'x': 1, 'y': 2}.keys(), vs={'x': 1}.values())`;
 
 const EXPRESSIONS = String.raw`
 n + 1
@@ -391,6 +392,18 @@ s.nope
 s.nope()
 lst.nope()
 n.nope
+kv
+ks
+vs
+len(kv)
+list(kv)
+sorted(ks)
+'x' in ks
+('a', 1) in kv
+ks == {'x', 'y'}
+kv == {('a', 1)}
+sum(vs)
+ks[0]
 `.trim().split("\n");
 
 const PY_EVAL = String.raw`
