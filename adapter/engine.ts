@@ -85,6 +85,12 @@ export class Engine {
     return n;
   }
 
+  /** Whether the current state is where the exception was raised that ends the run as far as it is known (an uncaught one). */
+  get uncaught(): boolean {
+    const last = this.hist.at(-1);
+    return last?.step.exit?.status === "error" && this.pos < this.hist.length - 1 && raisedAt(this.hist, 0) === this.pos;
+  }
+
   /** Log points' messages written since the last call, in the order their states were reached. */
   takeLogs(): LogLine[] {
     const l = this.pendingLogs;

@@ -966,7 +966,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
     // VS Code's exception widget shows the description: a predicted exception says it is one.
     const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
-    response.body = { exceptionId: type, description, breakMode: "always", details: { typeName: type, message: repr } };
+    response.body = { exceptionId: type, description, breakMode: this.engine?.uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
     this.sendResponse(response);
   }
 }

@@ -177,7 +177,7 @@ test("record: raised exceptions stop where raised; uncaught ones where the excep
     assert.deepEqual([e.event, e.body.reason, e.body.description], ["stopped", "exception", "Exception: ValueError('negative')"]);
     const first_ = trace.frames.findIndex((f) => f.event === "exception");
     assert.deepEqual((await stack(raised)).map((f) => [f.name, f.line]), realStack(trace.frames, first_).map((f) => [f.func, f.line]));
-    assert.equal((await raised.dc.exceptionInfoRequest(THREAD)).body.exceptionId, "ValueError");
+    assert.deepEqual((({ exceptionId, breakMode }) => [exceptionId, breakMode])((await raised.dc.exceptionInfoRequest(THREAD)).body), ["ValueError", "always"]);
     // The same exception passed up to guarded() is no new raise: on to check(-5)'s.
     await move(raised, (dc) => dc.continueRequest(THREAD));
     const top = (await stack(raised))[0];
@@ -196,6 +196,7 @@ test("record: raised exceptions stop where raised; uncaught ones where the excep
     const at = trace.frames.map((f, k) => (f.event === "exception" && f.func === "check" ? k : -1)).reduce((a, b) => Math.max(a, b));
     assert.deepEqual((await stack(uncaught)).map((f) => [f.name, f.line]), realStack(trace.frames, at).map((f) => [f.func, f.line]));
     assert.equal(trace.frames[at].locals.v, "-5", "the caught ValueError of check(-2) was passed");
+    assert.equal((await uncaught.dc.exceptionInfoRequest(THREAD)).body.breakMode, "unhandled");
     await Promise.all([uncaught.dc.continueRequest(THREAD), uncaught.dc.waitForEvent("terminated")]);
     assert.match(uncaught.text("stderr"), /Program ended with an error: ValueError\('negative'\)/);
   } finally {
