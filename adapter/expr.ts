@@ -1,7 +1,8 @@
 // A small evaluator of Python expressions over a state's locals (reprs), for breakpoint
 // conditions, hovers, watches and the debug console in every mode. It never runs code: it
 // reads literals and computes with Python's own rules on the values it can read, and refuses
-// (ExprError) everything else: attributes, calls other than a few builtins, names not in scope.
+// (ExprError) everything else: calls other than a few builtins and the methods of built-in values
+// that change nothing (s.split(), d.items()), attributes of other objects, names not in scope.
 import {
   type PyValue, MAX_NESTING, MAX_REPR, ReprTooLong, ValueSyntaxError, cutText, extentOf, parseRepr, literalToRepr, literalToStr,
   readNumber, readString, reprPreview, TYPE_NAMES,
@@ -105,7 +106,9 @@ type Node =
   | { k: "if"; test: Node; body: Node; orelse: Node }
   | { k: "index"; x: Node; index: Node }
   | { k: "slice"; lower?: Node; upper?: Node; step?: Node }
-  | { k: "call"; fn: string; args: Node[]; kwargs: [string, Node][] };
+  | { k: "call"; fn: string; args: Node[]; kwargs: [string, Node][] }
+  | { k: "attr"; x: Node; name: string }
+  | { k: "method"; x: Node; name: string; args: Node[]; kwargs: [string, Node][] };
 
 class Parser {
   i = 0;
@@ -244,34 +247,43 @@ class Parser {
   postfix(): Node {
     let x = this.atom();
     for (;;) {
-      if (this.isOp(".")) throw new ExprError("attribute access is not supported");
-      if (this.isOp("[")) {
+      if (this.eat(".")) {
+        if (this.t.k !== "name" || KEYWORDS.has(this.t.v)) this.fail("expected an attribute name");
+        const name = this.t.v;
+        this.i++;
+        x = this.isOp("(") ? { k: "method", x, name, ...this.callArgs() } : { k: "attr", x, name };
+      } else if (this.isOp("[")) {
         this.i++;
         const index = this.subscript();
         this.expect("]");
         x = { k: "index", x, index };
       } else if (this.isOp("(")) {
-        if (x.k !== "name") throw new ExprError("only calls of builtins such as len(...) are supported");
-        this.i++;
-        const args: Node[] = [];
-        const kwargs: [string, Node][] = [];
-        while (!this.isOp(")")) {
-          if (this.isOp("*") || this.isOp("**")) throw new ExprError("unpacking in calls is not supported");
-          if (this.t.k === "name" && this.toks[this.i + 1]?.k === "op" && this.toks[this.i + 1].v === "=") {
-            const name = this.t.v;
-            this.i += 2;
-            kwargs.push([name, this.expr()]);
-          } else {
-            if (kwargs.length) this.fail("positional argument follows keyword argument");
-            args.push(this.expr());
-          }
-          if (this.isName("for")) throw new ExprError("comprehensions are not supported");
-          if (!this.eat(",")) break;
-        }
-        this.expect(")");
-        x = { k: "call", fn: x.id, args, kwargs };
+        if (x.k !== "name") throw new ExprError("only calls of builtins such as len(...) and methods of values such as s.split() are supported");
+        x = { k: "call", fn: x.id, ...this.callArgs() };
       } else return x;
     }
+  }
+
+  /** The arguments of a call, from its "(" to its ")". */
+  callArgs(): { args: Node[]; kwargs: [string, Node][] } {
+    this.expect("(");
+    const args: Node[] = [];
+    const kwargs: [string, Node][] = [];
+    while (!this.isOp(")")) {
+      if (this.isOp("*") || this.isOp("**")) throw new ExprError("unpacking in calls is not supported");
+      if (this.t.k === "name" && this.toks[this.i + 1]?.k === "op" && this.toks[this.i + 1].v === "=") {
+        const name = this.t.v;
+        this.i += 2;
+        kwargs.push([name, this.expr()]);
+      } else {
+        if (kwargs.length) this.fail("positional argument follows keyword argument");
+        args.push(this.expr());
+      }
+      if (this.isName("for")) throw new ExprError("comprehensions are not supported");
+      if (!this.eat(",")) break;
+    }
+    this.expect(")");
+    return { args, kwargs };
   }
 
   subscript(): Node {
@@ -504,7 +516,10 @@ function cmpNum(a: Num, b: Num): number {
   return Number.isNaN(x) || Number.isNaN(y) ? NaN : x < y ? -1 : x > y ? 1 : 0;
 }
 
-const isSetLike = (v: PyValue): boolean => v.t === "set" || v.t === "frozenset";
+/** Sets, and the dict views Python compares and combines as sets (keys and items; values are not). */
+const isSetLike = (v: PyValue): boolean => v.t === "set" || v.t === "frozenset" || v.t === "dict_keys" || v.t === "dict_items";
+/** The type a set operation on `a` gives: a frozenset stays one, a set or a view gives a set. */
+const setType = (a: PyValue): "set" | "frozenset" => (a.t === "frozenset" ? "frozenset" : "set");
 
 export function pyEq(a: PyValue, b: PyValue): boolean {
   tick();
@@ -596,7 +611,7 @@ function order(op: string, a: PyValue, b: PyValue): boolean {
 
 function hashable(v: PyValue): void {
   tick();
-  if (v.t === "list" || v.t === "dict" || v.t === "set") throw pyErr("TypeError", `unhashable type: '${tn(v)}'`);
+  if (v.t === "list" || v.t === "dict" || v.t === "set" || v.t.startsWith("dict_")) throw pyErr("TypeError", `unhashable type: '${tn(v)}'`);
   if (v.t === "tuple" || v.t === "frozenset") v.items.forEach(hashable);
   if (v.t === "opaque") throw opaqueErr(v);
 }
@@ -618,7 +633,11 @@ function contained(x: PyValue, c: PyValue): boolean {
       return contains(c.items, x);
     case "set":
     case "frozenset":
+    case "dict_keys":
       hashable(x);
+      return contains(c.items, x);
+    case "dict_values":
+    case "dict_items":
       return contains(c.items, x);
     case "dict":
       hashable(x);
@@ -826,7 +845,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
       const x = (a as { items: PyValue[] }).items;
       const y = (b as { items: PyValue[] }).items;
       const items = op === "&" ? x.filter((e) => contains(y, e)) : op === "|" ? [...x, ...y.filter((e) => !contains(x, e))] : [...x.filter((e) => !contains(y, e)), ...y.filter((e) => !contains(x, e))];
-      return built({ t: a.t as "set" | "frozenset", items });
+      return built({ t: setType(a), items });
     }
     throw pyErr("TypeError", `unsupported operand type(s) for ${op}: '${tn(a)}' and '${tn(b)}'`);
   }
@@ -853,7 +872,7 @@ function binop(op: string, a: PyValue, b: PyValue): PyValue {
   }
   if (op === "-" && isSetLike(a) && isSetLike(b)) {
     const y = (b as { items: PyValue[] }).items;
-    return built({ t: a.t as "set" | "frozenset", items: (a as { items: PyValue[] }).items.filter((e) => !contains(y, e)) });
+    return built({ t: setType(a), items: (a as { items: PyValue[] }).items.filter((e) => !contains(y, e)) });
   }
   if (op === "%" && (a.t === "str" || a.t === "bytes")) throw new ExprError("%-formatting is not supported");
   throw pyErr("TypeError", `unsupported operand type(s) for ${op}: '${tn(a)}' and '${tn(b)}'`);
@@ -877,7 +896,7 @@ function unary(op: string, v: PyValue): PyValue {
 function iterate(v: PyValue): PyValue[] {
   if (v.t === "bytes") tick(v.v.length);
   if (v.t === "dict") tick(v.entries.length);
-  if (isSeq(v)) tick(v.items.length);
+  if ("items" in v) tick(v.items.length);
   switch (v.t) {
     case "str":
       return chars(v.v).map((c) => ({ t: "str", v: c }));
@@ -889,6 +908,9 @@ function iterate(v: PyValue): PyValue[] {
     case "tuple":
     case "set":
     case "frozenset":
+    case "dict_keys":
+    case "dict_values":
+    case "dict_items":
       return v.items;
     case "opaque":
       throw opaqueErr(v);
@@ -1006,7 +1028,7 @@ const BUILTINS: Record<string, Builtin> = {
     if (v.t === "str") return INT(BigInt(chars(v.v).length));
     if (v.t === "bytes") return INT(BigInt(v.v.length));
     if (v.t === "dict") return INT(BigInt(v.entries.length));
-    if (isSeq(v)) return INT(BigInt(v.items.length));
+    if ("items" in v) return INT(BigInt(v.items.length));
     if (v.t === "opaque") throw opaqueErr(v);
     throw pyErr("TypeError", `object of type '${tn(v)}' has no len()`);
   },
@@ -1085,6 +1107,443 @@ const BUILTINS: Record<string, Builtin> = {
     return built({ t: "tuple", items: args.length ? [...iterate(args[0])] : [] });
   },
 };
+
+// ---------------------------------------------------------------------------------------------
+// Attributes and methods of built-in values: only those that change nothing (an allow-list per
+// type); a method that would change its object is refused, whatever its arguments.
+
+/** Public attributes of each built-in type (Python 3.11's dir()): a name not here is an AttributeError. */
+const ATTRIBUTES: Partial<Record<PyValue["t"], string>> = {
+  str: "capitalize casefold center count encode endswith expandtabs find format format_map index isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace istitle isupper join ljust lower lstrip maketrans partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title translate upper zfill",
+  bytes: "capitalize center count decode endswith expandtabs find fromhex hex index isalnum isalpha isascii isdigit islower isspace istitle isupper join ljust lower lstrip maketrans partition removeprefix removesuffix replace rfind rindex rjust rpartition rsplit rstrip split splitlines startswith strip swapcase title translate upper zfill",
+  list: "append clear copy count extend index insert pop remove reverse sort",
+  tuple: "count index",
+  dict: "clear copy fromkeys get items keys pop popitem setdefault update values",
+  set: "add clear copy difference difference_update discard intersection intersection_update isdisjoint issubset issuperset pop remove symmetric_difference symmetric_difference_update union update",
+  frozenset: "copy difference intersection isdisjoint issubset issuperset symmetric_difference union",
+  int: "as_integer_ratio bit_count bit_length conjugate denominator from_bytes imag numerator real to_bytes",
+  bool: "as_integer_ratio bit_count bit_length conjugate denominator from_bytes imag numerator real to_bytes",
+  float: "as_integer_ratio conjugate fromhex hex imag is_integer real",
+  complex: "conjugate imag real",
+  dict_keys: "isdisjoint mapping",
+  dict_values: "mapping",
+  dict_items: "isdisjoint mapping",
+};
+
+/** Methods that change their object: refused with a message that says so. */
+const MUTATING = new Set(["append", "clear", "extend", "insert", "pop", "remove", "reverse", "sort", "popitem", "setdefault", "update", "add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"]);
+
+type Method = (self: PyValue, args: PyValue[], kw: Map<string, PyValue>) => PyValue;
+
+/**
+ * The arguments of `type.name()` by position: `names` in order, the first `required` of them
+ * required; those in `keywords` may also be given by name (most built-in methods take none so).
+ */
+function bind(qual: string, args: PyValue[], kw: Map<string, PyValue>, names: string[], required: number, keywords: string[] = []): (PyValue | undefined)[] {
+  const name = qual.slice(qual.indexOf(".") + 1);
+  if (kw.size && !keywords.length) throw pyErr("TypeError", `${qual}() takes no keyword arguments`);
+  if (args.length > names.length) throw pyErr("TypeError", `${name}() takes at most ${names.length} argument${names.length === 1 ? "" : "s"} (${args.length} given)`);
+  const out: (PyValue | undefined)[] = names.map((_, i) => args[i]);
+  for (const [k, v] of kw) {
+    const i = names.indexOf(k);
+    if (i < 0 || !keywords.includes(k)) throw pyErr("TypeError", `${name}() got an unexpected keyword argument '${k}'`);
+    if (out[i] !== undefined) throw pyErr("TypeError", `argument for ${name}() given by name ('${k}') and position (${i + 1})`);
+    out[i] = v;
+  }
+  const missing = out.slice(0, required).findIndex((v) => v === undefined);
+  if (missing >= 0) throw pyErr("TypeError", `${name}() takes at least ${required} argument${required === 1 ? "" : "s"} (${args.length} given)`);
+  return out;
+}
+
+const strArg = (qual: string, v: PyValue): string => {
+  if (v.t === "opaque") throw opaqueErr(v);
+  if (v.t !== "str") throw pyErr("TypeError", `${qual}() argument must be str, not ${tn(v)}`);
+  return v.v;
+};
+/** A str argument, or undefined for None or an absent one. */
+const optStr = (qual: string, v: PyValue | undefined): string | undefined => (v === undefined || v.t === "none" ? undefined : strArg(qual, v));
+const intArg = (v: PyValue): bigint => {
+  if (v.t === "opaque") throw opaqueErr(v);
+  return asIndex(v, `'${tn(v)}' object cannot be interpreted as an integer`);
+};
+/** The int an argument gives, `dflt` for None or an absent one. */
+const optInt = (v: PyValue | undefined, dflt: bigint): bigint => (v === undefined || v.t === "none" ? dflt : intArg(v));
+/** A count such as a width or maxsplit, within what a number can index. */
+const small = (n: bigint): number => (n > BigInt(MAX_ITEMS) ? MAX_ITEMS + 1 : n < -1n ? -1 : Number(n));
+
+/** Python's whitespace (str.isspace, str.split() and str.strip() without arguments). */
+const PY_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000";
+const isSpace = (c: string): boolean => PY_SPACE.includes(c);
+/** Line boundaries of str.splitlines() ("\r\n" is one). */
+const LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029";
+
+/**
+ * The text from `start` to `end` (code points, as find() and count() take them) and where it
+ * starts, or undefined where the start is past the end (CPython's ADJUST_INDICES).
+ */
+function window(cs: string[], start: PyValue | undefined, end: PyValue | undefined): { text: string; at: number } | undefined {
+  const len = BigInt(cs.length);
+  let a = optInt(start, 0n);
+  let b = optInt(end, len);
+  if (b > len) b = len;
+  else if (b < 0n) b = b + len < 0n ? 0n : b + len;
+  if (a < 0n) a = a + len < 0n ? 0n : a + len;
+  if (a > b) return undefined;
+  return { text: cs.slice(Number(a), Number(b)).join(""), at: Number(a) };
+}
+
+/** find/rfind over a str: the code point index of `sub` in the window, or -1. */
+function strFind(qual: string, self: string, args: PyValue[], kw: Map<string, PyValue>, last: boolean): number {
+  const [subV, start, end] = bind(qual, args, kw, ["sub", "start", "end"], 1);
+  const sub = strArg(qual, subV!);
+  const cs = chars(self);
+  const hay = window(cs, start, end);
+  if (hay === undefined) return -1;
+  tick(hay.text.length);
+  const at = last ? hay.text.lastIndexOf(sub) : hay.text.indexOf(sub);
+  return at < 0 ? -1 : hay.at + chars(hay.text.slice(0, at)).length;
+}
+
+/** str.split / str.rsplit. */
+function strSplit(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>, right: boolean): PyValue {
+  const [sepV, maxV] = bind(qual, args, kw, ["sep", "maxsplit"], 0, ["sep", "maxsplit"]);
+  const sep = optStr(qual, sepV);
+  const max = small(optInt(maxV, -1n));
+  tick(s.length);
+  let parts: string[];
+  if (sep === undefined) {
+    // Runs of whitespace; from the right by splitting the reversed text (whitespace is one code unit).
+    const text = right ? [...s].reverse().join("") : s;
+    parts = [];
+    let i = 0;
+    for (;;) {
+      while (i < text.length && isSpace(text[i])) i++;
+      if (i >= text.length) break;
+      if (max >= 0 && parts.length === max) {
+        parts.push(text.slice(i));
+        break;
+      }
+      let j = i;
+      while (j < text.length && !isSpace(text[j])) j++;
+      parts.push(text.slice(i, j));
+      i = j;
+    }
+    if (right) parts = parts.map((p) => [...p].reverse().join("")).reverse();
+  } else {
+    if (sep === "") throw pyErr("ValueError", "empty separator");
+    parts = s.split(sep);
+    if (max >= 0 && parts.length > max + 1) parts = right ? [parts.slice(0, parts.length - max).join(sep), ...parts.slice(parts.length - max)] : [...parts.slice(0, max), parts.slice(max).join(sep)];
+  }
+  return built({ t: "list", items: parts.map(STR) });
+}
+
+function strStrip(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>, left: boolean, right: boolean): PyValue {
+  const [charsV] = bind(qual, args, kw, ["chars"], 0);
+  const set = optStr(qual, charsV);
+  const strip = (c: string): boolean => (set === undefined ? isSpace(c) : set.includes(c));
+  const cs = chars(s);
+  let a = 0;
+  let b = cs.length;
+  if (left) while (a < b && strip(cs[a])) a++;
+  if (right) while (b > a && strip(cs[b - 1])) b--;
+  return STR(cs.slice(a, b).join(""));
+}
+
+function strPad(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>, how: "left" | "right" | "center"): PyValue {
+  const [widthV, fillV] = bind(qual, args, kw, ["width", "fillchar"], 1);
+  const width = small(intArg(widthV!));
+  const fill = fillV === undefined ? " " : strArg(qual, fillV);
+  if (chars(fill).length !== 1) throw pyErr("TypeError", "The fill character must be exactly one character long");
+  const len = chars(s).length;
+  if (width <= len) return STR(s);
+  if (width > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
+  const marg = width - len;
+  // CPython's centering: the extra character goes left when the width is odd.
+  const left = how === "center" ? Math.floor(marg / 2) + (marg & width & 1) : how === "right" ? marg : 0;
+  return STR(fill.repeat(left) + s + fill.repeat(marg - left));
+}
+
+const cased = (c: string): boolean => c.toLowerCase() !== c.toUpperCase();
+
+function strPredicate(s: string, test: (c: string) => boolean): PyValue {
+  const cs = chars(s);
+  return BOOL(cs.length > 0 && cs.every(test));
+}
+/** isupper / islower: some cased character, and none of the other case. */
+function strCase(s: string, upper: boolean): PyValue {
+  const cs = chars(s);
+  return BOOL(cs.some(cased) && cs.every((c) => !cased(c) || (upper ? c === c.toUpperCase() : c === c.toLowerCase())));
+}
+
+function strStartsEnds(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>, ends: boolean): PyValue {
+  const [fixV, start, end] = bind(qual, args, kw, ["prefix", "start", "end"], 1);
+  const fixes = fixV!.t === "tuple" ? fixV!.items : [fixV!];
+  const hay = window(chars(s), start, end);
+  return BOOL(fixes.some((f) => {
+    if (f.t !== "str") throw pyErr("TypeError", `${qual.split(".")[1]} first arg must be str or a tuple of str, not ${tn(f)}`);
+    return hay !== undefined && (ends ? hay.text.endsWith(f.v) : hay.text.startsWith(f.v));
+  }));
+}
+
+function strCount(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>): PyValue {
+  const [subV, start, end] = bind(qual, args, kw, ["sub", "start", "end"], 1);
+  const sub = strArg(qual, subV!);
+  const hay = window(chars(s), start, end);
+  if (hay === undefined) return INT(0n);
+  tick(hay.text.length);
+  return INT(BigInt(sub === "" ? chars(hay.text).length + 1 : hay.text.split(sub).length - 1));
+}
+
+function strReplace(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>): PyValue {
+  const [oldV, newV, countV] = bind(qual, args, kw, ["old", "new", "count"], 2);
+  const [old, rep] = [strArg(qual, oldV!), strArg(qual, newV!)];
+  const count = small(optInt(countV, -1n));
+  const parts = old === "" ? ["", ...chars(s)] : s.split(old);
+  const n = parts.length - 1;
+  const k = count < 0 || count > n ? n : count;
+  // Before building: the result's length (an empty `old` inserts `new` around every character).
+  if (s.length + k * (rep.length - old.length) + (old === "" && k === n ? rep.length : 0) > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
+  tick(s.length + k * rep.length);
+  if (old === "") return STR(parts.slice(1, k + 1).map((c) => rep + c).join("") + (k === n ? rep : "") + parts.slice(k + 1).join(""));
+  return STR(parts.slice(0, k + 1).join(rep) + (k < n ? old + parts.slice(k + 1).join(old) : ""));
+}
+
+function strPartition(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>, right: boolean): PyValue {
+  const [sepV] = bind(qual, args, kw, ["sep"], 1);
+  const sep = strArg(qual, sepV!);
+  if (sep === "") throw pyErr("ValueError", "empty separator");
+  const at = right ? s.lastIndexOf(sep) : s.indexOf(sep);
+  const parts = at < 0 ? (right ? ["", "", s] : [s, "", ""]) : [s.slice(0, at), sep, s.slice(at + sep.length)];
+  return { t: "tuple", items: parts.map(STR) };
+}
+
+function strTitle(s: string): string {
+  let prevCased = false;
+  return chars(s).map((c) => {
+    const out = prevCased ? c.toLowerCase() : c.toUpperCase();
+    prevCased = cased(c);
+    return out;
+  }).join("");
+}
+
+function strSplitlines(qual: string, s: string, args: PyValue[], kw: Map<string, PyValue>): PyValue {
+  const [keepV] = bind(qual, args, kw, ["keepends"], 0, ["keepends"]);
+  const keep = keepV !== undefined && truthy(keepV);
+  tick(s.length);
+  const out: PyValue[] = [];
+  let i = 0;
+  let start = 0;
+  while (i < s.length) {
+    if (!LINE_BREAKS.includes(s[i])) {
+      i++;
+      continue;
+    }
+    const eol = s[i] === "\r" && s[i + 1] === "\n" ? 2 : 1;
+    out.push(STR(s.slice(start, keep ? i + eol : i)));
+    i += eol;
+    start = i;
+  }
+  if (start < s.length) out.push(STR(s.slice(start)));
+  return built({ t: "list", items: out });
+}
+
+const noArgs = (qual: string, args: PyValue[], kw: Map<string, PyValue>): void => void bind(qual, args, kw, [], 0);
+
+/** A str method that takes no arguments and maps the text. */
+const strMap = (f: (s: string) => string): Method => (self, args, kw) => (noArgs("str", args, kw), STR(f((self as { v: string }).v)));
+/** A str predicate over its characters (False for the empty string). */
+const strIs = (test: (c: string) => boolean): Method => (self, args, kw) => (noArgs("str", args, kw), strPredicate((self as { v: string }).v, test));
+
+const STR_METHODS: Record<string, (s: string, args: PyValue[], kw: Map<string, PyValue>) => PyValue> = {
+  split: (s, a, k) => strSplit("str.split", s, a, k, false),
+  rsplit: (s, a, k) => strSplit("str.rsplit", s, a, k, true),
+  splitlines: (s, a, k) => strSplitlines("str.splitlines", s, a, k),
+  strip: (s, a, k) => strStrip("str.strip", s, a, k, true, true),
+  lstrip: (s, a, k) => strStrip("str.lstrip", s, a, k, true, false),
+  rstrip: (s, a, k) => strStrip("str.rstrip", s, a, k, false, true),
+  find: (s, a, k) => INT(BigInt(strFind("str.find", s, a, k, false))),
+  rfind: (s, a, k) => INT(BigInt(strFind("str.rfind", s, a, k, true))),
+  index: (s, a, k) => {
+    const i = strFind("str.index", s, a, k, false);
+    if (i < 0) throw pyErr("ValueError", "substring not found");
+    return INT(BigInt(i));
+  },
+  rindex: (s, a, k) => {
+    const i = strFind("str.rindex", s, a, k, true);
+    if (i < 0) throw pyErr("ValueError", "substring not found");
+    return INT(BigInt(i));
+  },
+  count: (s, a, k) => strCount("str.count", s, a, k),
+  startswith: (s, a, k) => strStartsEnds("str.startswith", s, a, k, false),
+  endswith: (s, a, k) => strStartsEnds("str.endswith", s, a, k, true),
+  replace: (s, a, k) => strReplace("str.replace", s, a, k),
+  partition: (s, a, k) => strPartition("str.partition", s, a, k, false),
+  rpartition: (s, a, k) => strPartition("str.rpartition", s, a, k, true),
+  center: (s, a, k) => strPad("str.center", s, a, k, "center"),
+  ljust: (s, a, k) => strPad("str.ljust", s, a, k, "left"),
+  rjust: (s, a, k) => strPad("str.rjust", s, a, k, "right"),
+  zfill: (s, a, k) => {
+    const [widthV] = bind("str.zfill", a, k, ["width"], 1);
+    const width = small(intArg(widthV!));
+    const len = chars(s).length;
+    if (width <= len) return STR(s);
+    if (width > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
+    const sign = s[0] === "+" || s[0] === "-" ? s[0] : "";
+    return STR(sign + "0".repeat(width - len) + s.slice(sign.length));
+  },
+  join: (s, a, k) => {
+    const [itV] = bind("str.join", a, k, ["iterable"], 1);
+    const items = iterate(itV!).map((x, i) => {
+      if (x.t !== "str") throw pyErr("TypeError", `sequence item ${i}: expected str instance, ${tn(x)} found`);
+      return x.v;
+    });
+    const length = items.reduce((n, x) => n + x.length, 0) + s.length * Math.max(0, items.length - 1);
+    if (length > MAX_ITEMS) throw tooLarge(`a string of more than ${MAX_ITEMS} characters`);
+    tick(length);
+    return STR(items.join(s));
+  },
+  removeprefix: (s, a, k) => {
+    const p = strArg("str.removeprefix", bind("str.removeprefix", a, k, ["prefix"], 1)[0]!);
+    return STR(p && s.startsWith(p) ? s.slice(p.length) : s);
+  },
+  removesuffix: (s, a, k) => {
+    const p = strArg("str.removesuffix", bind("str.removesuffix", a, k, ["suffix"], 1)[0]!);
+    return STR(p && s.endsWith(p) ? s.slice(0, -p.length) : s);
+  },
+  isupper: (s, a, k) => (noArgs("str.isupper", a, k), strCase(s, true)),
+  islower: (s, a, k) => (noArgs("str.islower", a, k), strCase(s, false)),
+};
+
+/** The methods of each type that change nothing. */
+const METHODS: Partial<Record<PyValue["t"], Record<string, Method>>> = {
+  str: {
+    ...Object.fromEntries(Object.entries(STR_METHODS).map(([name, f]): [string, Method] => [name, (self, args, kw) => f((self as { v: string }).v, args, kw)])),
+    upper: strMap((s) => s.toUpperCase()),
+    lower: strMap((s) => s.toLowerCase()),
+    swapcase: strMap((s) => chars(s).map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join("")),
+    capitalize: strMap((s) => {
+      const cs = chars(s);
+      return cs.length ? cs[0].toUpperCase() + cs.slice(1).join("").toLowerCase() : "";
+    }),
+    title: strMap(strTitle),
+    isdigit: strIs((c) => /\p{Nd}|[\u00b2\u00b3\u00b9\u2070-\u2079\u2080-\u2089\u2460-\u2468]/u.test(c)),
+    isdecimal: strIs((c) => /\p{Nd}/u.test(c)),
+    isnumeric: strIs((c) => /\p{N}/u.test(c)),
+    isalpha: strIs((c) => /\p{L}/u.test(c)),
+    isalnum: strIs((c) => /[\p{L}\p{N}]/u.test(c)),
+    isspace: strIs(isSpace),
+    isascii: (self, args, kw) => (noArgs("str.isascii", args, kw), BOOL(chars((self as { v: string }).v).every((c) => c.charCodeAt(0) < 128))),
+  },
+  list: {
+    copy: (self, args, kw) => (noArgs("list.copy", args, kw), built({ t: "list", items: [...(self as { items: PyValue[] }).items] })),
+    count: (self, args, kw) => seqCount("list.count", self, args, kw),
+    index: (self, args, kw) => seqIndex("list.index", self, args, kw),
+  },
+  tuple: {
+    count: (self, args, kw) => seqCount("tuple.count", self, args, kw),
+    index: (self, args, kw) => seqIndex("tuple.index", self, args, kw),
+  },
+  dict: {
+    keys: (self, args, kw) => (noArgs("dict.keys", args, kw), { t: "dict_keys", items: entriesOf(self).map(([k]) => k) }),
+    values: (self, args, kw) => (noArgs("dict.values", args, kw), { t: "dict_values", items: entriesOf(self).map(([, v]) => v) }),
+    items: (self, args, kw) => (noArgs("dict.items", args, kw), { t: "dict_items", items: entriesOf(self).map(([k, v]): PyValue => ({ t: "tuple", items: [k, v] })) }),
+    copy: (self, args, kw) => (noArgs("dict.copy", args, kw), { t: "dict", entries: [...entriesOf(self)] }),
+    get: (self, args, kw) => {
+      const [key, dflt] = bind("dict.get", args, kw, ["key", "default"], 1);
+      hashable(key!);
+      return entriesOf(self).find(([k]) => pyEq(k, key!))?.[1] ?? dflt ?? { t: "none" };
+    },
+  },
+  int: numberMethods(),
+  bool: numberMethods(),
+  float: {
+    ...numberMethods(),
+    is_integer: (self, args, kw) => (noArgs("float.is_integer", args, kw), BOOL(Number.isInteger((self as { v: number }).v))),
+  },
+  complex: { conjugate: (self, args, kw) => (noArgs("complex.conjugate", args, kw), { t: "complex", re: (self as { re: number }).re, im: -(self as { im: number }).im }) },
+  set: setMethods("set"),
+  frozenset: setMethods("frozenset"),
+};
+
+const entriesOf = (d: PyValue): [PyValue, PyValue][] => (d as { entries: [PyValue, PyValue][] }).entries;
+
+function seqCount(qual: string, self: PyValue, args: PyValue[], kw: Map<string, PyValue>): PyValue {
+  const [x] = bind(qual, args, kw, ["value"], 1);
+  return INT(BigInt((self as { items: PyValue[] }).items.filter((e) => pyEq(e, x!)).length));
+}
+
+function seqIndex(qual: string, self: PyValue, args: PyValue[], kw: Map<string, PyValue>): PyValue {
+  const [x, start, end] = bind(qual, args, kw, ["value", "start", "stop"], 1);
+  const items = (self as { items: PyValue[] }).items;
+  const len = BigInt(items.length);
+  const at = (v: PyValue | undefined, dflt: bigint): number => {
+    let i = optInt(v, dflt);
+    if (i < 0n) i = i + len < 0n ? 0n : i + len;
+    return Number(i > len ? len : i);
+  };
+  for (let i = at(start, 0n); i < at(end, len); i++) if (pyEq(items[i], x!)) return INT(BigInt(i));
+  throw pyErr("ValueError", self.t === "list" ? `${reprPreview(x!, QUOTED)} is not in list` : "tuple.index(x): x not in tuple");
+}
+
+function numberMethods(): Record<string, Method> {
+  const int = (v: PyValue): bigint => (asNum(v) as { v: bigint }).v;
+  return {
+    conjugate: (self, args, kw) => (noArgs("int.conjugate", args, kw), self.t === "float" ? self : INT(int(self))),
+    bit_length: (self, args, kw) => (noArgs("int.bit_length", args, kw), INT(BigInt((int(self) < 0n ? -int(self) : int(self)).toString(2).replace(/^0$/, "").length))),
+    bit_count: (self, args, kw) => (noArgs("int.bit_count", args, kw), INT(BigInt([...(int(self) < 0n ? -int(self) : int(self)).toString(2)].filter((c) => c === "1").length))),
+  };
+}
+
+function setMethods(type: "set" | "frozenset"): Record<string, Method> {
+  const items = (v: PyValue): PyValue[] => (v as { items: PyValue[] }).items;
+  const others = (name: string, args: PyValue[], kw: Map<string, PyValue>): PyValue[][] => {
+    if (kw.size) throw pyErr("TypeError", `${type}.${name}() takes no keyword arguments`);
+    return args.map((a) => dedupe(iterate(a)));
+  };
+  const combine = (name: string, f: (acc: PyValue[], other: PyValue[]) => PyValue[]): Method => (self, args, kw) =>
+    built({ t: type, items: others(name, args, kw).reduce(f, [...items(self)]) });
+  const relation = (name: string, f: (a: PyValue[], b: PyValue[]) => boolean): Method => (self, args, kw) => {
+    const [other] = bind(`${type}.${name}`, args, kw, ["other"], 1);
+    return BOOL(f(items(self), dedupe(iterate(other!))));
+  };
+  return {
+    copy: (self, args, kw) => (noArgs(`${type}.copy`, args, kw), { t: type, items: [...items(self)] }),
+    union: combine("union", (acc, o) => [...acc, ...o.filter((e) => !contains(acc, e))]),
+    intersection: combine("intersection", (acc, o) => acc.filter((e) => contains(o, e))),
+    difference: combine("difference", (acc, o) => acc.filter((e) => !contains(o, e))),
+    symmetric_difference: (self, args, kw) => {
+      const [other] = bind(`${type}.symmetric_difference`, args, kw, ["other"], 1);
+      const o = dedupe(iterate(other!));
+      return built({ t: type, items: [...items(self).filter((e) => !contains(o, e)), ...o.filter((e) => !contains(items(self), e))] });
+    },
+    issubset: relation("issubset", (a, b) => a.every((e) => contains(b, e))),
+    issuperset: relation("issuperset", (a, b) => b.every((e) => contains(a, e))),
+    isdisjoint: relation("isdisjoint", (a, b) => !a.some((e) => contains(b, e))),
+  };
+}
+
+/** Number attributes: real, imag, numerator, denominator (the only data attributes of built-in values). */
+function attribute(v: PyValue, name: string): PyValue {
+  const n = asNum(v);
+  if (n && (name === "real" || name === "imag")) {
+    if (n.t === "complex") return FLOAT(name === "real" ? n.re : n.im);
+    if (n.t === "float") return FLOAT(name === "real" ? n.v : 0);
+    return INT(name === "real" ? n.v : 0n);
+  }
+  if (n?.t === "int" && (name === "numerator" || name === "denominator")) return INT(name === "numerator" ? n.v : 1n);
+  methodOf(v, name); // an unknown, mutating or unsupported name says so
+  throw new ExprError(`${tn(v)}.${name} is a method: only a call of it, such as .${name}(), is evaluated`);
+}
+
+/** The pure method `name` of `v`'s type; a clear ExprError for an unknown, mutating or unsupported one. */
+function methodOf(v: PyValue, name: string): Method {
+  if (v.t === "opaque") throw new ExprError(`the attributes of ${cutText(v.text, QUOTED)} are not known without running code`);
+  if (!(ATTRIBUTES[v.t] ?? "").split(" ").includes(name)) throw pyErr("AttributeError", `'${tn(v)}' object has no attribute '${name}'`);
+  if (MUTATING.has(name)) throw new ExprError(`${tn(v)}.${name}() would change the ${tn(v)}: only methods that change nothing can be evaluated`);
+  const m = METHODS[v.t]?.[name];
+  if (!m) throw new ExprError(`${tn(v)}.${name}() is not supported`);
+  return m;
+}
 
 /** The builtins an expression may call. */
 export const SUPPORTED_BUILTINS: readonly string[] = Object.keys(BUILTINS);
@@ -1169,15 +1628,26 @@ function evaluate(n: Node, scope: Scope): PyValue {
       if (scope.has(n.fn)) throw new ExprError(`calling ${n.fn} would run code: not supported`);
       const f = BUILTINS[n.fn];
       if (!f) throw new ExprError(`calling ${n.fn}() is not supported (supported: ${SUPPORTED_BUILTINS.join(", ")})`);
-      const args = n.args.map((a) => evaluate(a, scope));
-      const kwargs = new Map<string, PyValue>();
-      for (const [k, v] of n.kwargs) {
-        if (kwargs.has(k)) throw new ExprError(`keyword argument repeated: ${k}`);
-        kwargs.set(k, evaluate(v, scope));
-      }
-      return f(args, kwargs);
+      return f(...argumentsOf(n, scope));
+    }
+    case "attr":
+      return attribute(evaluate(n.x, scope), n.name);
+    case "method": {
+      const self = evaluate(n.x, scope);
+      return methodOf(self, n.name)(self, ...argumentsOf(n, scope));
     }
   }
+}
+
+/** A call's arguments, evaluated left to right: positional, then by keyword. */
+function argumentsOf(n: { args: Node[]; kwargs: [string, Node][] }, scope: Scope): [PyValue[], Map<string, PyValue>] {
+  const args = n.args.map((a) => evaluate(a, scope));
+  const kwargs = new Map<string, PyValue>();
+  for (const [k, v] of n.kwargs) {
+    if (kwargs.has(k)) throw new ExprError(`keyword argument repeated: ${k}`);
+    kwargs.set(k, evaluate(v, scope));
+  }
+  return [args, kwargs];
 }
 
 /** The names an expression can read: locals, parsed from their reprs when first read. */

@@ -70,6 +70,12 @@ export function markEvaluation(body: DebugProtocol.EvaluateResponse["body"], o: 
   return { ...body, type: typed.type, result: `${body.result}  (predicted${c ? `, ${c}` : ""})` };
 }
 
+/** A log point's message as an output event body: in the console, and where its values are predicted, saying so. */
+export function logBody(text: string, o: Origin): DebugProtocol.OutputEvent["body"] {
+  const c = confidenceText(o);
+  return { category: "console", output: (o.predicted ? `${text}  (predicted${c ? `, ${c}` : ""})` : text) + "\n" };
+}
+
 /** The output event body for text written on the way to a state: predicted text is labelled, line by line, in the console category. */
 export function outputBody(text: string, o: Origin): DebugProtocol.OutputEvent["body"] {
   if (!o.predicted) return { category: "stdout", output: text };

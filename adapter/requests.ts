@@ -76,6 +76,7 @@ const ARGUMENTS: Record<string, Check> = {
     lines: optional(array(INTEGER, MAX_BREAKPOINTS)),
     sourceModified: optional(BOOLEAN),
   }),
+  setExceptionBreakpoints: object({ filters: array(STRING, 16) }),
   stackTrace: object({ threadId: optional(INTEGER), startFrame: optional(INTEGER), levels: optional(INTEGER) }),
   scopes: object({ frameId: INTEGER }),
   variables: object({ variablesReference: INTEGER, filter: optional(STRING), start: optional(INTEGER), count: optional(INTEGER) }),

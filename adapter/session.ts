@@ -9,7 +9,7 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { Engine, type BreakpointSpec } from "./engine.js";
+import { Engine, namesOf, type BreakpointSpec } from "./engine.js";
 import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "./predictors/model.js";
@@ -26,13 +26,16 @@ import { CompareConsole, compareScopes, compareVariables, type MakeVariable } fr
 import { findDebugpyPython } from "./debugpy.js";
 import { normalizeSource, serialize, serializeMany } from "./trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "./protocol.js";
-import { REAL, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { REAL, logBody, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters, type ClientBreakpoint } from "./breakpoints.js";
 
 const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
 const MAX_MESSAGE = 2_000;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
 const TRACE_SOURCE = 1;
+/** Most states a continue predicts event by event (exception stops) when a model predicts them. */
+const PREDICTED_EVENTS = 300;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
@@ -126,7 +129,8 @@ export function breakableLines(source: string): Set<number> {
 }
 
 /** What a variablesReference stands for: a frame's locals, or a value's children (marked as their parent is). */
-type Container = { kind: "scope"; frame: number } | { kind: "node"; node: ValueNode; path?: string; origin: Origin } | { kind: "compare"; side: "predicted" | "real" };
+/** A scope: a frame's locals (with the return value or exception at the current frame), or the module's names as Globals. */
+type Container = { kind: "scope"; frame: number; globals?: true } | { kind: "node"; node: ValueNode; path?: string; origin: Origin } | { kind: "compare"; side: "predicted" | "real" };
 
 type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
 
@@ -142,7 +146,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private frames: Frame[] = [];
   private handles = new Handles<Container>();
   /** Breakpoints by file path, as the client set them; only the program's reach the engine. */
-  private breakpoints = new Map<string, { id: number; line: number; condition?: string }[]>();
+  private breakpoints = new Map<string, ClientBreakpoint[]>();
   private nextBreakpointId = 1;
   /** The latest source read for breakpoints: reads run one after another, so answers keep the requests' order. */
   private breakpointRead: Promise<unknown> = Promise.resolve();
@@ -262,8 +266,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
       supportsExceptionInfoRequest: true,
       supportsTerminateRequest: true,
       supportsCancelRequest: true,
-      supportsHitConditionalBreakpoints: false,
-      supportsLogPoints: false,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
       supportsFunctionBreakpoints: false,
       supportsDataBreakpoints: false,
       supportsSetExpression: false,
@@ -272,7 +276,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       supportsCompletionsRequest: false,
       supportsModulesRequest: false,
       supportsLoadedSourcesRequest: false,
-      exceptionBreakpointFilters: [],
+      exceptionBreakpointFilters: EXCEPTION_FILTERS,
     };
     this.sendResponse(response);
   }
@@ -286,28 +290,31 @@ export class NeuralPythonSession extends LoggingDebugSession {
     // The library's own protocol log would go to the debug console: keep it off.
     logger.setup(Logger.LogLevel.Stop, false);
     this.rawLaunchArgs = args as Record<string, unknown>;
+    // Answered once the client may configure, so one that waits for the answer before its
+    // configurationDone does not wait for the configuration timeout.
+    let answered = false;
     try {
-      const stopOnEntry = await this.begin(args as Record<string, unknown>, true);
-      this.sendResponse(response);
+      const stopOnEntry = await this.begin(args as Record<string, unknown>, true, () => ((answered = true), this.sendResponse(response)));
       await this.firstStop(stopOnEntry);
     } catch (e) {
-      this.launchFailed(response, errorMessage(e));
+      this.launchFailed(answered ? undefined : response, errorMessage(e));
     }
   }
 
-  /** A launch that cannot go on: said in the console and in the response, then the session ends. */
-  private launchFailed(response: DebugProtocol.Response, message: string): void {
+  /** A launch that cannot go on: said in the console and in the response (when not answered yet), then the session ends. */
+  private launchFailed(response: DebugProtocol.Response | undefined, message: string): void {
     this.console(cutText(message, MAX_MESSAGE), "stderr");
-    this.fail(response, message);
+    if (response) this.fail(response, message);
     this.end();
     void this.release();
   }
 
   /**
    * Validates the arguments, creates predictor and engine and takes the first state. On the
-   * first launch the client configures breakpoints in between (initialized / configurationDone).
+   * first launch the client configures breakpoints in between (initialized / configurationDone),
+   * and `configuring` is called when it may start.
    */
-  private async begin(args: Record<string, unknown>, first: boolean): Promise<boolean> {
+  private async begin(args: Record<string, unknown>, first: boolean, configuring?: () => void): Promise<boolean> {
     const checked = validateLaunch(args);
     if (!checked.ok) throw new Error(`Invalid launch configuration: ${checked.error}`);
     const config = checked.config;
@@ -331,15 +338,18 @@ export class NeuralPythonSession extends LoggingDebugSession {
           ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
           : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
       );
-    const engine = new Engine(predictor, { maxSteps: config.maxSteps });
+    // Exception stops go event by event: a model that circles would predict for minutes.
+    const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps });
     this.engine = engine;
     this.printed = new WeakSet();
     if (first) {
       this.sendEvent(new InitializedEvent());
+      configuring?.();
       await Promise.race([this.configurationDone, new Promise((res) => setTimeout(res, CONFIGURATION_TIMEOUT_MS).unref())]);
     }
     if (generation !== this.generation) throw new Error("the session ended while the program was being prepared");
     this.applyBreakpoints();
+    engine.setExceptionStops(this.exceptionStops);
     const ctl = this.track(-1, false);
     try {
       await engine.start(ctl.signal);
@@ -451,7 +461,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     for (const [path, bps] of this.breakpoints) {
       if (!this.isProgram(path)) continue;
       const lines = breakableLines(this.predictor!.source);
-      for (const b of bps) if (lines.has(b.line)) specs.push(b.condition ? { line: b.line, condition: b.condition } : { line: b.line });
+      for (const { id: _, ...spec } of bps) if (lines.has(spec.line)) specs.push(spec);
     }
     this.engine.setBreakpoints(specs);
   }
@@ -479,12 +489,14 @@ export class NeuralPythonSession extends LoggingDebugSession {
         problem = `cannot read ${path}: ${errorMessage(e)}`;
       }
     }
-    const kept: { id: number; line: number; condition?: string }[] = [];
+    const kept: ClientBreakpoint[] = [];
     const out: DebugProtocol.Breakpoint[] = wanted.map((w) => {
       const line = this.convertClientLineToDebugger(w.line);
       const id = this.nextBreakpointId++;
-      let message = problem ?? (lines && !lines.has(line) ? "no code on this line" : undefined);
       const condition = w.condition?.trim() || undefined;
+      // A condition that does not parse still stops (as one that cannot be evaluated does); a bad hit count or log message does not.
+      const refused = problem ?? (lines && !lines.has(line) ? "no code on this line" : breakpointProblem(w));
+      let message = refused;
       if (!message && condition) {
         try {
           parseExpression(condition);
@@ -492,8 +504,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
           message = `condition: ${errorMessage(e)}`;
         }
       }
-      const verified = !message || message.startsWith("condition");
-      if (verified) kept.push(condition ? { id, line, condition } : { id, line });
+      const verified = !refused;
+      if (verified) kept.push({ id, line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
       const bp = new Breakpoint(verified, this.convertDebuggerLineToClient(line)) as DebugProtocol.Breakpoint;
       bp.id = id;
       if (message) bp.message = message;
@@ -549,7 +561,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.startMove(response, request, "step", (e, s) => e.step("step_into", s));
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, _a: DebugProtocol.StepOutArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "step", (e, s) => e.step("step_return", s));
+    this.startMove(response, request, "step", (e, s) => e.stepOut(s));
   }
   protected override continueRequest(response: DebugProtocol.ContinueResponse, _a: DebugProtocol.ContinueArguments, request?: DebugProtocol.Request): void {
     response.body = { allThreadsContinued: true };
@@ -623,14 +635,27 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private hitIds(frame: Frame): number[] {
     if (frame.event !== "line" || frame.file !== undefined) return [];
     const out: number[] = [];
-    for (const [path, bps] of this.breakpoints) if (this.isProgram(path)) for (const b of bps) if (b.line === frame.line) out.push(b.id);
+    for (const [path, bps] of this.breakpoints) if (this.isProgram(path)) for (const b of bps) if (b.line === frame.line && b.logMessage === undefined) out.push(b.id);
     return out;
   }
 
-  /** Shows the output written on the way to the current state, each state's once. */
+  /**
+   * Shows the output written on the way to the current state, each state's once, and the log
+   * points' messages, each after the output written before its state.
+   */
   private showOutput(): void {
     const engine = this.engine!;
     const hist = engine.history;
+    const logs = engine.takeLogs();
+    const send = (body: DebugProtocol.OutputEvent["body"]): void => {
+      const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
+      ev.body = body;
+      this.sendEvent(ev);
+    };
+    const logsAt = (p: Predicted | undefined): void => {
+      for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.originOf(l.state)));
+      if (p) logs.splice(0, logs.length, ...logs.filter((l) => l.state !== p));
+    };
     const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
     let k = engine.cursor;
     while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
@@ -638,12 +663,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const p = hist[i];
       this.printed.add(key(p));
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
-      if (text) {
-        const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
-        ev.body = outputBody(text, this.originOf(p));
-        this.sendEvent(ev);
-      }
+      if (text) send(outputBody(text, this.originOf(p)));
+      logsAt(p);
     }
+    logsAt(undefined);
   }
 
   private exitProgram(exit: Exit): void {
@@ -688,7 +711,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
     }
     const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
-    response.body = { scopes: [scope] };
+    const scopes: DebugProtocol.Scope[] = [scope];
+    // The module's names, as its frame stands on the stack (the program's outermost frame, when it runs from its top).
+    const module = this.frames.length - 1;
+    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.originOfFrame(module), "Globals", "Predicted globals"), this.handles.create({ kind: "scope", frame: module, globals: true }), false));
+    response.body = { scopes };
     this.sendResponse(response);
   }
 
@@ -762,12 +789,21 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const frame = this.frames[c.frame];
       if (!frame) return this.fail(response, "this frame is gone");
       const origin = this.originOfFrame(c.frame);
-      if (c.frame === 0 && frame.event === "return" && frame.value !== undefined) {
+      const returned = c.frame === 0 && !c.globals ? this.returnedHere() : undefined;
+      if (returned) {
+        // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
+        const hole = this.predictor?.guessed?.(returned.frame)?.get("(return)");
+        const origin = hole ? originOfGuess(hole, this.config?.lowConfidence ?? 1) : this.originOf(returned.state);
+        const rv = this.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
+        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(rv);
+      }
+      if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
         const rv = this.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
-      if (c.frame === 0 && frame.event === "exception" && frame.value !== undefined) {
+      if (c.frame === 0 && !c.globals && frame.event === "exception" && frame.value !== undefined) {
         const ev = this.variable("(exception)", reprToNode(frame.value), undefined, origin);
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
@@ -795,6 +831,16 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
+  /** The return event just before the current state, when this is its caller's first stop after it (a Step Out's). */
+  private returnedHere(): { frame: Frame; state: Predicted } | undefined {
+    const engine = this.engine;
+    const here = engine?.current.step.frame;
+    const state = engine?.history[engine.cursor - 1];
+    const f = state?.step.frame;
+    if (!here || !state || f?.event !== "return" || f.value === undefined || f.depth !== here.depth + 1) return undefined;
+    return { frame: f, state };
+  }
+
   protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {
     await this.answer(response, async () => {
       const engine = this.engine;
@@ -806,7 +852,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (at && at.index > 0) {
         // A caller's frame: its locals are known; the engine answers for the current state only.
         try {
-          result = evaluateExpression(expression, at.frame.locals);
+          result = evaluateExpression(expression, namesOf(this.frames.slice(at.index)));
         } catch (e) {
           throw new Error(e instanceof ExprError ? `cannot evaluate "${cutText(expression)}": ${e.message}` : errorMessage(e));
         }
@@ -944,6 +990,20 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));
   }
 
+  /** Which exceptions stop a continue (kept for restarts and the next launch). */
+  private exceptionStops = readExceptionFilters([]);
+
+  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+    try {
+      this.exceptionStops = readExceptionFilters(args.filters);
+    } catch (e) {
+      return this.fail(response, errorMessage(e));
+    }
+    this.engine?.setExceptionStops(this.exceptionStops);
+    response.body = { breakpoints: args.filters.map(() => ({ verified: true })) };
+    this.sendResponse(response);
+  }
+
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
     const frame = this.frames[0];
     if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
@@ -951,7 +1011,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
     // VS Code's exception widget shows the description: a predicted exception says it is one.
     const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
-    response.body = { exceptionId: type, description, breakMode: "always", details: { typeName: type, message: repr } };
+    response.body = { exceptionId: type, description, breakMode: this.engine?.uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
     this.sendResponse(response);
   }
 }

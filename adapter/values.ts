@@ -11,6 +11,8 @@ export type PyValue =
   | { t: "str"; v: string }
   | { t: "bytes"; v: number[] }
   | { t: "list" | "tuple" | "set" | "frozenset"; items: PyValue[] }
+  /** A dict's keys(), values() or items() (only computed, never read from a repr): its elements in order. */
+  | { t: "dict_keys" | "dict_values" | "dict_items"; items: PyValue[] }
   | { t: "dict"; entries: [PyValue, PyValue][] }
   /** A repr that is not a literal: shown as it is, never computed on. */
   | { t: "opaque"; text: string };
@@ -240,6 +242,15 @@ class ReprReader {
       if (inner.t !== "set") throw new ValueSyntaxError("frozenset(...) must hold a set display");
       this.expect(")");
       return { t: "frozenset", items: inner.items };
+    }
+    if ((word === "dict_keys" || word === "dict_values" || word === "dict_items") && this.src[this.pos + word.length] === "(") {
+      // A dict view, as Python prints one: its elements in a list display.
+      this.pos += word.length + 1;
+      this.expect("[");
+      const inner = this.items("]");
+      if (word === "dict_items" && !inner.items.every((x) => x.t === "tuple" && x.items.length === 2)) throw new ValueSyntaxError("dict_items(...) must hold (key, value) pairs");
+      this.expect(")");
+      return { t: word, items: inner.items };
     }
     if (word === "set" && this.src.startsWith("set()", this.pos)) {
       this.pos += 5;
@@ -494,6 +505,10 @@ function writeRepr(v: PyValue, limit: number): { text: string; complete: boolean
         return x.items.length ? (put("{"), items(x.items), put("}")) : put("set()");
       case "frozenset":
         return x.items.length ? (put("frozenset({"), items(x.items), put("})")) : put("frozenset()");
+      case "dict_keys":
+      case "dict_values":
+      case "dict_items":
+        return put(`${x.t}([`), items(x.items), put("])");
       case "dict":
         put("{");
         x.entries.forEach(([k, e], i) => (i && put(", "), write(k), put(": "), write(e)));
@@ -605,6 +620,7 @@ export const literalToStr = (v: PyValue, limit = MAX_REPR): string => (v.t === "
 export const TYPE_NAMES: Record<PyType, string> = {
   int: "int", bool: "bool", float: "float", complex: "complex", none: "NoneType", str: "str", bytes: "bytes",
   list: "list", tuple: "tuple", set: "set", frozenset: "frozenset", dict: "dict", opaque: "object",
+  dict_keys: "dict_keys", dict_values: "dict_values", dict_items: "dict_items",
 };
 
 /** The type name of a value; for opaque reprs, read from shapes like `<Foo object at ...>` or `Foo(...)`. */
@@ -644,7 +660,7 @@ export function valueToNode(v: PyValue, display?: string): ValueNode {
   const node: ValueNode = { kind, display: display ?? reprPreview(v, MAX_CHILD_DISPLAY), type: typeName(v) };
   const child = (name: string, x: PyValue): ValueChild => ({ name, node: valueToNode(x) });
   let make: (() => ValueChild[]) | undefined;
-  if (v.t === "list" || v.t === "tuple" || v.t === "set" || v.t === "frozenset") make = () => v.items.map((x, i) => child(`[${i}]`, x));
+  if ("items" in v) make = () => v.items.map((x, i) => child(`[${i}]`, x));
   else if (v.t === "dict") make = () => v.entries.map(([k, x]) => child(reprPreview(k, MAX_CHILD_DISPLAY), x));
   if (make) {
     let children: ValueChild[] | undefined;

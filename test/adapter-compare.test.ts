@@ -19,7 +19,7 @@ import type { CompareSnapshot, StateView } from "../adapter/protocol.js";
 import { parse, parseMany, type Action, type Step } from "../adapter/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { randomModel } from "./support/models.js";
-import { THREAD, firstOf, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
+import { THREAD, firstOf, launchToFirstStop, openSession, stepOutIndex, stopAfter, type Session } from "./support/dap.js";
 
 const FIX = join(ROOT, "test", "fixtures", "compare");
 const CALLS = join(FIX, "calls.py");
@@ -151,7 +151,7 @@ async function agreeingWalk(program: string, call: string | undefined, bps: numb
       assert.equal(snap.current?.check?.exact, true, `${where}: ${JSON.stringify(snap.current)}`);
       expectReal(scopes, stateAt(trace, i), snap.current!.real.unobserved ?? [], where);
       const kind = pick();
-      i = transition(trace.frames, i, { kind }, bps);
+      i = kind === "step_return" ? stepOutIndex(trace.frames, i, bps) : transition(trace.frames, i, { kind }, bps);
       ev = await act(s, kind);
     }
     assert.equal(ev.event, "terminated", "the walk reached the end");
@@ -370,7 +370,8 @@ test("saveTrace: both trajectories in the one format in compare mode, the sessio
     assert.equal(real.meta?.side, "real");
     assert.equal(real.meta?.debugger, "debugpy");
     assert.equal(predicted.meta?.call, "chain(1)");
-    assert.equal(real.steps.length, kinds.length + 1);
+    // Step Out is two steps of the trajectory: to the callee's return, then to the caller's next stop.
+    assert.equal(real.steps.length, kinds.length + 2);
     let i = 0;
     real.steps.forEach((step, k) => {
       if (k > 0) i = transition(trace.frames, i, step.action!);

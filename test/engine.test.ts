@@ -2,7 +2,7 @@
 // travel, breakpoints with conditions, the call stack, edits, evaluation and the exit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Engine } from "../adapter/engine.js";
@@ -250,9 +250,9 @@ test("conditions: false hits are passed and kept in the history; unevaluable con
 
   // A condition the evaluator cannot compute counts as true, with a note.
   const odd = await engine(r);
-  odd.setBreakpoints([{ line: 4, condition: "x.bit_length() > 1" }]);
+  odd.setBreakpoints([{ line: 4, condition: "x.to_bytes(2, 'big') > b''" }]);
   assert.deepEqual(frameOf(await odd.continue()).locals, { x: "0", y: "0" });
-  assert.match(odd.takeNotes().join("\n"), /condition "x\.bit_length\(\) > 1" on line 4 could not be evaluated/);
+  assert.match(odd.takeNotes().join("\n"), /condition "x\.to_bytes\(2, 'big'\) > b''" on line 4 could not be evaluated/);
 
   // Two breakpoints on one line: either condition holding stops.
   const two = await engine(r);
@@ -403,7 +403,8 @@ test("evaluate: expressions over the current locals, never running code", async 
   assert.equal(await e.evaluate("x + y"), "3");
   assert.equal(await e.evaluate("[x] * y"), "[1, 1]");
   assert.equal(await e.evaluate("x == 1 and y > 1"), "True");
-  await assert.rejects(e.evaluate("x.bit_length()"), /cannot evaluate "x\.bit_length\(\)"/);
+  assert.equal(await e.evaluate("x.bit_length()"), "1");
+  await assert.rejects(e.evaluate("x.to_bytes(2, 'big')"), /cannot evaluate "x\.to_bytes\(2, 'big'\)": int\.to_bytes\(\) is not supported/);
   await assert.rejects(e.evaluate("nope"), /cannot evaluate/);
   await e.continue();
   await assert.rejects(e.evaluate("x"), /program has ended/);
@@ -487,4 +488,114 @@ test("random walks keep the history a faithful path of the recording", async () 
       e.takeNotes();
     }
   }
+});
+
+/** Module code that calls total(), then guarded(), which catches one ValueError and raises another. */
+const STOPS_SRC = readFileSync(join(import.meta.dirname, "fixtures", "dap", "stops.py"), "utf8");
+const raising = () => trace("raising", STOPS_SRC);
+
+test("stepOut stops in the caller after the call returns, with the return event kept before it", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  await e.runTo(2); // in g(0)
+  const p = await e.stepOut();
+  assert.equal(at(p), "8 line f", "the caller's next stop after g(0) returned");
+  const ret = frameOf(e.history[e.cursor - 1]);
+  assert.deepEqual([ret.event, ret.func, ret.value, ret.depth], ["return", "g", "0", frameOf(p).depth + 1]);
+  assertFaithful(e, r);
+  // From a return event, only the step to the caller is left.
+  await e.runTo(4); // g(1)'s last line
+  await e.step("step_into");
+  assert.equal(at(e.current), "4 return g");
+  const before = e.history.length;
+  assert.equal(at(await e.stepOut()), "8 line f");
+  assert.equal(e.history.length, before + 1);
+  // Out of the outermost frame: to the exit.
+  assert.equal(at(await e.stepOut()), "exit normal");
+  assertFaithful(e, r);
+});
+
+test("hit conditions count the hits along the history where the condition holds", async () => {
+  const r = await loop();
+  const xs = async (bp: { line: number; condition?: string; hitCondition?: string }, n: number): Promise<string[]> => {
+    const e = await engine(r);
+    e.setBreakpoints([bp]);
+    const out: string[] = [];
+    for (let k = 0; k < n; k++) {
+      const p = await e.continue();
+      out.push(p.step.exit ? "exit" : frameOf(p).locals.x);
+    }
+    assertFaithful(e, r);
+    return out;
+  };
+  assert.deepEqual(await xs({ line: 2, hitCondition: "2" }, 2), ["1", "exit"]);
+  assert.deepEqual(await xs({ line: 2, hitCondition: ">= 2" }, 3), ["1", "2", "exit"]);
+  assert.deepEqual(await xs({ line: 2, hitCondition: "> 1" }, 3), ["1", "2", "exit"]);
+  assert.deepEqual(await xs({ line: 2, hitCondition: "< 3" }, 3), ["0", "1", "exit"]);
+  assert.deepEqual(await xs({ line: 2, hitCondition: "% 2" }, 2), ["1", "exit"]);
+  assert.deepEqual(await xs({ line: 2, hitCondition: "== 3" }, 2), ["2", "exit"]);
+  // Only hits where the condition holds count: x > 0 holds at the 2nd and 3rd, so its 2nd hit is x == 2.
+  assert.deepEqual(await xs({ line: 2, condition: "x > 0", hitCondition: "2" }, 2), ["2", "exit"]);
+  const e = await engine(r);
+  for (const bad of ["two", ">= ", "% 0", "=> 2"]) assert.throws(() => e.setBreakpoints([{ line: 2, hitCondition: bad }]), /hit count/, bad);
+});
+
+test("log points write their message with {expressions} where they are hit, and do not stop", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 2, logMessage: "g({x}) -> {x * 2}, {{braces}} {[x, 'a']}" }, { line: 10 }]);
+  const p = await e.continue();
+  assert.equal(at(p), "10 line f", "the log point passed, the breakpoint stopped");
+  assert.deepEqual(e.takeLogs().map((l) => l.text), ["g(0) -> 0, {braces} [0, 'a']", "g(1) -> 2, {braces} [1, 'a']", "g(2) -> 4, {braces} [2, 'a']"]);
+  assertFaithful(e, r);
+  // Each log line comes with the state it was written in.
+  const withCondition = await engine(r);
+  withCondition.setBreakpoints([{ line: 2, logMessage: "x={x} {nope} {'s'}", condition: "x > 0", hitCondition: ">= 2" }]);
+  assert.equal(at(await withCondition.continue()), "exit normal");
+  const logs = withCondition.takeLogs();
+  assert.deepEqual(logs.map((l) => l.text), ["x=2 <cannot evaluate nope: NameError: name 'nope' is not defined> s"]);
+  assert.equal(frameOf(logs[0].state).locals.x, "2");
+  // Stepping onto a log point's line writes it too.
+  const stepping = await engine(r);
+  await stepping.runTo(2);
+  stepping.setBreakpoints([{ line: 3, logMessage: "y is {y}" }]);
+  await stepping.step("step_over");
+  assert.deepEqual(stepping.takeLogs().map((l) => l.text), ["y is 0"]);
+  assert.throws(() => stepping.setBreakpoints([{ line: 3, logMessage: "{x" }]), /not closed/);
+});
+
+test("exception stops: raised exceptions where they are raised, uncaught ones where the exception that ends the run was raised", async () => {
+  const r = await raising();
+  assert.equal(r.exit.status, "error");
+  const raised = await engine(r);
+  raised.setExceptionStops({ raised: true, uncaught: false });
+  let p = await raised.continue();
+  assert.deepEqual([at(p), frameOf(p).locals.v, frameOf(p).value], ["18 exception check", "-2", "ValueError('negative')"]);
+  // The same exception passed up to guarded() is not a new raise: the next stop is check(-5)'s.
+  p = await raised.continue();
+  assert.deepEqual([at(p), frameOf(p).locals.v], ["18 exception check", "-5"]);
+  assert.equal(at(await raised.continue()), "exit error");
+  assertFaithful(raised, r);
+
+  const uncaught = await engine(r);
+  uncaught.setExceptionStops({ raised: false, uncaught: true });
+  p = await uncaught.continue();
+  assert.deepEqual([at(p), frameOf(p).locals.v], ["18 exception check", "-5"], "the caught ValueError is passed");
+  assert.deepEqual(uncaught.stack().map((f) => f.func), ["check", "guarded", "<module>"]);
+  assertFaithful(uncaught, r);
+  // On from there: the exception unwinds to the exit.
+  assert.equal(at(await uncaught.continue()), "exit error");
+
+  // A breakpoint before the exception still stops first; without exception stops the run ends.
+  const both = await engine(r);
+  both.setExceptionStops({ raised: true, uncaught: true });
+  both.setBreakpoints([{ line: 28 }]); // out.append(0)
+  assert.equal(at(await both.continue()), "18 exception check");
+  assert.equal(at(await both.continue()), "28 line guarded");
+  const none = await engine(r);
+  assert.equal(at(await none.continue()), "exit error");
+  // A program that ends normally: uncaught stops change nothing.
+  const normal = await engine(await loop());
+  normal.setExceptionStops({ raised: false, uncaught: true });
+  assert.equal(at(await normal.continue()), "exit normal");
 });

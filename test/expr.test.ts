@@ -11,7 +11,9 @@ import { findPython } from "../adapter/tracer.js";
 
 const LOCALS_PY = String.raw`dict(n=5, x=2.5, s='hello', e='', lst=[3, 1, 2], t=(1, 'a', None), d={'a': 1, 'b': [1, 2]},
   st={1, 2, 3}, fs=frozenset({4}), b=b'abc', f=True, z=0, neg=-7, big=10**20, c=1+2j,
-  nested=[[1, 2], [3, [4, 5]]], u='é😀x', none=None, q="it's", fl=[0.5, 0.25, 2.0])`;
+  nested=[[1, 2], [3, [4, 5]]], u='é😀x', none=None, q="it's", fl=[0.5, 0.25, 2.0],
+  text='the cat the dog', csv='a,b,,c', ws=' \t a  b\n c \u3000', lines='one\ntwo\r\nthree\r', title="they're 1st bill's", num='-42',
+  kv={'a': 1, 'b': [2]}.items(), ks={'x': 1, 'y': 2}.keys(), vs={'x': 1}.values())`;
 
 const EXPRESSIONS = String.raw`
 n + 1
@@ -246,6 +248,162 @@ u
 ((1, 2),)
 -x // 1
 nope + 1
+text.split()
+text.split(' ')
+text.split(None, 1)
+text.split(maxsplit=2)
+text.rsplit(None, 1)
+text.rsplit(' ', 2)
+csv.split(',')
+csv.split(',', 1)
+csv.rsplit(',', 1)
+"a,b".split(",")[0]
+ws.split()
+ws.split(None, 1)
+ws.rsplit(None, 1)
+ws.strip()
+ws.lstrip()
+ws.rstrip()
+s.strip('ho')
+s.split('')
+e.split()
+e.split(',')
+lines.splitlines()
+lines.splitlines(True)
+lines.splitlines(keepends=True)
+s.upper()
+s.lower()
+title.title()
+title.capitalize()
+title.swapcase()
+u.upper()
+s.startswith('he')
+s.startswith(('x', 'hel'))
+s.startswith('l', 2)
+s.endswith('lo', 0, 5)
+s.endswith('l', 0, 4)
+s.startswith(1)
+s.find('l')
+s.rfind('l')
+s.find('l', 3)
+s.find('l', -2)
+s.find('z')
+s.find('', 5)
+s.find('', 6)
+u.find('x')
+s.index('l')
+s.index('z')
+s.rindex('l')
+s.count('l')
+s.count('')
+text.count('the')
+s.replace('l', 'L')
+s.replace('l', 'L', 1)
+s.replace('', '-')
+s.replace('', '-', 2)
+'-'.join(['a', 'b', 'c'])
+', '.join(d)
+''.join(lst)
+' '.join(text.split()[::-1])
+s.partition('l')
+s.rpartition('l')
+s.partition('z')
+s.rpartition('z')
+s.partition('')
+s.center(11, '*')
+s.center(10)
+s.ljust(8, '.')
+s.rjust(8)
+s.center(3)
+s.center(9, 'ab')
+num.zfill(6)
+s.zfill(7)
+s.removeprefix('he')
+s.removesuffix('lo')
+num.isdigit()
+num[1:].isdigit()
+s.isalpha()
+s.isalnum()
+'a1'.isalnum()
+ws.isspace()
+' \t'.isspace()
+e.isalpha()
+s.isupper()
+'HI!'.isupper()
+s.islower()
+'123'.islower()
+s.isascii()
+u.isascii()
+s.upper().lower() == s
+len(text.split())
+len(lst[1:])
+d.keys()
+d.values()
+d.items()
+list(d.items())
+len(d.items())
+'a' in d.keys()
+1 in d.values()
+('a', 1) in d.items()
+d.keys() == {'a', 'b'}
+d.items() == d.items()
+d.values() == d.values()
+sorted(d.keys(), reverse=True)
+sorted(d.keys() | {'c'})
+d.keys() - {'a'}
+d.keys()[0]
+d.get('a')
+d.get('zz')
+d.get('zz', 0)
+d.get('b', 0)[1]
+d.get([1])
+d.copy()
+lst.index(1)
+lst.index(2, 1)
+lst.index(9)
+lst.count(1)
+lst.copy()
+t.index('a')
+t.index(9)
+t.count(None)
+st.union({4}, [5])
+st.intersection([2, 3, 9])
+st.difference({1})
+st.symmetric_difference({3, 4})
+st.issubset([1, 2, 3, 4])
+st.issuperset({1})
+st.isdisjoint({9})
+fs.union({5})
+fs.copy()
+c.real
+c.imag
+c.conjugate()
+n.real
+n.imag
+n.numerator
+n.denominator
+x.is_integer()
+fl[2].is_integer()
+n.bit_length()
+neg.bit_length()
+z.bit_length()
+f.real
+s.nope
+s.nope()
+lst.nope()
+n.nope
+kv
+ks
+vs
+len(kv)
+list(kv)
+sorted(ks)
+'x' in ks
+('a', 1) in kv
+ks == {'x', 'y'}
+kv == {('a', 1)}
+sum(vs)
+ks[0]
 `.trim().split("\n");
 
 const PY_EVAL = String.raw`
@@ -290,7 +448,7 @@ test("expressions evaluate exactly as Python evaluates them", async () => {
 test("what would run code, or cannot be known, is refused", () => {
   const locals = { s: "'hi'", lst: "[1, 2]", obj: "<Foo object at 0x...>", p: "Point(x=1, y=2)", len: "3" };
   for (const expr of [
-    "s.upper()", "lst.append(3)", "open('f')", "print(1)", "__import__('os')", "exec('x')", "[i for i in lst]",
+    "lst.sort()", "lst.append(3)", "s.format(1)", "s.upper", "obj.x", "obj.f()", "open('f')", "print(1)", "__import__('os')", "exec('x')", "[i for i in lst]",
     "{k: 1 for k in lst}", "(i for i in lst)", "lambda: 1", "(y := 1)", "x = 1", "s; s", "f'{s}'", "*lst", "obj + 1",
     "obj == 1", "not obj", "len(obj)", "obj[0]", "p.x", "str(obj)", "len(s)", "'%s' % s", "lst @ lst", "", "   ", "s\ns",
     "(1, 2", "1 +", "[1,, 2]", "f(1)", "sorted(lst, key=len)", "1 if s", "yield 1", "await s", "s is lst", "# comment",
@@ -318,6 +476,15 @@ test("what would run code, or cannot be known, is refused", () => {
     assert.ok(e instanceof ExprError, String(e));
   }
   assert.equal(evaluateExpression("[] * 10**30 + list(b'' * 10**20)", {}), "[]");
+  // Methods: those that would change their object are refused by name, and results keep the bounds.
+  assert.throws(() => evaluateExpression("lst.append(3)", locals), /list\.append\(\) would change the list: only methods that change nothing/);
+  assert.throws(() => evaluateExpression("{}.update(a=1)", {}), /dict\.update\(\) would change the dict/);
+  assert.throws(() => evaluateExpression("s.upper", locals), /str\.upper is a method/);
+  assert.throws(() => evaluateExpression("obj.name.upper()", locals), /attributes of <Foo object at 0x\.\.\.> are not known without running code/);
+  assert.throws(() => evaluateExpression("('a' * 10**6).replace('', 'xx')", {}), /too large/);
+  assert.throws(() => evaluateExpression("'ab'.center(10**7)", {}), /too large/);
+  assert.throws(() => evaluateExpression("('a,' * 10**6).split(',')", {}), /too large/);
+  assert.throws(() => evaluateExpression("'-'.join(['ab' * 10**5] * 10)", {}), /too large/);
   assert.equal(evaluateExpression("(1 >> 10**30, -5 >> 10**30)", {}), "(0, -1)");
 });
 

@@ -3,6 +3,8 @@
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ADAPTER } from "./dist.js";
+import { transition } from "../../adapter/semantics.js";
+import type { Frame } from "../../adapter/trajectory.js";
 
 export const THREAD = { threadId: 1 };
 
@@ -65,4 +67,17 @@ export async function stopAfter(dc: DebugClient, request: (dc: DebugClient) => P
   const next = firstOf(dc, ["stopped", "terminated"]);
   const [, e] = await Promise.all([request(dc), next]);
   return e;
+}
+
+/** Where Step Out goes in a real run: to the frame's return (step_return), then on to the caller's next stop (step_over from there). */
+export function stepOutIndex(frames: readonly Frame[], i: number, bps?: number[]): number {
+  const j = frames[i]?.event === "return" ? i : transition(frames, i, { kind: "step_return" }, bps);
+  return frames[j]?.event === "return" ? transition(frames, j, { kind: "step_over" }, bps) : j;
+}
+
+/** The real stack at state i of a run: the state, then for each caller the latest earlier state at its depth. */
+export function realStack(frames: readonly Frame[], i: number): Frame[] {
+  const out = [frames[i]];
+  for (let d = frames[i].depth - 1, k = i - 1; d >= 0 && k >= 0; k--) if (frames[k].depth === d) out.push(frames[k]), d--;
+  return out;
 }
