@@ -2,7 +2,6 @@
 // ">= 2", "% 2": which hits stop, as debugpy reads them) and log points ("x is {x}": a message
 // with expressions in braces, written instead of stopping); and the exception filters a client
 // can turn on. Expressions are evaluated by adapter/expr.ts over the state's locals: nothing runs.
-import type { DebugProtocol } from "@vscode/debugprotocol";
 import { evaluateValue, ExprError, parseExpression } from "./expr.js";
 import { cutText, literalToStr } from "./values.js";
 
@@ -15,8 +14,16 @@ export interface ClientBreakpoint {
   logMessage?: string;
 }
 
+/** An exception filter as the initialize response declares it (DAP's ExceptionBreakpointsFilter; the engine speaks no DAP). */
+export interface ExceptionFilter {
+  filter: string;
+  label: string;
+  description?: string;
+  default?: boolean;
+}
+
 /** The exception filters the adapter offers (as debugpy names them); both off unless the user turns them on. */
-export const EXCEPTION_FILTERS: DebugProtocol.ExceptionBreakpointsFilter[] = [
+export const EXCEPTION_FILTERS: ExceptionFilter[] = [
   {
     filter: "raised",
     label: "Raised Exceptions",

@@ -86,7 +86,7 @@ test("the parts that run are the real run: up to the first hole the frames are t
   const r = await hybridTrace(file("incomplete.py", INCOMPLETE), (req, frames) => ({ repr: prices[frames.at(-1)!.locals.text] }));
   assert.deepEqual(r.found, { functions: { parse_price: "stub" }, names: [], unknown: [], bodies: [[6, 6]] });
   assert.equal(r.asked.length, 2);
-  assert.deepEqual(r.asked[0].req, { kind: "function", name: "parse_price", line: 6 });
+  assert.deepEqual(r.asked[0].req, { kind: "function", name: "parse_price", line: 6, target: "p" });
   const first = r.asked[0].at;
   // Before the first hole: the real run, event for event, but for the stub's own frame.
   const before = r.frames.slice(0, first - 2).map(key);
