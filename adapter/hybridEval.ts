@@ -6,10 +6,11 @@
 // is compared with the truth state by state, outside the holes (the holes' own frames, frames of
 // other files, and what they call, are left out on every side). The parts of the hybrid run before
 // its first hole ran for real: they must agree entirely.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { Engine } from "./engine.js";
-import { runTrace } from "./tracer.js";
+import { runTrace, type TraceOptions, type TraceResult } from "./tracer.js";
 import { normalizeSource, type Frame } from "./trajectory.js";
 import { HybridPredictor, hideBodies } from "./predictors/hybrid.js";
 import { DataError, modelPredictor, type ModelOptions } from "./evaluation.js";
@@ -158,7 +159,7 @@ const empty = (c: HybridCase): CaseResult => ({ id: c.id, kind: c.kind, steps: 0
 async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }): Promise<CaseResult> {
   const r = empty(c);
   const limits = { maxEvents: 2000, timeout: 10, ...(o.python ? { python: o.python } : {}) };
-  const truthRun = await runTrace(c.complete, { call: c.call, ...limits });
+  const truthRun = await traceCompleted(c, limits);
   const truth = outsideHoles(truthRun.frames, c.holes);
   r.steps = truth.length;
   const source = normalizeSource(readFileSync(c.main, "utf8"));
@@ -210,6 +211,21 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }):
     await model.dispose();
   }
   return r;
+}
+
+/**
+ * The truth: the completed form run as main.py, in a copy of the case's folder (object reprs name
+ * the module, which is the file's stem).
+ */
+async function traceCompleted(c: HybridCase, limits: Omit<TraceOptions, "call">): Promise<TraceResult> {
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-hybrid-truth-"));
+  try {
+    cpSync(dirname(c.main), dir, { recursive: true });
+    copyFileSync(c.complete, join(dir, basename(c.main)));
+    return await runTrace(join(dir, basename(c.main)), { call: c.call, ...limits });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const lastPart = (name: string): string => name.split(".").at(-1)!.replace(/\(\)$/, "");
