@@ -13,7 +13,19 @@ export interface ResolveOptions {
   cwd?: string;
   onProgress?: (p: { downloadedBytes: number; totalBytes: number }) => void;
   signal?: AbortSignal;
+  /** A download that has sent no byte after this long fails (default CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** A download that sends no new byte for this long fails (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * A host that refuses or never answers makes node-llama-cpp's downloader retry for minutes, and
+ * it does not stop when its signal is aborted: the launch waits at most this long for a first
+ * byte, and this long between bytes, then fails with a message (the retries end on their own).
+ */
+export const CONNECT_TIMEOUT_MS = 30_000;
+export const IDLE_TIMEOUT_MS = 60_000;
 
 export const isUri = (s: string): boolean => /^(hf:|huggingface:|https?:\/\/)/i.test(s);
 
@@ -61,15 +73,59 @@ export async function resolveModel(spec: string | undefined, opts: ResolveOption
   }
   const { resolveModelFile } = await import("node-llama-cpp");
   const dir = opts.cacheDir ?? defaultCacheDir();
+  const stop = new AbortController();
+  const onAbort = (): void => stop.abort(opts.signal?.reason);
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const watch = watchdog(opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS, opts.signal);
   try {
-    return await resolveModelFile(s, {
-      directory: dir,
-      cli: false,
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.onProgress ? { onProgress: ({ totalSize, downloadedSize }) => opts.onProgress!({ downloadedBytes: downloadedSize, totalBytes: totalSize }) } : {}),
-    });
+    return await Promise.race([
+      resolveModelFile(s, {
+        directory: dir,
+        cli: false,
+        signal: stop.signal,
+        onProgress: ({ totalSize, downloadedSize }) => {
+          watch.progress(downloadedSize);
+          opts.onProgress?.({ downloadedBytes: downloadedSize, totalBytes: totalSize });
+        },
+      }),
+      watch.failed,
+    ]);
   } catch (e) {
     const why = (e as Error).message ?? String(e);
     throw new ModelFileError(`the model ${s} could not be fetched into ${dir}: ${why}. Download it on a machine with network access and set "model" to the file's path.`, s);
+  } finally {
+    watch.end();
+    stop.abort();
+    opts.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Rejects `failed` when no byte came within `connectMs`, none for `idleMs` since the last, or `signal` aborts. */
+function watchdog(connectMs: number, idleMs: number, signal?: AbortSignal): { failed: Promise<never>; progress(bytes: number): void; end(): void } {
+  let bytes = -1;
+  let timer: NodeJS.Timeout | undefined;
+  let fail: (e: Error) => void = () => undefined;
+  const failed = new Promise<never>((_, reject) => (fail = reject));
+  failed.catch(() => undefined); // a watchdog that fires after the download settled is not an error
+  const arm = (ms: number, why: string): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fail(new Error(why)), ms);
+  };
+  const onAbort = (): void => fail(new Error("the launch was cancelled"));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  arm(connectMs, `no data after ${connectMs / 1000} s (the host refuses or does not answer)`);
+  return {
+    failed,
+    progress(n) {
+      if (n > bytes) {
+        bytes = n;
+        arm(idleMs, `no data for ${idleMs / 1000} s after ${n} bytes`);
+      }
+    },
+    end() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    },
+  };
 }
