@@ -44,6 +44,8 @@ export interface PredictorHooks {
   log?: (message: string) => void;
   /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
   status?: (s: ModelStatus) => void;
+  /** The session ended: a recording in progress is killed. */
+  signal?: AbortSignal;
 }
 
 export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}): Promise<Predictor> {
@@ -57,6 +59,7 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
         maxOutput: config.maxOutput,
         maxRepr: config.maxRepr,
         cwd: dirname(config.program),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
       });
       return new RecordedPredictor(trace);
     }
@@ -291,7 +294,14 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.ended = false;
     await initPython();
     const generation = this.generation;
-    const predictor = await createPredictor(config, { log: (m) => logger.verbose(m), status: (st) => this.modelStatus(st) });
+    // Released with the session (disconnect, restart, adapter exit): a recording in progress is killed.
+    const preparing = this.track(-2, false);
+    let predictor: Predictor;
+    try {
+      predictor = await createPredictor(config, { log: (m) => logger.verbose(m), status: (st) => this.modelStatus(st), signal: preparing.signal });
+    } finally {
+      this.inflight.delete(-2);
+    }
     if (generation !== this.generation) {
       await predictor.dispose();
       throw new Error("the session ended while the program was being prepared");
