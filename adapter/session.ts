@@ -266,6 +266,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     logger.setup(Logger.LogLevel.Stop, false);
     this.rawLaunchArgs = args as Record<string, unknown>;
     try {
+      // A launch on a live session replaces it: the previous predictor (a model context, a
+      // recording, debugpy) is released first, or each relaunch would keep one more.
+      if (this.predictor) await this.release();
       const stopOnEntry = await this.begin(args as Record<string, unknown>, true);
       this.sendResponse(response);
       await this.firstStop(stopOnEntry);
