@@ -86,7 +86,7 @@ for (const end of ["disconnect", "SIGTERM", "SIGKILL"] as const) {
     } finally {
       // A killed adapter answers nothing: no disconnect for it.
       if (end === "disconnect") await s.dc.stop().catch(() => undefined);
-      else s.dc.stopAdapter();
+      else (s.dc as unknown as { stopAdapter(): void }).stopAdapter();
     }
   });
 }
