@@ -3,7 +3,7 @@
 // the one parser (parseMany in adapter/trajectory.ts); this module only cuts the text where the
 // format itself says things begin (a header line before "<|src_sep|>", each "<|action_sep|>"), so
 // that one bad frame costs one diagnostic and the frames after it are still read.
-import { HEADER, TOKENS, TrajectoryError, parseMany, serializeFrame } from "../trajectory.js";
+import { HEADER, TOKENS, TrajectoryError, parseMany, parseSteps } from "../trajectory.js";
 import type { Action, Exit, Frame } from "../trajectory.js";
 
 export interface TraceError {
@@ -46,7 +46,6 @@ export interface TraceAnalysis {
 const SPECIAL_RE = /<\|[a-z_]+\|>/;
 const HEADER_RE = /^#ndbg (\d+)( \{.*\})?\n/gm;
 const SRC_LINE = TOKENS.src + "\n";
-const MINI_HEADER = `${HEADER}\n${SRC_LINE}`;
 
 /** Splits a TrajectoryError message into its text and the offset it names, if any. */
 function located(err: unknown): { message: string; offset?: number } {
@@ -108,19 +107,19 @@ function readTrajectory(text: string, start: number, headerLength: number, end: 
   } catch (e) {
     errors.push({ start, end: headerEnd - 1, message: located(e).message });
   }
-  // Steps, one at a time: each is parsed after the previous frame (written in full), so that
-  // delta locals are checked and rebuilt exactly as the parser does for the whole file.
+  // Steps, one at a time: each is parsed after the previous frame, which seeds delta locals exactly
+  // as the parser does for the whole file; offsets in errors are the document's (base `at`).
   let prev: Frame | undefined;
   let at = sourceEnd;
   while (at < end) {
     const next = text.indexOf(TOKENS.action, at + (text.startsWith(TOKENS.action, at) ? 1 : 0));
     const stepEnd = next < 0 || next > end ? end : next;
     const stepText = text.slice(at, stepEnd);
-    const prefix = MINI_HEADER + (prev ? serializeFrame(prev) + "\n" : "");
     try {
-      const steps = parseMany(prefix + stepText)[0]?.steps ?? [];
-      const step = steps[steps.length - 1];
-      if (!step || steps.length !== (prev ? 2 : 1)) throw new TrajectoryError(`expected one step here, found ${steps.length - (prev ? 1 : 0)}`);
+      const steps = parseSteps(stepText, prev, at);
+      const step = steps[0];
+      if (!step || steps.length !== 1) throw new TrajectoryError(`expected one step here, found ${steps.length}`);
+      if (prev && !step.action) throw new TrajectoryError("steps after the first must start with <|action_sep|>");
       const s: StepInfo = { start: at, end: stepEnd, ...step };
       if (prev) s.prev = prev;
       const lineM = /<\|frame_sep\|><\|[a-z]+_sep\|>(\d+)/d.exec(stepText);
@@ -131,7 +130,7 @@ function readTrajectory(text: string, start: number, headerLength: number, end: 
       if (step.frame) prev = step.frame;
     } catch (e) {
       const { message, offset } = located(e);
-      const inStep = offset === undefined ? 0 : Math.min(Math.max(offset - prefix.length, 0), stepText.length);
+      const inStep = offset === undefined ? 0 : Math.min(Math.max(offset - at, 0), stepText.length);
       errors.push({ ...lineSpan(text, at + inStep, stepEnd), message });
     }
     at = stepEnd;
