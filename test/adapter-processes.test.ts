@@ -13,6 +13,7 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { descendants } from "../adapter/processes.js";
 import { buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession } from "./support/dap.js";
+import { alive, stillAlive } from "./support/processes.js";
 
 let dir = "";
 before(() => {
@@ -20,26 +21,6 @@ before(() => {
   dir = mkdtempSync(join(tmpdir(), "ndbg-processes-"));
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Whether a process is there and not a zombie (a zombie runs nothing). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-async function stillAlive(pids: number[], ms = 5000): Promise<number[]> {
-  const until = Date.now() + ms;
-  let left = pids.filter(alive);
-  while (left.length && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 50));
-    left = left.filter(alive);
-  }
-  return left;
-}
 
 /** A program that writes its pid and its children's to `pids` (one line per run), then spins forever. */
 function spinner(name: string, pids: string, asCall: boolean): string {
@@ -54,12 +35,13 @@ function spinner(name: string, pids: string, asCall: boolean): string {
   return file;
 }
 
-async function pidsIn(file: string, lines: number): Promise<number[]> {
+/** The pids the program's runs wrote (three a run), once `runs` runs have written them. */
+async function pidsIn(file: string, runs: number): Promise<number[]> {
+  const read = (): string[] => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => /^\d+ \d+ \d+$/.test(l)) : []);
   const until = Date.now() + 20_000;
-  const read = (): string[] => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter((l) => l.endsWith("")) : []);
-  while (read().filter((l) => /^\d+ \d+ \d+$/.test(l)).length < lines && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  const pids = read().filter((l) => /^\d+ \d+ \d+$/.test(l)).join(" ").split(" ").map(Number);
-  assert.equal(pids.length, 3 * lines, "the program started");
+  while (read().length < runs && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  const pids = read().join(" ").split(" ").map(Number);
+  assert.equal(pids.length, 3 * runs, "the program started");
   return pids;
 }
 

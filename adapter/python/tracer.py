@@ -18,7 +18,7 @@ object a line:
   {"event": "call"|"line"|"return"|"exception", "line": N, "depth": D, "func": QUALNAME,
    "file"?: PATH, "locals": {NAME: REPR}, "value"?: REPR, "stdout"?: TEXT}
   ... then {"event": "exit", "status": "normal"|"error"|"limit", "value"?: REPR,
-            "reason"?: "events"|"time"|"output", "stdout"?: TEXT, "stderr"?: TEXT}
+            "reason"?: "events"|"time"|"output"|"tracing", "stdout"?: TEXT, "stderr"?: TEXT}
 
 - depth: traced frames below this one on the stack (the first traced frame has depth 0).
 - func: co_qualname (3.11+); before 3.11 the function's __qualname__, else co_name.
@@ -31,7 +31,9 @@ object a line:
   skipped too. A repr that raises reads "<repr failed: ExcType>";
   " at 0x7f3a..." addresses read " at 0x..."; a repr longer than --max-repr characters (default 1000;
   0: no cap) is cut to that many characters followed by the marker "…(+N chars)", N being the
-  characters cut.
+  characters cut. Strings and builtin containers holding more than 65536 characters and elements
+  (and more than 4 * --max-repr) are cut while their repr is written, marked "…(cut)": a 256 MiB
+  bytearray or a list shared a million times never has its whole text built.
 - return: "value" is the repr of the returned (or yielded) value; a frame unwound by an exception
   has no "value".
 - exception: "value" is the repr of the exception.
@@ -43,7 +45,13 @@ object a line:
   where Python would raise it, and the unwinding is traced.
 - Limits: --max-events records (default 10000), --timeout seconds of wall time (default 10),
   --max-output bytes of standard output (default 1000000; the output is cut there). A limit ends the run with a
-  "limit" exit and its reason. SystemExit(0) or SystemExit(None) is a normal exit.
+  "limit" exit, its reason and a value that names the limit ("the limit of 10000 events was
+  reached"). SystemExit(0) or SystemExit(None) is a normal exit.
+- The program cannot turn the tracer off unseen: sys.settrace called by the program ends the run
+  there with a "limit" exit, reason "tracing". A child made by os.fork stops tracing and writes no
+  records (the trace is its parent's). Processes the program started and left running, also in
+  sessions of their own, are killed when its run ends (on Linux the tracer adopts their orphans),
+  and when the driver that reads the records is gone the tracer ends them and exits.
 
 Batch mode reads one JSON request a line on stdin:
   {"id": ANY, "program"?: PATH, "source"?: TEXT, "call"?: EXPR, "cwd"?: DIR,
