@@ -21,8 +21,9 @@ export interface ResolveOptions {
 
 /**
  * A host that refuses or never answers makes node-llama-cpp's downloader retry for minutes, and
- * it does not stop when its signal is aborted: the launch waits at most this long for a first
- * byte, and this long between bytes, then fails with a message (the retries end on their own).
+ * it does not stop when its signal is aborted: a URL is first asked for its first byte here
+ * (failing within the connect timeout), and the launch waits at most the idle timeout between
+ * bytes of the download itself.
  */
 export const CONNECT_TIMEOUT_MS = 30_000;
 export const IDLE_TIMEOUT_MS = 60_000;
@@ -76,8 +77,10 @@ export async function resolveModel(spec: string | undefined, opts: ResolveOption
   const stop = new AbortController();
   const onAbort = (): void => stop.abort(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
-  const watch = watchdog(opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS, opts.signal);
+  const connectMs = opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  const watch = watchdog(connectMs, opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS, opts.signal);
   try {
+    if (/^https?:/i.test(s)) await Promise.race([reachable(s, connectMs, stop.signal), watch.failed]);
     return await Promise.race([
       resolveModelFile(s, {
         directory: dir,
@@ -98,6 +101,21 @@ export async function resolveModel(spec: string | undefined, opts: ResolveOption
     stop.abort();
     opts.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Resolves once `url` answers a request for its first byte; rejects within `ms` when it does not. */
+async function reachable(url: string, ms: number, signal: AbortSignal): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { range: "bytes=0-0" }, signal: AbortSignal.any([signal, AbortSignal.timeout(ms)]) });
+  } catch (e) {
+    if (signal.aborted) throw new Error("the launch was cancelled");
+    if ((e as Error).name === "TimeoutError") throw new Error(`no data after ${ms / 1000} s (the host refuses or does not answer)`);
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`the host cannot be reached (${cause?.code ?? cause?.message ?? (e as Error).message})`);
+  }
+  await res.body?.cancel().catch(() => undefined);
+  if (!res.ok) throw new Error(`the host answers ${res.status} ${res.statusText}`.trim());
 }
 
 /** Rejects `failed` when no byte came within `connectMs`, none for `idleMs` since the last, or `signal` aborts. */
