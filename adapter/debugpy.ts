@@ -5,7 +5,7 @@
 // reports each stop in terms of the user's files: the user frames on the stack (files in the
 // program's folder, as the tracer traces them), the driver, or the end of the program.
 // It knows DAP and Python, and nothing of predictions or of how stops are paired (compare.ts).
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
@@ -14,6 +14,7 @@ import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "./values.js";
 import { removeStale } from "./stale.js";
 import { descendants, killTree, own } from "./processes.js";
+import { tracerScript } from "./tracer.js";
 
 export const DEBUGPY_INSTALL_HINT =
   'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or set the "python" launch attribute to an interpreter that has it.';
@@ -77,6 +78,11 @@ export async function findDebugpyPython(preferred?: string): Promise<string> {
 class DebugpyClient extends DapClient {
   /** The program's process, as debugpy's "process" event names it. */
   private debuggee?: number;
+  /**
+   * `tracer.py --guard`, told the pids of debugpy's adapter and of the program: it kills their
+   * trees when its input ends, which is also when this process dies without a word (SIGKILL).
+   */
+  private readonly guard?: ChildProcess;
 
   constructor(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
     super("debugpy", cmd, args, {
@@ -85,8 +91,19 @@ class DebugpyClient extends DapClient {
         new DapError(failed ? `cannot start ${cmd}: ${why}` : `the debug adapter exited (${why})${stderr.length ? `: ${stderr.join("\n")}` : ""}`),
     });
     own(this.child);
+    if (this.pid && process.platform !== "win32") {
+      const guard = spawn(cmd, ["-B", tracerScript(), "--guard"], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+      guard.on("error", () => undefined); // no guard: the adapter's own exit hook still ends them
+      guard.stdin!.on("error", () => undefined);
+      guard.unref();
+      (guard.stdin as unknown as { unref?: () => void }).unref?.();
+      guard.stdin!.write(`${this.pid}\n`);
+      this.guard = guard;
+    }
     this.onEvent((e) => {
-      if (e.event === "process") this.debuggee = (e as DebugProtocol.ProcessEvent).body.systemProcessId;
+      if (e.event !== "process") return;
+      this.debuggee = (e as DebugProtocol.ProcessEvent).body.systemProcessId;
+      if (this.debuggee) this.guard?.stdin!.write(`${this.debuggee}\n`);
     });
   }
 
@@ -119,6 +136,7 @@ class DebugpyClient extends DapClient {
     }
     for (const pid of new Set([...started, ...this.tree()])) killTree(pid);
     this.kill();
+    this.guard?.stdin!.end();
   }
 
   protected override ended(reason: Error): void {

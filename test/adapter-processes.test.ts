@@ -73,23 +73,28 @@ for (const end of ["disconnect", "SIGTERM", "SIGKILL"] as const) {
   });
 }
 
-test("compare mode: debugpy, its launcher and the looping program are gone after a disconnect", { timeout: 90_000 }, async () => {
-  const pids = join(dir, "compare.txt");
-  const program = spinner("compare_spin.py", pids, true);
-  const s = await openSession(30_000);
-  try {
-    const { first } = await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, program, call: "spin()", stopOnEntry: true, timeout: 60 }, program);
-    assert.equal(first.event, "stopped");
-    // Line 1: the recording's run (its children are gone with it); line 2: the program under debugpy.
-    const [, , , real, a, b] = await pidsIn(pids, 2);
-    const tree = [real, a, b, ...descendants(adapterPid(s.dc))];
-    assert.ok(tree.length > 4, "debugpy's adapter and launcher run");
-    void s.dc.continueRequest(THREAD).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 500));
-    assert.ok(alive(real), "the program spins under debugpy");
-    await s.dc.disconnectRequest({ terminateDebuggee: true });
-    assert.deepEqual(await stillAlive(tree), [], "still running after the disconnect");
-  } finally {
-    await s.dc.stop().catch(() => undefined);
-  }
-});
+for (const end of ["disconnect", "SIGKILL"] as const) {
+  test(`compare mode: debugpy, its launcher and the looping program are gone after ${end === "disconnect" ? "a disconnect" : "SIGKILL to the adapter"}`, { timeout: 90_000 }, async () => {
+    const pids = join(dir, `compare-${end}.txt`);
+    const program = spinner(`compare_${end}.py`, pids, true);
+    const s = await openSession(30_000);
+    try {
+      const { first } = await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, program, call: "spin()", stopOnEntry: true, timeout: 60 }, program);
+      assert.equal(first.event, "stopped");
+      // Line 1: the recording's run (its children are gone with it); line 2: the program under debugpy.
+      const [, , , real, a, b] = await pidsIn(pids, 2);
+      const adapter = adapterPid(s.dc);
+      const tree = [real, a, b, ...descendants(adapter)];
+      assert.ok(tree.length > 4, "debugpy's adapter and launcher run");
+      void s.dc.continueRequest(THREAD).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.ok(alive(real), "the program spins under debugpy");
+      if (end === "disconnect") await s.dc.disconnectRequest({ terminateDebuggee: true });
+      else process.kill(adapter, "SIGKILL");
+      assert.deepEqual(await stillAlive(tree), [], `still running after ${end}`);
+    } finally {
+      if (end === "disconnect") await s.dc.stop().catch(() => undefined);
+      else (s.dc as unknown as { stopAdapter(): void }).stopAdapter();
+    }
+  });
+}

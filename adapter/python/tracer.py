@@ -7,6 +7,7 @@ Usage:
   tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
             [--max-output N] [--max-repr N]
   tracer.py --batch [--out PATH]
+  tracer.py --guard   (kills the process trees whose pids it reads when its input ends)
 
 Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
 With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
@@ -575,22 +576,61 @@ def _descendants(pid):
     return out
 
 
-def _end_children():
-    """Kills what the program started and left running (also in sessions of their own, which the
-    driver's process-group kill does not reach), and reaps them."""
+def _kill_trees(pids):
+    """Kills each process and everything below it: all are stopped first, so that none starts
+    another between the walk and the kill. Reaps those that are this process's children."""
     import signal
 
-    pids = _descendants(os.getpid())
+    found = []
     for pid in pids:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    for pid in pids:
+        for p in [pid] + _descendants(pid):
+            if p not in found and p != os.getpid():
+                found.append(p)
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    for pid in found:
         try:
             os.waitpid(pid, 0)
         except OSError:
             pass  # not our child: its own parent (also killed) or init reaps it
+
+
+def _has_children():
+    """Whether this process has a child, running or finished (finished ones are reaped). Orphans
+    of its children are adopted (_adopt_orphans): with no child it has no descendant at all, and
+    the /proc walk (milliseconds) is spared to the many programs that start none."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        except OSError:
+            return True
+        if pid == 0:
+            return True
+
+
+def _end_children():
+    """Kills what the program started and left running (also in sessions of their own, which the
+    driver's process-group kill does not reach)."""
+    if _has_children():
+        _kill_trees(_descendants(os.getpid()))
+
+
+def _guard(stream):
+    """--guard: reads pids, one a line, and when its input ends (the driver that started those
+    processes is gone, even killed, or done with them) kills each with everything below it."""
+    pids = []
+    for line in stream:
+        try:
+            pids.append(int(line))
+        except ValueError:
+            pass
+    _kill_trees(pids)
 
 
 def _stack_level(frame):
@@ -750,12 +790,14 @@ def _options(source):
 def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
              "--max-output": "maxOutput", "--max-repr": "maxRepr"}
-    args = {"batch": False, "program": None, "out": "-"}
+    args = {"batch": False, "guard": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--batch":
             args["batch"] = True
+        elif a == "--guard":
+            args["guard"] = True
         elif a in flags:
             if i + 1 >= len(argv):
                 raise SystemExit("tracer: %s needs a value" % a)
@@ -768,7 +810,7 @@ def _parse_args(argv):
         else:
             raise SystemExit("tracer: unexpected argument %s" % a)
         i += 1
-    if not args["batch"] and args["program"] is None:
+    if not args["batch"] and not args["guard"] and args["program"] is None:
         raise SystemExit(__doc__)
     for key, cast in (("maxEvents", int), ("timeout", float), ("maxOutput", int), ("maxRepr", int)):
         if key in args:
@@ -809,6 +851,8 @@ def _batch(out, watchdog, requests):
 
 def main(argv):
     args = _parse_args(argv)
+    if args["guard"]:
+        return _guard(sys.stdin)
     # The tracer's own folder must not shadow the program's imports.
     here = os.path.dirname(_TRACER_FILE)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
