@@ -57,6 +57,7 @@ const signal = (pid: number, sig: NodeJS.Signals): void => {
 export function killTree(pid: number | undefined): void {
   if (!pid) return;
   const seen = new Set([pid]);
+  signal(pid, "SIGSTOP");
   for (let round = 0; round < 3; round++) {
     const found = descendants(pid).filter((p) => !seen.has(p));
     if (round > 0 && !found.length) break;
