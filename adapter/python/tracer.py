@@ -258,7 +258,7 @@ class Run:
 
     def repr(self, value):
         try:
-            if 0 < self.max_repr and _larger_than(value, max(4 * self.max_repr, _CUT_FROM)):
+            if 0 < self.max_repr and type(value) in _NESTED and _larger_than(value, max(4 * self.max_repr, _CUT_FROM)):
                 r = _cut_repr(value, self.max_repr)
                 return _ADDRESS.sub(" at 0x...", r) if " at 0x" in r else r
             r = repr(value)
@@ -440,10 +440,15 @@ _CUT_FROM = 1 << 16
 _CUT_MARK = "…(cut)"
 
 
+_NESTED = frozenset(_TEXT_TYPES + _CONTAINERS)
+
+
 def _larger_than(value, budget):
     """Whether the builtin strings and containers in value hold more than `budget` characters and
     elements together: then their repr is longer than that. Stops as soon as the budget is spent,
-    so a huge value (a 256 MiB bytearray, a list shared a million times) costs no more than a small one."""
+    so a huge value (a 256 MiB bytearray, a list shared a million times) costs no more than a small
+    one; the elements of a container are looked at in C (their types, their lengths) where they
+    are all atoms or all strings, so a list of numbers costs no Python step per element."""
     stack = [value]
     while stack:
         v = stack.pop()
@@ -452,11 +457,16 @@ def _larger_than(value, budget):
             budget -= len(v)
         elif t in _CONTAINERS:
             budget -= len(v) + 1
-            if budget < 0:
-                return True
-            stack.extend(v)
-            if t is dict:
-                stack.extend(v.values())
+            for part in (v, v.values()) if t is dict else (v,):
+                if budget < 0:
+                    return True
+                kinds = set(map(type, part))
+                if kinds.isdisjoint(_NESTED):
+                    continue  # atoms: counted with the length
+                if kinds == {str}:
+                    budget -= sum(map(len, part))
+                else:
+                    stack.extend(part)
         else:
             budget -= 1
         if budget < 0:
