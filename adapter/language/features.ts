@@ -5,7 +5,7 @@ import type { Diagnostic, DocumentSymbol, Hover, Location, Range } from "vscode-
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import { serializeAction } from "../trajectory.js";
 import type { Frame } from "../trajectory.js";
-import { sourceLineOffset } from "./analyze.js";
+import { sourceLineOffset, stepBefore } from "./analyze.js";
 import type { StepInfo, TraceAnalysis, TrajectoryInfo } from "./analyze.js";
 
 const range = (doc: TextDocument, start: number, end: number): Range => ({ start: doc.positionAt(start), end: doc.positionAt(end) });
@@ -121,15 +121,7 @@ export function documentSymbols(doc: TextDocument, a: TraceAnalysis): DocumentSy
 function findStep(a: TraceAnalysis, offset: number): { t: TrajectoryInfo; s: StepInfo } | undefined {
   for (const t of a.trajectories) {
     if (offset < t.start || offset >= t.end) continue;
-    // Steps are in document order: the last one starting at or before the offset.
-    let lo = 0;
-    let hi = t.steps.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (t.steps[mid].start <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    const s = t.steps[lo];
+    const s = t.steps[stepBefore(t.steps, offset)];
     return s && offset >= s.start && offset < s.end ? { t, s } : undefined;
   }
   return undefined;
