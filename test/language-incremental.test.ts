@@ -8,20 +8,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyze, reanalyze } from "../adapter/language/analyze.js";
 import { FORMAT_VERSION, serialize, type Step } from "../adapter/trajectory.js";
+import { rng } from "./support/rng.js";
 
 const SEED = Number(process.env.NDBG_FUZZ_SEED ?? 1);
 const EDITS = Number(process.env.NDBG_FUZZ_CASES ?? 300);
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function generated(n: number): string {
   const steps: Step[] = [{ frame: { event: "call", line: 1, depth: 0, func: "f", locals: { n: "0" } } }];
