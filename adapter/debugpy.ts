@@ -5,7 +5,7 @@
 // reports each stop in terms of the user's files: the user frames on the stack (files in the
 // program's folder, as the tracer traces them), the driver, or the end of the program.
 // It knows DAP and Python, and nothing of predictions or of how stops are paired (compare.ts).
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
@@ -13,6 +13,8 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "./values.js";
 import { removeStale } from "./stale.js";
+import { descendants, killTree, own } from "./processes.js";
+import { tracerScript } from "./tracer.js";
 
 export const DEBUGPY_INSTALL_HINT =
   'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or set the "python" launch attribute to an interpreter that has it.';
@@ -74,12 +76,45 @@ export async function findDebugpyPython(preferred?: string): Promise<string> {
 
 /** The DAP client (adapter/dapClient.ts) with compare mode's errors; the adapter's end reaches listeners as an "ndbg/adapterExited" event. */
 class DebugpyClient extends DapClient {
+  /** The program's process, as debugpy's "process" event names it. */
+  private debuggee?: number;
+  /**
+   * `tracer.py --guard`, told the pids of debugpy's adapter and of the program: it kills their
+   * trees when its input ends, which is also when this process dies without a word (SIGKILL).
+   */
+  private readonly guard?: ChildProcess;
+
   constructor(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
     super("debugpy", cmd, args, {
       ...opts,
       exitError: (why, failed, stderr) =>
         new DapError(failed ? `cannot start ${cmd}: ${why}` : `the debug adapter exited (${why})${stderr.length ? `: ${stderr.join("\n")}` : ""}`),
     });
+    own(this.child);
+    if (this.pid && process.platform !== "win32") {
+      const guard = spawn(cmd, ["-B", tracerScript(), "--guard"], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+      guard.on("error", () => undefined); // no guard: the adapter's own exit hook still ends them
+      guard.stdin!.on("error", () => undefined);
+      guard.unref();
+      (guard.stdin as unknown as { unref?: () => void }).unref?.();
+      guard.stdin!.write(`${this.pid}\n`);
+      this.guard = guard;
+    }
+    this.onEvent((e) => {
+      if (e.event !== "process") return;
+      this.debuggee = (e as DebugProtocol.ProcessEvent).body.systemProcessId;
+      if (this.debuggee) this.guard?.stdin!.write(`${this.debuggee}\n`);
+    });
+  }
+
+  /**
+   * Everything this session started: debugpy's adapter, its launcher and the program are each in a
+   * process group of their own, and the program outlives an adapter that has already exited.
+   */
+  private tree(): number[] {
+    const out: number[] = [];
+    for (const pid of [this.pid, this.debuggee]) if (pid) out.push(pid, ...descendants(pid));
+    return out;
   }
 
   /** Sends a request; resolves with the response body, rejects with the adapter's message. */
@@ -89,9 +124,19 @@ class DebugpyClient extends DapClient {
     return r.msg.body as B;
   }
 
-  /** Kills the adapter and everything it started. */
-  close(): void {
+  /** Asks debugpy to end the program, then kills what is left of the processes it started. */
+  async close(): Promise<void> {
+    const started = this.tree();
+    if (!this.closed) {
+      try {
+        await this.request("disconnect", { terminateDebuggee: true }, 2_000);
+      } catch {
+        // gone or stuck: killed below
+      }
+    }
+    for (const pid of new Set([...started, ...this.tree()])) killTree(pid);
     this.kill();
+    this.guard?.stdin!.end();
   }
 
   protected override ended(reason: Error): void {
@@ -322,14 +367,7 @@ export class Debugpy {
 
   /** Ends the program and debugpy; idempotent. */
   async dispose(): Promise<void> {
-    if (!this.dap.closed) {
-      try {
-        await this.dap.request("disconnect", { terminateDebuggee: true }, 2_000);
-      } catch {
-        // gone or stuck: killed below
-      }
-    }
-    this.dap.close();
+    await this.dap.close();
     this.current = { kind: "exit", message: "ended" };
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -210,6 +210,9 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   };
   if (call !== undefined && call.trim() !== "") config.call = call.trim();
   if (model !== undefined && model.trim() !== "") config.model = model;
-  if (python !== undefined) config.python = python;
+  // Predict mode runs a Python too (python/canonical.py parses the program for the model's layout;
+  // it never runs the program), and "python" names the executable: from an untrusted workspace's
+  // launch.json that could be any file in it. There the Python on PATH parses instead.
+  if (python !== undefined && (trusted || mode !== "predict")) config.python = python;
   return { ok: true, config };
 }

@@ -50,6 +50,8 @@ export interface PredictorHooks {
   status?: (s: ModelStatus) => void;
   /** Lines for the user (the Debug Console): hybrid mode's holes. */
   console?: (line: string) => void;
+  /** The session ended: a recording in progress is killed. */
+  signal?: AbortSignal;
 }
 
 /** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
@@ -64,6 +66,7 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
         maxOutput: config.maxOutput,
         maxRepr: config.maxRepr,
         cwd: dirname(config.program),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
       });
       return new RecordedPredictor(trace);
     }
@@ -294,6 +297,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     // configurationDone does not wait for the configuration timeout.
     let answered = false;
     try {
+      // A launch on a live session replaces it: the previous predictor (a model context, a
+      // recording, debugpy) is released first, or each relaunch would keep one more.
+      if (this.predictor) await this.release();
       const stopOnEntry = await this.begin(args as Record<string, unknown>, true, () => ((answered = true), this.sendResponse(response)));
       await this.firstStop(stopOnEntry);
     } catch (e) {
@@ -322,11 +328,19 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.ended = false;
     await initPython();
     const generation = this.generation;
-    const predictor = await createPredictor(config, {
-      log: (m) => logger.verbose(m),
-      status: (st) => this.modelStatus(st),
-      console: (line) => generation === this.generation && this.console(line),
-    });
+    // Released with the session (disconnect, restart, adapter exit): a recording in progress is killed.
+    const preparing = this.track(-2, false);
+    let predictor: Predictor;
+    try {
+      predictor = await createPredictor(config, {
+        log: (m) => logger.verbose(m),
+        status: (st) => this.modelStatus(st),
+        console: (line) => generation === this.generation && this.console(line),
+        signal: preparing.signal,
+      });
+    } finally {
+      this.inflight.delete(-2);
+    }
     if (generation !== this.generation) {
       await predictor.dispose();
       throw new Error("the session ended while the program was being prepared");

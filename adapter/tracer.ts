@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { SOURCE_LIMIT, readTextFile } from "./files.js";
+import { killTree, own } from "./processes.js";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,8 @@ export interface TraceOptions {
   maxRepr?: number;
   /** Working directory of the program (default: the program's folder). */
   cwd?: string;
+  /** Aborting ends the run at once: the program and what it started are killed, and the run rejects. */
+  signal?: AbortSignal;
   /** Hybrid mode: the program's holes are filled by this oracle (see adapter/python/holes.py). */
   hybrid?: HybridOracle;
 }
@@ -63,7 +66,7 @@ export interface HybridOracle {
   standIn?(module: string): void;
 }
 
-export type LimitReason = "events" | "time" | "output";
+export type LimitReason = "events" | "time" | "output" | "tracing";
 
 export interface TraceResult {
   /** The program text ("\n" line ends, ending with "\n"). */
@@ -169,9 +172,51 @@ function checkOptions(o: TraceOptions): void {
       throw new Error(`${key} must be a positive number, got ${JSON.stringify(v)}`);
   }
   if (o.call !== undefined && typeof o.call !== "string") throw new Error("call must be a string");
+  o.signal?.throwIfAborted();
 }
 
 const entryCall = (call: string | undefined): string | undefined => (call && call.trim() ? call : undefined);
+
+/** A record the tracer's channel carried that no tracer writes: the run ends with this message. */
+export class RecordError extends Error {}
+
+const EVENTS = new Set(["call", "line", "return", "exception"]);
+const STATUSES = new Set(["normal", "error", "limit"]);
+const REASONS = new Set(["events", "time", "output", "tracing"]);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min;
+
+/**
+ * One record of the tracer's channel, checked field by field: the program shares its process with
+ * the tracer and can write into the channel, so nothing in a record is taken on trust. A user
+ * file's path must stay inside the program's folder (relative, no "..").
+ */
+function checkRecord(r: unknown): Record<string, unknown> {
+  if (!isObject(r)) throw new RecordError(`a record is a JSON object, not ${r === null ? "null" : Array.isArray(r) ? "an array" : typeof r}`);
+  const str = (key: string): void => {
+    if (r[key] !== undefined && typeof r[key] !== "string") throw new RecordError(`"${key}" is ${JSON.stringify(r[key])?.slice(0, 40)}, not a string`);
+  };
+  for (const key of ["value", "stdout", "stderr"]) str(key);
+  if (r.event === "exit") {
+    if (!STATUSES.has(r.status as string)) throw new RecordError(`an exit's "status" is ${JSON.stringify(r.status)?.slice(0, 40)}`);
+    if (r.reason !== undefined && !REASONS.has(r.reason as string)) throw new RecordError(`an exit's "reason" is ${JSON.stringify(r.reason)?.slice(0, 40)}`);
+    return r;
+  }
+  if (!EVENTS.has(r.event as string)) throw new RecordError(`"event" is ${JSON.stringify(r.event)?.slice(0, 40)}`);
+  if (!whole(r.line, 1)) throw new RecordError(`"line" is ${JSON.stringify(r.line)?.slice(0, 40)}, not a positive integer`);
+  if (!whole(r.depth, 0)) throw new RecordError(`"depth" is ${JSON.stringify(r.depth)?.slice(0, 40)}, not a whole number`);
+  if (typeof r.func !== "string" || !r.func) throw new RecordError(`"func" is ${JSON.stringify(r.func)?.slice(0, 40)}, not a name`);
+  if (r.file !== undefined) {
+    const f = r.file;
+    if (typeof f !== "string" || !f || f.includes("\0") || path.posix.isAbsolute(f) || path.win32.isAbsolute(f) || f.split(/[\\/]/).includes(".."))
+      throw new RecordError(`"file" is ${JSON.stringify(f)?.slice(0, 80)}, not a path inside the program's folder`);
+  }
+  if (r.locals !== undefined) {
+    if (!isObject(r.locals)) throw new RecordError(`"locals" is not an object`);
+    for (const [k, v] of Object.entries(r.locals)) if (typeof v !== "string") throw new RecordError(`the local ${JSON.stringify(k).slice(0, 40)} is not a repr`);
+  }
+  return r;
+}
 
 /** Builds a TraceResult from the tracer's JSON lines. */
 class Records {
@@ -179,25 +224,35 @@ class Records {
   exit?: Exit;
   limit?: LimitReason;
   stderr = "";
+  /** Why the channel was refused: set by the first record that is not valid; nothing after it is read. */
+  invalid?: RecordError;
   private partial = "";
+  private count = 0;
 
   constructor(private readonly mainFile?: string) {}
 
-  /** Feeds raw output; returns true once the exit record has arrived. */
+  /** Feeds raw output; returns true once the exit record has arrived, or a record was not valid. */
   feed(chunk: string, onRecord?: (r: Record<string, unknown>) => boolean): boolean {
+    if (this.invalid) return true;
     const lines = (this.partial + chunk).split("\n");
     this.partial = lines.pop() ?? "";
     for (const line of lines) {
       if (!line.trim()) continue;
-      let r: Record<string, unknown>;
+      this.count++;
       try {
-        r = JSON.parse(line);
-      } catch {
-        this.addStderr(line + "\n"); // not a record: keep it where it can be read
-        continue;
+        let r: unknown;
+        try {
+          r = JSON.parse(line);
+        } catch {
+          throw new RecordError("a record is not JSON");
+        }
+        if (onRecord && isObject(r) && !onRecord(r)) continue;
+        this.add(checkRecord(r));
+      } catch (e) {
+        if (!(e instanceof RecordError)) throw e;
+        this.invalid = new RecordError(`The trace is not valid (record ${this.count}: ${e.message}): the program wrote into the tracer's channel, or the tracer is not this debugger's`);
+        return true;
       }
-      if (onRecord && !onRecord(r)) continue;
-      this.add(r);
     }
     return this.exit !== undefined;
   }
@@ -215,6 +270,7 @@ class Records {
     }
     const frame = { event: r.event, line: r.line, depth: r.depth, func: r.func } as Frame;
     if (typeof r.file === "string" && r.file !== this.mainFile) frame.file = r.file;
+    // JSON.parse makes every key an own property (a local named __proto__ too).
     frame.locals = (r.locals ?? {}) as Record<string, string>;
     if (typeof r.value === "string") frame.value = r.value;
     if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
@@ -229,9 +285,10 @@ class Records {
   result(source: string, ended: { killed: boolean; code: number | null; signal: string | null }): TraceResult {
     let exit = this.exit;
     let limit = this.limit;
-    if (!exit) {
+    if (this.invalid) exit = { status: "error", value: `<${this.invalid.message}>` };
+    else if (!exit) {
       if (ended.killed) {
-        exit = { status: "limit" };
+        exit = { status: "limit", value: "the time limit was reached (the program did not stop: it was killed)" };
         limit = "time";
       } else {
         const how = ended.signal ? `signal ${ended.signal}` : `exit code ${ended.code}`;
@@ -271,17 +328,13 @@ const pythonEnv = (): NodeJS.ProcessEnv => ({
 
 const detached = process.platform !== "win32";
 
-/** Kills the process and, where it leads a process group, what it started. */
+/** Kills the process, its group and everything it started (adapter/processes.ts). */
 function kill(child: ChildProcess): void {
+  killTree(child.pid);
   try {
-    if (detached && child.pid) process.kill(-child.pid, "SIGKILL");
-    else child.kill("SIGKILL");
+    child.kill("SIGKILL");
   } catch {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
+    // already gone
   }
 }
 
@@ -317,11 +370,18 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;
   const cwd = opts.cwd ? path.resolve(opts.cwd) : path.dirname(file);
 
+  opts.signal?.throwIfAborted();
   return new Promise<TraceResult>((resolve, reject) => {
     const records = new Records(file);
-    const child = spawn(python, args, { cwd, stdio: [hybrid ? "pipe" : "ignore", "pipe", "pipe"], detached, env: pythonEnv() });
+    const child = own(spawn(python, args, { cwd, stdio: [hybrid ? "pipe" : "ignore", "pipe", "pipe"], detached, env: pythonEnv() }));
     let killed = false;
     let done = false;
+    const { signal } = opts;
+    const onAbort = (): void => {
+      kill(child);
+      finish(null, null, undefined, signal!.reason instanceof Error ? signal!.reason : new Error("the run was cancelled"));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     // The kill timer counts the program's time only: it stops while a hole is being filled.
     let left = (timeout + KILL_MARGIN_S) * 1000;
     let since = performance.now();
@@ -345,21 +405,28 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
       },
     });
     let grace: NodeJS.Timeout | undefined;
-    const finish = (code: number | null, signal: string | null, error?: Error): void => {
+    const finish = (code: number | null, sig: string | null, error?: Error, cancelled?: Error): void => {
       if (done) return;
       done = true;
+      signal?.removeEventListener("abort", onAbort);
       clearTimeout(timer);
       if (grace) clearTimeout(grace);
       child.stdout?.destroy();
       child.stderr?.destroy();
+      if (cancelled) return reject(cancelled);
       if (error) return reject(new Error(`Cannot start Python "${python}": ${error.message}`));
       if (!records.exit && !killed && records.frames.length === 0) {
         const why = records.stderr.trim().split("\n").slice(-5).join("\n");
-        return reject(new Error(`The tracer failed (${signal ? `signal ${signal}` : `exit code ${code}`})${why ? ":\n" + why : ""}`));
+        return reject(new Error(`The tracer failed (${sig ? `signal ${sig}` : `exit code ${code}`})${why ? ":\n" + why : ""}`));
       }
-      resolve(records.result(source, { killed, code, signal }));
+      resolve(records.result(source, { killed, code, signal: sig }));
     };
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => records.feed(d, holes ? (r) => holes.take(r) : undefined));
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      if (records.feed(d, holes ? (r) => holes.take(r) : undefined) && records.invalid) {
+        kill(child);
+        finish(null, null, undefined, records.invalid);
+      }
+    });
     child.stderr!.setEncoding("utf8").on("data", (d: string) => records.addStderr(d));
     child.on("error", (e) => finish(null, null, e));
     child.on("close", (code, signal) => finish(code, signal));
@@ -526,7 +593,7 @@ export class TraceBatch {
   private async ensure(): Promise<ChildProcess> {
     if (this.child && this.child.exitCode === null && this.child.signalCode === null && !this.child.killed) return this.child;
     const python = await findPython(this.opts.python);
-    const child = spawn(python, ["-B", tracerScript(), "--batch"], { stdio: ["pipe", "pipe", "pipe"], detached, env: pythonEnv() });
+    const child = own(spawn(python, ["-B", tracerScript(), "--batch"], { stdio: ["pipe", "pipe", "pipe"], detached, env: pythonEnv() }));
     this.child = child;
     this.starts++;
     child.stdin!.on("error", () => undefined); // a dead process: its exit handler reports
@@ -541,6 +608,10 @@ export class TraceBatch {
       });
       // A process whose watchdog had to stop a program exits after this record: use a new one.
       if (last && this.child === child) this.child = undefined;
+      if (p.records.invalid) {
+        if (this.child === child) this.child = undefined;
+        kill(child);
+      }
       if (done) this.settle(p, { killed: false, code: null, signal: null });
     });
     child.stderr!.setEncoding("utf8").on("data", (d: string) => {

@@ -112,7 +112,7 @@ export function isDelta(prev: Frame | undefined, action: Action | undefined, fra
   if (!prev || !action || (action.kind !== "step_into" && action.kind !== "step_over")) return false;
   if (frame.event !== "line" || (prev.event !== "call" && prev.event !== "line")) return false;
   if (prev.depth !== frame.depth || prev.func !== frame.func || prev.file !== frame.file) return false;
-  return Object.keys(prev.locals).every((k) => k in frame.locals);
+  return Object.keys(prev.locals).every((k) => Object.hasOwn(frame.locals, k));
 }
 
 export function serializeAction(action: Action): string {
@@ -240,7 +240,7 @@ function parseFramePieces(ps: Piece[], prev: Frame | undefined, action: Action |
       }
       const eq = text.indexOf("=");
       if (eq <= 0) fail(p, `bad local "${text}": expected NAME=REPR`);
-      frame.locals[text.slice(0, eq)] = unescapeText(text.slice(eq + 1));
+      setLocal(frame.locals, text.slice(0, eq), unescapeText(text.slice(eq + 1)));
     } else fail(p, `unexpected ${p.token} inside a frame`);
   }
   if (delta && !isDelta(prev, action, frame)) fail(ev, "locals written as a delta where the format requires them in full");
@@ -346,7 +346,16 @@ export function parse(text: string): Trajectory {
 
 export function sameLocals(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => k in b && a[k] === b[k]);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+/**
+ * Sets a local as an own property whatever its name: an assignment to a local named `__proto__`
+ * would set the object's prototype instead (and the local would be lost); `toString` and
+ * `constructor` are read with Object.hasOwn, never `in`, for the same reason.
+ */
+export function setLocal(locals: Record<string, string>, name: string, value: string): void {
+  Object.defineProperty(locals, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** Exact match of two states, as scored: position, locals, value and output. */

@@ -100,6 +100,12 @@ test("trace: bad input gets a clear message and a non-zero exit, nothing on stdo
     [["trace", PROG, "--call"], 2, /--call/],
     [["trace", PROG, "--max-events", "x"], 2, /--max-events needs a positive integer/],
     [["trace", PROG, "--timeout=-1"], 2, /--timeout needs a positive number/],
+    // Past Node's longest timer the run ended at once ("exit never"): bounded like the launch attribute.
+    [["trace", PROG, "--timeout", "2147483"], 2, /--timeout must be at most 1000000 seconds/],
+    [["steps", PROG, "--actions", "step_into", "--timeout", "1e7"], 2, /--timeout must be at most 1000000 seconds/],
+    [["data", "--programs", PROG, "--out", join(dir, "out.jsonl"), "--timeout", "3e6"], 2, /--timeout must be at most 1000000 seconds/],
+    [["eval", "cruxeval", "--data", PROG, "--task", "output", "--check-timeout", "3e6"], 2, /--check-timeout must be at most 1000000 seconds/],
+    [["bench", "--timeout", "3e6"], 2, /--timeout must be at most 1000000 seconds/],
     [["trace", join(dir, "missing.py")], 1, /missing\.py/],
     [["trace", PROG, "--call", "f("], 2, /bad --call "f\("/],
     [["trace", PROG, "--call", "nope(1)"], 1, /the call nope\(1\) failed before any traced code ran: NameError/],

@@ -14,6 +14,7 @@ import { ROOT } from "./support/dist.js";
 import { randomModel } from "./support/models.js";
 import { readGgufHeader } from "../adapter/model/gguf.js";
 import type { LoadOutcome } from "./support/load-model.js";
+import { rng } from "./support/rng.js";
 
 const PROGRAM = join(ROOT, "test", "fixtures", "dap", "script.py");
 const LOADER = join(ROOT, "test", "support", "load-model.ts");
@@ -121,18 +122,6 @@ function bump(buf: Buffer, at: number, by: number): void {
 }
 
 // ---- seeded random damage ----
-
-/** mulberry32: a small seeded generator, so a failing run can be repeated with its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WHOLE_KEYS = ["llama.block_count", "llama.embedding_length", "llama.feed_forward_length", "llama.attention.head_count", "llama.attention.head_count_kv", "llama.context_length", "llama.rope.dimension_count", "general.alignment"];
 const FLOAT_KEYS = ["llama.attention.layer_norm_rms_epsilon", "llama.rope.freq_base"];

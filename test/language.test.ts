@@ -7,6 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { FORMAT_VERSION, serialize, type Step } from "../adapter/trajectory.js";
+import { OUTLINE_LIMIT } from "../adapter/language/features.js";
 import type { Diagnostic, DocumentSymbol, Hover, Location, ProtocolConnection, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 
 const require = createRequire(import.meta.url);
@@ -208,6 +210,34 @@ describe("trace language server over LSP", () => {
     const t = fixture("golden/minimal.ndbg").text.replace("<|line_sep|>1 0 <module>", "<|line_sep|>99 0 <module>");
     await open(bad, t);
     assert.equal(await definitionAt(bad, lineOf(t, "99 0"), 14), null);
+  });
+
+  test("a trace of 100,000 frames: diagnostics, a summarized outline and a hover within seconds", async () => {
+    const steps: Step[] = [{ frame: { event: "call", line: 1, depth: 0, func: "f", locals: { n: "0" } } }];
+    for (let i = 1; i < 100_000; i++) steps.push({ action: { kind: "step_into" }, frame: { event: "line", line: 2 + (i % 2), depth: 0, func: "f", locals: { n: String(i) } } });
+    const text = serialize({ version: FORMAT_VERSION, source: "def f(n):\n    n += 1\n    n -= 1\n", steps });
+    const uri = "file:///tmp/huge.ndbg";
+    const t0 = performance.now();
+    assert.deepEqual(await open(uri, text), []);
+    const outline = await symbols(uri);
+    const frames = outline[0].children!;
+    // The source, the call (holding the first frames) and the summary of the rest.
+    const count = (xs: DocumentSymbol[]): number => xs.reduce((n, x) => n + 1 + count(x.children ?? []), 0);
+    assert.ok(count(frames) <= OUTLINE_LIMIT + 2, `${count(frames)} outline entries`);
+    assert.equal(frames.at(-1)!.name, `${100_000 - OUTLINE_LIMIT} more steps`);
+    const h = await hoverAt(uri, lineOf(text, "<|line_sep|>3 0 f<|arg_sep|>..<|arg_sep|>n=99999"), 3);
+    assert.match(JSON.stringify(h), /99998.*99999/);
+    const ms = performance.now() - t0;
+    assert.ok(ms < 8000, `${Math.round(ms)} ms`);
+  });
+
+  test("hover: locals named toString and __proto__ are locals like any other", async () => {
+    const text = `#ndbg ${FORMAT_VERSION}\n<|src_sep|>\ndef f():\n    pass\n<|frame_sep|><|call_sep|>1 0 f<|arg_sep|>__proto__=1\n<|action_sep|><|step_into|>\n<|frame_sep|><|line_sep|>2 0 f<|arg_sep|>__proto__=2<|arg_sep|>toString=3\n`;
+    const uri = "file:///tmp/proto.ndbg";
+    assert.deepEqual(await open(uri, text), []);
+    const h = JSON.stringify(await hoverAt(uri, lineOf(text, "2 0 f"), 3));
+    assert.match(h, /`__proto__` \| `` 1 `` \| `` 2 ``/);
+    assert.match(h, /`toString` \| new \| `` 3 ``/);
   });
 
   test("any prefix of a trace is answered without a crash", async () => {

@@ -285,7 +285,7 @@ test("calls back from builtins and library code (sorted key=, re.sub) are traced
 test("an infinite loop ends at the event limit", async () => {
   const r = await trace("forever.py", { maxEvents: 50 });
   assert.equal(r.frames.length, 50);
-  assert.deepEqual(r.exit, { status: "limit" });
+  assert.deepEqual(r.exit, { status: "limit", value: "the limit of 50 events was reached" });
   assert.equal(r.limit, "events");
   if (minor >= 10) {
     // call, line 1, then lines 2 and 3 in turn: the 50th frame is line 3 of the 24th turn.
@@ -307,14 +307,14 @@ test("the time limit ends a loop, a sleep, and a call stuck in C", async () => {
 
   // Blocked in time.sleep: the tracer's watchdog writes the exit record.
   const sleep = await trace("sleeper.py", { timeout: 0.3 });
-  assert.deepEqual(sleep.exit, { status: "limit" });
+  assert.deepEqual(sleep.exit, { status: "limit", value: "the time limit of 0.3 s was reached" });
   assert.equal(sleep.limit, "time");
   assert.equal(sleep.frames.at(-1)!.line, 4);
   assert.equal(sleep.frames.at(-1)!.stdout, "going to sleep\n");
 
   // Holding the interpreter lock in C: only the driver's kill ends it.
   const busy = await trace("busy_c.py", { timeout: 0.3 });
-  assert.deepEqual(busy.exit, { status: "limit" });
+  assert.deepEqual(busy.exit, { status: "limit", value: "the time limit was reached (the program did not stop: it was killed)" });
   assert.equal(busy.limit, "time");
   assert.equal(busy.frames.at(-1)!.line, 2);
 });
@@ -453,7 +453,7 @@ test("batch: a program that must be killed costs a restart, not the batch", asyn
     const sleep = await batch.trace({ program: fixture("sleeper.py") }); // the watchdog ends the process
     assert.equal(sleep.limit, "time");
     const busy = await batch.trace({ program: fixture("busy_c.py") }); // the driver kills it
-    assert.deepEqual(busy.exit, { status: "limit" });
+    assert.deepEqual(busy.exit, { status: "limit", value: "the time limit was reached (the program did not stop: it was killed)" });
     assert.equal(busy.limit, "time");
     const ok = await batch.trace({ program: fixture("recursion.py"), timeout: 5 });
     assert.equal(ok.frames.at(-1)!.value, "None");

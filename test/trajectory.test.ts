@@ -328,3 +328,24 @@ test("metadata holding U+2028 round trips", () => {
 test("text before the first trajectory is an error", () => {
   parseError("#ndbg 1\njunk\n" + ok, /./);
 });
+
+test("locals named __proto__, constructor and toString survive a round trip, in full and as a delta", () => {
+  // JSON.parse keeps "__proto__" as an own key; an assignment while parsing the text set the prototype instead.
+  const first: Record<string, string> = JSON.parse('{"__proto__": "1", "constructor": "\'c\'"}');
+  const second: Record<string, string> = JSON.parse('{"__proto__": "2", "constructor": "\'c\'", "toString": "3"}');
+  const t = traj([
+    { frame: frame("call", 1, {}) },
+    { action: { kind: "step_into" }, frame: frame("line", 2, first) },
+    { action: { kind: "step_into" }, frame: frame("line", 3, second) },
+  ]);
+  const text = serialize(t);
+  assert.match(text, /__proto__=2/);
+  const back = parse(text);
+  assert.deepEqual(Object.keys(back.steps[2].frame!.locals).sort(), ["__proto__", "constructor", "toString"]);
+  assert.equal(back.steps[1].frame!.locals["__proto__"], "1");
+  assert.equal(back.steps[2].frame!.locals["__proto__"], "2");
+  assert.equal(Object.getPrototypeOf(back.steps[2].frame!.locals), Object.prototype);
+  // The second frame keeps every local of the first (it adds toString): a delta. Dropping locals is not.
+  assert.ok(isDelta(back.steps[1].frame, { kind: "step_into" }, back.steps[2].frame!));
+  assert.ok(!isDelta(back.steps[2].frame, { kind: "step_into" }, frame("line", 3, JSON.parse('{"__proto__": "2"}'))), "dropping constructor and toString is no delta");
+});

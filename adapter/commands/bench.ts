@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBench } from "../bench/run.js";
 import { formatReport } from "../bench/report.js";
-import { InputError, flags, guarded } from "./trace.js";
+import { InputError, flags, guarded, seconds } from "./trace.js";
 
 export const usage = "bench [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
 
@@ -56,7 +56,7 @@ export function run(argv: string[]): Promise<number> {
       threads: int("--threads", values.threads, 1, 0),
       gpu,
       ...(values.python ? { python: values.python } : {}),
-      moveTimeoutMs: int("--timeout", values.timeout, 120, 1) * 1000,
+      moveTimeoutMs: (values.timeout === undefined ? 120 : seconds("--timeout", values.timeout)) * 1000,
       log: (line) => process.stderr.write(`ndbg bench: ${line}\n`),
     });
     process.stdout.write(values.json ? JSON.stringify(result) + "\n" : formatReport(result));

@@ -7,7 +7,7 @@ import { DataError, readPrograms, traceOf } from "../evaluation.js";
 import { TraceBatch } from "../tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../sampling.js";
-import { InputError, flags, guarded } from "./trace.js";
+import { InputError, flags, guarded, seconds } from "./trace.js";
 
 export const usage =
   "data --programs FILE.jsonl --out OUT.jsonl [--samples-per-program K] [--max-chars N] [--seed S] [--mix step_into=0.4,...] [--inverse-call P] [--limit N] [--python P] [--max-events N] [--timeout S] [--check]";
@@ -69,8 +69,7 @@ export function run(argv: string[]): Promise<number> {
     if (inv !== undefined) opts.inverseCall = inv;
     const limit = int("--limit", values.limit, Number.MAX_SAFE_INTEGER);
     const maxEvents = int("--max-events", values["max-events"], 2000);
-    const timeout = Number(values.timeout ?? 5);
-    if (!(timeout > 0)) throw new InputError(`--timeout needs a positive number, not "${values.timeout}"`, 2);
+    const timeout = values.timeout === undefined ? 5 : seconds("--timeout", values.timeout);
 
     // Every line is checked first: a bad file is reported before anything is written.
     const programs = await readPrograms(values.programs, { limit }).catch((e: unknown) => {

@@ -18,7 +18,7 @@ import {
 import { ACTION_KINDS } from "../trajectory.js";
 import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../hybridEval.js";
 import { LAYOUTS, type LayoutName } from "../layout.js";
-import { InputError, flags, guarded } from "./trace.js";
+import { InputError, flags, guarded, seconds } from "./trace.js";
 
 export const usage =
   "eval steps|cruxeval|hybrid --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
@@ -173,11 +173,7 @@ async function cruxeval(argv: string[]): Promise<number> {
   if (values.task !== "output" && values.task !== "input") throw new InputError(values.task === undefined ? "--task is missing (output or input)" : `--task must be output or input, not "${values.task}"`, 2);
   const returnLine = values["return-line"] ?? "code";
   if (returnLine !== "code" && returnLine !== "trace") throw new InputError(`--return-line must be code or trace, not "${returnLine}"`, 2);
-  let checkTimeout: number | undefined;
-  if (values["check-timeout"] !== undefined) {
-    checkTimeout = Number(values["check-timeout"]);
-    if (!(checkTimeout > 0) || !Number.isFinite(checkTimeout)) throw new InputError(`--check-timeout needs a positive number of seconds, not "${values["check-timeout"]}"`, 2);
-  }
+  const checkTimeout = values["check-timeout"] === undefined ? undefined : seconds("--check-timeout", values["check-timeout"]);
   const c = common("cruxeval", values);
   const maxSteps = int("--max-steps", values["max-steps"], 1);
   const programs = await readPrograms(c.data, { needOutput: true, ...(c.limit !== undefined ? { limit: c.limit } : {}) });

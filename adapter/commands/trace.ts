@@ -3,6 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { runTrace, type TraceOptions, type TraceResult } from "../tracer.js";
 import { checkSingleExpression } from "../expr.js";
+import { MAX_TIMEOUT_S } from "../launch.js";
 import { FORMAT_VERSION, serialize, type Step, type Trajectory } from "../trajectory.js";
 
 export const usage = "trace FILE [--call EXPR] [--json] [--python P] [--max-events N] [--timeout S]";
@@ -33,8 +34,15 @@ export function traceOptions(values: { call?: string; python?: string; "max-even
   }
   if (values.python !== undefined) opts.python = values.python;
   if (values["max-events"] !== undefined) opts.maxEvents = positive("--max-events", values["max-events"], true);
-  if (values.timeout !== undefined) opts.timeout = positive("--timeout", values.timeout, false);
+  if (values.timeout !== undefined) opts.timeout = seconds("--timeout", values.timeout);
   return opts;
+}
+
+/** A timeout flag in seconds, bounded like the launch attribute (a longer timer would fire at once). */
+export function seconds(flag: string, text: string): number {
+  const n = positive(flag, text, false);
+  if (n > MAX_TIMEOUT_S) throw new InputError(`${flag} must be at most ${MAX_TIMEOUT_S} seconds (about ${Math.floor(MAX_TIMEOUT_S / 86_400)} days), not "${text}"`, 2);
+  return n;
 }
 
 export function positive(flag: string, text: string, integer: boolean): number {

@@ -3,7 +3,7 @@
 // the one parser (parseMany in adapter/trajectory.ts); this module only cuts the text where the
 // format itself says things begin (a header line before "<|src_sep|>", each "<|action_sep|>"), so
 // that one bad frame costs one diagnostic and the frames after it are still read.
-import { HEADER, TOKENS, TrajectoryError, parseMany, serializeFrame } from "../trajectory.js";
+import { HEADER, TOKENS, TrajectoryError, parseMany, parseSteps, sameFrame } from "../trajectory.js";
 import type { Action, Exit, Frame } from "../trajectory.js";
 
 export interface TraceError {
@@ -46,7 +46,6 @@ export interface TraceAnalysis {
 const SPECIAL_RE = /<\|[a-z_]+\|>/;
 const HEADER_RE = /^#ndbg (\d+)( \{.*\})?\n/gm;
 const SRC_LINE = TOKENS.src + "\n";
-const MINI_HEADER = `${HEADER}\n${SRC_LINE}`;
 
 /** Splits a TrajectoryError message into its text and the offset it names, if any. */
 function located(err: unknown): { message: string; offset?: number } {
@@ -108,36 +107,124 @@ function readTrajectory(text: string, start: number, headerLength: number, end: 
   } catch (e) {
     errors.push({ start, end: headerEnd - 1, message: located(e).message });
   }
-  // Steps, one at a time: each is parsed after the previous frame (written in full), so that
-  // delta locals are checked and rebuilt exactly as the parser does for the whole file.
-  let prev: Frame | undefined;
-  let at = sourceEnd;
+  readSteps(text, sourceEnd, end, undefined, info.steps, errors);
+  return info;
+}
+
+/**
+ * Reads steps from `at` (where one starts) to `end`, each parsed after the previous frame, which
+ * seeds delta locals exactly as the parser does for the whole file; offsets in errors are the
+ * document's. `resync(at, prev)`, asked before each step, may end the reading early (it returns
+ * true where what follows is known already).
+ */
+function readSteps(text: string, at: number, end: number, prev: Frame | undefined, out: StepInfo[], errors: TraceError[], resync?: (at: number, prev: Frame | undefined) => boolean): void {
   while (at < end) {
+    if (resync?.(at, prev)) return;
     const next = text.indexOf(TOKENS.action, at + (text.startsWith(TOKENS.action, at) ? 1 : 0));
     const stepEnd = next < 0 || next > end ? end : next;
     const stepText = text.slice(at, stepEnd);
-    const prefix = MINI_HEADER + (prev ? serializeFrame(prev) + "\n" : "");
     try {
-      const steps = parseMany(prefix + stepText)[0]?.steps ?? [];
-      const step = steps[steps.length - 1];
-      if (!step || steps.length !== (prev ? 2 : 1)) throw new TrajectoryError(`expected one step here, found ${steps.length - (prev ? 1 : 0)}`);
+      const steps = parseSteps(stepText, prev, at);
+      const step = steps[0];
+      if (!step || steps.length !== 1) throw new TrajectoryError(`expected one step here, found ${steps.length}`);
+      if (prev && !step.action) throw new TrajectoryError("steps after the first must start with <|action_sep|>");
       const s: StepInfo = { start: at, end: stepEnd, ...step };
       if (prev) s.prev = prev;
       const lineM = /<\|frame_sep\|><\|[a-z]+_sep\|>(\d+)/d.exec(stepText);
       if (step.frame && lineM?.indices?.[1]) s.lineNumber = { start: at + lineM.indices[1][0], end: at + lineM.indices[1][1] };
       const bpM = /^<\|action_sep\|><\|(?:inv_)?breakpoint\|>(\d+)/d.exec(stepText);
       if (bpM?.indices?.[1]) s.actionLine = { start: at + bpM.indices[1][0], end: at + bpM.indices[1][1] };
-      info.steps.push(s);
+      out.push(s);
       if (step.frame) prev = step.frame;
     } catch (e) {
       const { message, offset } = located(e);
-      const inStep = offset === undefined ? 0 : Math.min(Math.max(offset - prefix.length, 0), stepText.length);
+      const inStep = offset === undefined ? 0 : Math.min(Math.max(offset - at, 0), stepText.length);
       errors.push({ ...lineSpan(text, at + inStep, stepEnd), message });
     }
     at = stepEnd;
   }
-  return info;
 }
+
+// ---- after an edit ----
+
+const shiftSpan = <T extends { start: number; end: number } | undefined>(r: T, d: number): T => (r ? { ...r, start: r.start + d, end: r.end + d } : r);
+
+function shiftStep(s: StepInfo, d: number): StepInfo {
+  const out: StepInfo = { ...s, start: s.start + d, end: s.end + d };
+  if (s.lineNumber) out.lineNumber = shiftSpan(s.lineNumber, d);
+  if (s.actionLine) out.actionLine = shiftSpan(s.actionLine, d);
+  return out;
+}
+
+function shiftTrajectory(t: TrajectoryInfo, d: number): TrajectoryInfo {
+  return { ...t, start: t.start + d, end: t.end + d, headerEnd: t.headerEnd + d, sourceStart: t.sourceStart + d, sourceEnd: t.sourceEnd + d, steps: t.steps.map((s) => shiftStep(s, d)) };
+}
+
+/**
+ * The analysis of `text`, an edit of `before` whose analysis is `prev`: equal to analyze(text),
+ * but where the edit lies among the steps of one trajectory of a file without errors, only the
+ * steps from the edit on are read, up to the first step after it that starts as an old one did
+ * after the same frame (the rest is the old analysis moved by the edit's length). A keystroke in
+ * a trace of a million frames costs milliseconds, not seconds.
+ */
+export function reanalyze(before: string, prev: TraceAnalysis, text: string): TraceAnalysis {
+  const limit = Math.min(before.length, text.length);
+  let p = 0;
+  while (p < limit && before.charCodeAt(p) === text.charCodeAt(p)) p++;
+  let q = 0;
+  while (q < limit - p && before.charCodeAt(before.length - 1 - q) === text.charCodeAt(text.length - 1 - q)) q++;
+  const d = text.length - before.length;
+  const oldEnd = before.length - q;
+  // Past the source and its first token (an edit there moves where the source ends).
+  const k = prev.trajectories.findIndex((t) => p > t.sourceEnd + TOKEN_ROOM && (oldEnd < t.end || (oldEnd === t.end && t.end === before.length)));
+  // A header made or broken by the edit changes the trajectories.
+  const touches = (s: string, from: number, to: number): boolean => {
+    const near = s.slice(Math.max(0, from - TOKEN_ROOM), to + TOKEN_ROOM);
+    return near.includes("#ndbg") || near.includes(TOKENS.src);
+  };
+  if (prev.errors.length || k < 0 || !prev.trajectories[k].steps.length || touches(before, p, oldEnd) || touches(text, p, text.length - q)) return analyze(text);
+  const t = prev.trajectories[k];
+  const old = t.steps;
+  // The first step the edit reaches: a step ends where the next one's token starts, so an edit
+  // inside that token (or just after the step) changes where it ends.
+  let i = old.findIndex((s) => s.end + TOKEN_ROOM >= p);
+  if (i < 0) i = old.length - 1;
+  const steps = old.slice(0, i);
+  const errors: TraceError[] = [];
+  const end = t.end + d;
+  readSteps(text, old[i].start, end, old[i].prev, steps, errors, (at, before) => {
+    if (at < text.length - q) return false;
+    const j = stepAt(old, at - d);
+    if (j < 0 || !sameOrBoth(old[j].prev, before)) return false;
+    for (let m = j; m < old.length; m++) steps.push(shiftStep(old[m], d));
+    return true;
+  });
+  const trajectories = prev.trajectories.map((x, n) => (n < k ? x : n > k ? shiftTrajectory(x, d) : { ...t, end, steps }));
+  return { trajectories, errors };
+}
+
+/** The index of the last step that starts at or before `offset`, or -1 (steps are in document order). */
+export function stepBefore(steps: readonly StepInfo[], offset: number): number {
+  let lo = 0;
+  let hi = steps.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (steps[mid].start <= offset) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi;
+}
+
+/** The index of the step that starts at `offset`, or -1. */
+function stepAt(steps: readonly StepInfo[], offset: number): number {
+  const j = stepBefore(steps, offset);
+  return j >= 0 && steps[j].start === offset ? j : -1;
+}
+
+/** More than the length of any special token. */
+const TOKEN_ROOM = 32;
+
+const sameOrBoth = (a: Frame | undefined, b: Frame | undefined): boolean => (a === undefined ? b === undefined : b !== undefined && sameFrame(a, b));
 
 /** Offsets of the start of every line, for offset <-> position conversions. */
 export function lineStarts(text: string): number[] {

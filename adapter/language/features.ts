@@ -5,7 +5,7 @@ import type { Diagnostic, DocumentSymbol, Hover, Location, Range } from "vscode-
 import type { TextDocument } from "vscode-languageserver-textdocument";
 import { serializeAction } from "../trajectory.js";
 import type { Frame } from "../trajectory.js";
-import { sourceLineOffset } from "./analyze.js";
+import { sourceLineOffset, stepBefore } from "./analyze.js";
 import type { StepInfo, TraceAnalysis, TrajectoryInfo } from "./analyze.js";
 
 const range = (doc: TextDocument, start: number, end: number): Range => ({ start: doc.positionAt(start), end: doc.positionAt(end) });
@@ -44,7 +44,7 @@ function stepSymbol(doc: TextDocument, s: StepInfo): DocumentSymbol {
   const f = s.frame!;
   const kind = f.event === "call" ? SymbolKind.Function : f.event === "exception" ? SymbolKind.Event : f.event === "return" ? SymbolKind.Constant : SymbolKind.Number;
   const where = `${f.func}:${f.line}${f.file ? " " + f.file : ""}`;
-  const changed = Object.entries(f.locals).filter(([k, v]) => s.prev?.locals[k] !== v).map(([k, v]) => `${k}=${short(v, 20)}`);
+  const changed = Object.entries(f.locals).filter(([k, v]) => !s.prev || !Object.hasOwn(s.prev.locals, k) || s.prev.locals[k] !== v).map(([k, v]) => `${k}=${short(v, 20)}`);
   const detail = [where, action, f.event === "line" ? changed.join(", ") : ""].filter(Boolean).join(" · ");
   return { name: frameName(f), detail, kind, range: r, selectionRange: sel };
 }
@@ -55,10 +55,17 @@ function extend(sym: DocumentSymbol, r: Range): void {
 }
 
 /**
- * The frames of one trajectory as a tree: a call opens an entry holding the frames of that call
- * (same depth) and the calls it makes (one deeper); its return closes it.
+ * Most outline entries for one document: a trace of a million frames would make an outline of
+ * hundreds of megabytes that no editor can show. The frames past it are one summary entry.
  */
-function frameTree(doc: TextDocument, t: TrajectoryInfo): DocumentSymbol[] {
+export const OUTLINE_LIMIT = 10_000;
+
+/**
+ * The frames of one trajectory as a tree: a call opens an entry holding the frames of that call
+ * (same depth) and the calls it makes (one deeper); its return closes it. At most `room` entries;
+ * the steps after those are summarized in one.
+ */
+function frameTree(doc: TextDocument, t: TrajectoryInfo, room: number): DocumentSymbol[] {
   const roots: DocumentSymbol[] = [];
   const open: { depth: number; sym: DocumentSymbol }[] = [];
   const add = (sym: DocumentSymbol): void => {
@@ -66,7 +73,12 @@ function frameTree(doc: TextDocument, t: TrajectoryInfo): DocumentSymbol[] {
     (parent ? (parent.children ??= []) : roots).push(sym);
     for (const o of open) extend(o.sym, sym.range);
   };
-  for (const s of t.steps) {
+  for (const [i, s] of t.steps.entries()) {
+    if (i >= room) {
+      const r = trimmed(doc, s.start, t.steps[t.steps.length - 1].end);
+      roots.push({ name: `${t.steps.length - i} more steps`, detail: `the outline shows the first ${OUTLINE_LIMIT} steps of a file`, kind: SymbolKind.Array, range: r, selectionRange: r });
+      break;
+    }
     const sym = stepSymbol(doc, s);
     if (!s.frame) {
       open.length = 0;
@@ -88,6 +100,7 @@ function frameTree(doc: TextDocument, t: TrajectoryInfo): DocumentSymbol[] {
 }
 
 export function documentSymbols(doc: TextDocument, a: TraceAnalysis): DocumentSymbol[] {
+  let room = OUTLINE_LIMIT;
   return a.trajectories.map((t, i) => {
     const meta = t.meta ?? {};
     const title = [meta.program, meta.call, meta.mode].filter((x) => typeof x === "string" && x).join(" ");
@@ -99,16 +112,17 @@ export function documentSymbols(doc: TextDocument, a: TraceAnalysis): DocumentSy
       kind: SymbolKind.Namespace,
       range: r,
       selectionRange: range(doc, t.start, t.headerEnd - 1),
-      children: [source, ...frameTree(doc, t)],
+      children: [source, ...frameTree(doc, t, Math.max(room, 0))],
     };
+    room -= t.steps.length;
   });
 }
 
 function findStep(a: TraceAnalysis, offset: number): { t: TrajectoryInfo; s: StepInfo } | undefined {
   for (const t of a.trajectories) {
     if (offset < t.start || offset >= t.end) continue;
-    const s = t.steps.find((x) => offset >= x.start && offset < x.end);
-    return s ? { t, s } : undefined;
+    const s = t.steps[stepBefore(t.steps, offset)];
+    return s && offset >= s.start && offset < s.end ? { t, s } : undefined;
   }
   return undefined;
 }
@@ -128,10 +142,10 @@ export function describeChanges(s: StepInfo): string {
   const lines = [`**${f.event}** · line ${f.line} · \`${f.func}\`${f.file ? ` (${f.file})` : ""} · depth ${f.depth}`];
   const rows: string[] = [];
   for (const [k, v] of Object.entries(f.locals)) {
-    if (!(k in prev)) rows.push(`| \`${k}\` | new | ${code(v)} |`);
+    if (!Object.hasOwn(prev, k)) rows.push(`| \`${k}\` | new | ${code(v)} |`);
     else if (prev[k] !== v) rows.push(`| \`${k}\` | ${code(prev[k])} | ${code(v)} |`);
   }
-  for (const k of Object.keys(prev)) if (!(k in f.locals)) rows.push(`| \`${k}\` | ${code(prev[k])} | gone |`);
+  for (const k of Object.keys(prev)) if (!Object.hasOwn(f.locals, k)) rows.push(`| \`${k}\` | ${code(prev[k])} | gone |`);
   if (rows.length) lines.push(["| local | before | now |", "|---|---|---|", ...rows].join("\n"));
   else lines.push("no locals changed");
   if (f.value !== undefined) lines.push(`${f.event === "exception" ? "exception" : "returns"}: ${code(f.value)}`);

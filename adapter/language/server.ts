@@ -4,20 +4,22 @@
 // (`--stdio` / `--node-ipc`, as vscode-languageclient starts it); knows nothing of VS Code.
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
-import { analyze } from "./analyze.js";
+import { analyze, reanalyze } from "./analyze.js";
 import type { TraceAnalysis } from "./analyze.js";
 import { definition, diagnostics, documentSymbols, hover } from "./features.js";
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 
-// One analysis per document version: every request after an edit reads the same one.
-const cache = new Map<string, { version: number; analysis: TraceAnalysis }>();
+// One analysis per document version: every request after an edit reads the same one. A new
+// version is read again from its edit on (reanalyze), the rest taken from the previous analysis.
+const cache = new Map<string, { version: number; text: string; analysis: TraceAnalysis }>();
 function analysisOf(doc: TextDocument): TraceAnalysis {
   const hit = cache.get(doc.uri);
   if (hit && hit.version === doc.version) return hit.analysis;
-  const analysis = analyze(doc.getText());
-  cache.set(doc.uri, { version: doc.version, analysis });
+  const text = doc.getText();
+  const analysis = hit ? reanalyze(hit.text, hit.analysis, text) : analyze(text);
+  cache.set(doc.uri, { version: doc.version, text, analysis });
   return analysis;
 }
 

@@ -11,6 +11,14 @@ export class AbortError extends Error {
   }
 }
 
+/** The model cannot generate any more: its sampler failed (a damaged model file). */
+export class SamplerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SamplerError";
+  }
+}
+
 export interface GenerateOptions {
   grammar?: LlamaGrammar;
   /** Generation ends after this many tokens (the result says it was cut). */
@@ -40,6 +48,44 @@ export interface GenerateResult {
   generateMs: number;
 }
 
+/**
+ * node-llama-cpp samples inside its batch dispatcher; when the sampler throws there (a damaged
+ * model picks a token its grammar refuses: "Unexpected empty grammar stack after accepting
+ * piece"), the error becomes an unhandled rejection and the generation waiting for the token
+ * waits forever. While generations run, such rejections are routed to them: each ends with the
+ * error, and its sequence is not used again (the library still holds its lock).
+ */
+const SAMPLER_FAILURE = /sampler|SampleToken|grammar/i;
+const waiting = new Set<(e: Error) => void>();
+function onStrayRejection(reason: unknown): void {
+  if (reason instanceof Error && SAMPLER_FAILURE.test(reason.message)) {
+    for (const w of waiting) w(reason);
+    return;
+  }
+  // Not ours: where nobody else listens, keep Node's default (the process fails on it).
+  if (process.listenerCount("unhandledRejection") === 1) throw reason;
+}
+interface SamplerWatch {
+  /** Rejects with the sampler's error. */
+  failed: Promise<never>;
+  error?: Error;
+  end(): void;
+}
+function awaitSamplerFailure(): SamplerWatch {
+  let fail: (e: Error) => void = () => undefined;
+  const watch: SamplerWatch = {
+    failed: new Promise<never>((_, reject) => (fail = (e) => reject((watch.error = e)))),
+    end() {
+      waiting.delete(fail);
+      if (!waiting.size) process.off("unhandledRejection", onStrayRejection);
+    },
+  };
+  watch.failed.catch(() => undefined);
+  if (!waiting.size) process.on("unhandledRejection", onStrayRejection);
+  waiting.add(fail);
+  return watch;
+}
+
 /** Prompt tokens evaluated per call, so that cancellation waits for at most one chunk. */
 const CHUNK = 128;
 
@@ -48,6 +94,8 @@ export class ModelSequence {
   /** Exact text of tokens (see vocab.ts). */
   readonly decode: (ids: readonly Token[]) => string;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Why this sequence can no longer generate (its sampler failed). */
+  private broken?: Error;
 
   private constructor(
     readonly context: LlamaContext,
@@ -110,6 +158,7 @@ export class ModelSequence {
       if (signal?.aborted) throw new AbortError();
     };
     check();
+    if (this.broken) throw this.broken;
     if (prompt.length === 0) throw new Error("empty prompt");
     if (prompt.length + opts.maxTokens > this.contextSize) throw new Error(`the prompt (${prompt.length} tokens) does not fit the context (${this.contextSize})`);
     const seq = this.sequence;
@@ -137,8 +186,12 @@ export class ModelSequence {
       temperature: 0,
       ...(grammarEvaluationState ? { grammarEvaluationState } : {}),
     });
+    const sampler = awaitSamplerFailure();
     try {
-      for await (const out of gen) {
+      for (;;) {
+        const next = await Promise.race([gen.next(), sampler.failed]);
+        if (next.done) break;
+        const out = next.value;
         check();
         confidences.push(out.confidence);
         if (stops.has(out.token)) {
@@ -161,8 +214,14 @@ export class ModelSequence {
           break;
         }
       }
+    } catch (e) {
+      if (e !== sampler.error) throw e;
+      // The generator never resumes after a failure in the dispatcher: do not wait for it.
+      this.broken = new SamplerError(`the model's sampler failed (${(e as Error).message}); the model file may be damaged`);
+      throw this.broken;
     } finally {
-      await gen.return(undefined);
+      sampler.end();
+      if (!this.broken) await gen.return(undefined);
     }
     check(); // cancelled while the last token was decoded: the answer is not wanted
     if (stop !== "text") text = this.decode(tokens);
@@ -189,6 +248,8 @@ export class ModelSequence {
 
   async dispose(): Promise<void> {
     await this.queue.catch(() => undefined);
+    // A failed sampler left the library's evaluation lock held: disposing would wait on it forever.
+    if (this.broken) return;
     if (!this.sequence.disposed) this.sequence.dispose();
     if (!this.context.disposed) await this.context.dispose();
   }

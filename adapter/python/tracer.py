@@ -8,6 +8,7 @@ Usage:
             [--max-output N] [--max-repr N]
   tracer.py --batch [--out PATH]
   tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
+  tracer.py --guard   (kills the process trees whose pids it reads when its input ends)
 
 Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
 With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
@@ -19,7 +20,7 @@ object a line:
   {"event": "call"|"line"|"return"|"exception", "line": N, "depth": D, "func": QUALNAME,
    "file"?: PATH, "locals": {NAME: REPR}, "value"?: REPR, "stdout"?: TEXT}
   ... then {"event": "exit", "status": "normal"|"error"|"limit", "value"?: REPR,
-            "reason"?: "events"|"time"|"output", "stdout"?: TEXT, "stderr"?: TEXT}
+            "reason"?: "events"|"time"|"output"|"tracing", "stdout"?: TEXT, "stderr"?: TEXT}
 
 - depth: traced frames below this one on the stack (the first traced frame has depth 0).
 - func: co_qualname (3.11+); before 3.11 the function's __qualname__, else co_name.
@@ -32,7 +33,9 @@ object a line:
   skipped too. A repr that raises reads "<repr failed: ExcType>";
   " at 0x7f3a..." addresses read " at 0x..."; a repr longer than --max-repr characters (default 1000;
   0: no cap) is cut to that many characters followed by the marker "…(+N chars)", N being the
-  characters cut.
+  characters cut. Strings and builtin containers holding more than 65536 characters and elements
+  (and more than 4 * --max-repr) are cut while their repr is written, marked "…(cut)": a 256 MiB
+  bytearray or a list shared a million times never has its whole text built.
 - return: "value" is the repr of the returned (or yielded) value; a frame unwound by an exception
   has no "value".
 - exception: "value" is the repr of the exception.
@@ -44,7 +47,13 @@ object a line:
   where Python would raise it, and the unwinding is traced.
 - Limits: --max-events records (default 10000), --timeout seconds of wall time (default 10),
   --max-output bytes of standard output (default 1000000; the output is cut there). A limit ends the run with a
-  "limit" exit and its reason. SystemExit(0) or SystemExit(None) is a normal exit.
+  "limit" exit, its reason and a value that names the limit ("the limit of 10000 events was
+  reached"). SystemExit(0) or SystemExit(None) is a normal exit.
+- The program cannot turn the tracer off unseen: sys.settrace called by the program ends the run
+  there with a "limit" exit, reason "tracing". A child made by os.fork stops tracing and writes no
+  records (the trace is its parent's). Processes the program started and left running, also in
+  sessions of their own, are killed when its run ends (on Linux the tracer adopts their orphans),
+  and when the driver that reads the records is gone the tracer ends them and exits.
 
 Batch mode reads one JSON request a line on stdin:
   {"id": ANY, "program"?: PATH, "source"?: TEXT, "call"?: EXPR, "cwd"?: DIR,
@@ -84,6 +93,8 @@ _VALUE_OPS = frozenset(
     ) if name in _OPMAP
 )
 _real_setrecursionlimit = sys.setrecursionlimit
+_real_settrace = sys.settrace
+_TRACER_CODE_FILE = (lambda: None).__code__.co_filename
 _real_getrecursionlimit = sys.getrecursionlimit
 _HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")
 DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr": 1000}
@@ -122,6 +133,8 @@ class Output:
         self.lock = threading.Lock()
 
     def write(self, record):
+        if self.fd is None:  # a forked child of the program: the trace is its parent's
+            return
         data = (json.dumps(record) + "\n").encode("utf-8")
         with self.lock:
             while data:
@@ -194,6 +207,8 @@ class Run:
         text = self.take_stdout()
         if self.cut and status == "normal":
             status, reason = "limit", "output"
+        if status == "limit" and value is None:
+            value = self.limit_text(reason)
         record = {"event": "exit", "status": status}
         if value is not None:
             record["value"] = value
@@ -222,6 +237,18 @@ class Run:
         self.output += len(data)
         return data.decode("utf-8", "backslashreplace")
 
+    def limit_text(self, reason):
+        """What a limit exit says: which limit, and its value."""
+        if reason == "events":
+            return "the limit of %d events was reached" % self.max_events
+        if reason == "time":
+            return "the time limit of %g s was reached" % self.timeout
+        if reason == "output":
+            return "the output limit of %d bytes was reached" % self.max_output
+        if reason == "tracing":
+            return "the program turned tracing off (sys.settrace): what followed could not be recorded"
+        return None
+
     def limit(self, reason):
         # Tracing stops here; the exit record follows when the program has unwound (or the watchdog
         # writes it, should the program swallow TraceLimit and go on).
@@ -233,6 +260,9 @@ class Run:
 
     def repr(self, value):
         try:
+            if 0 < self.max_repr and type(value) in _NESTED and _larger_than(value, max(4 * self.max_repr, _CUT_FROM)):
+                r = _cut_repr(value, self.max_repr)
+                return _ADDRESS.sub(" at 0x...", r) if " at 0x" in r else r
             r = repr(value)
         except Exception as e:
             return "<repr failed: %s>" % type(e).__name__
@@ -402,6 +432,219 @@ class Run:
         self.write(record)
 
 
+# ---- values too large to write whole ----
+
+_TEXT_TYPES = (str, bytes, bytearray)
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+# Values holding more than this many characters and elements are cut while their repr is written,
+# marked with _CUT_MARK (their full length is never computed); smaller ones are written whole, then cut.
+_CUT_FROM = 1 << 16
+_CUT_MARK = "…(cut)"
+
+
+_NESTED = frozenset(_TEXT_TYPES + _CONTAINERS)
+
+
+def _larger_than(value, budget):
+    """Whether the builtin strings and containers in value hold more than `budget` characters and
+    elements together: then their repr is longer than that. Stops as soon as the budget is spent,
+    so a huge value (a 256 MiB bytearray, a list shared a million times) costs no more than a small
+    one; the elements of a container are looked at in C (their types, their lengths) where they
+    are all atoms or all strings, so a list of numbers costs no Python step per element."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t in _TEXT_TYPES:
+            budget -= len(v)
+        elif t in _CONTAINERS:
+            budget -= len(v) + 1
+            for part in (v, v.values()) if t is dict else (v,):
+                if budget < 0:
+                    return True
+                kinds = set(map(type, part))
+                if kinds.isdisjoint(_NESTED):
+                    continue  # atoms: counted with the length
+                if kinds == {str}:
+                    budget -= sum(map(len, part))
+                else:
+                    stack.extend(part)
+        else:
+            budget -= 1
+        if budget < 0:
+            return True
+    return False
+
+
+def _cut_repr(value, limit):
+    """The first `limit` characters of repr(value) and the cut marker, built piece by piece."""
+    out, n = [], 0
+    for piece in _repr_pieces(value, set(), limit):
+        out.append(piece)
+        n += len(piece)
+        if n > limit:
+            return "".join(out)[:limit] + _CUT_MARK
+    return "".join(out)
+
+
+def _repr_pieces(value, open_ids, limit):
+    """repr(value) in pieces, as Python writes it for builtin strings and containers."""
+    t = type(value)
+    if t in _TEXT_TYPES:
+        # A slice longer than the limit: its repr reaches past it, the rest is never made.
+        yield repr(value[: limit + 1])
+        return
+    if t not in _CONTAINERS:
+        yield repr(value)
+        return
+    if id(value) in open_ids:  # a container inside itself
+        yield "{...}" if t is dict else "[...]"
+        return
+    if not value:
+        yield repr(value)
+        return
+    open_ids.add(id(value))
+    head, tail = {list: ("[", "]"), tuple: ("(", ",)" if len(value) == 1 else ")"), set: ("{", "}"),
+                  frozenset: ("frozenset({", "})"), dict: ("{", "}")}[t]
+    yield head
+    for i, item in enumerate(value.items() if t is dict else value):
+        if i:
+            yield ", "
+        if t is dict:
+            for piece in _repr_pieces(item[0], open_ids, limit):
+                yield piece
+            yield ": "
+            item = item[1]
+        for piece in _repr_pieces(item, open_ids, limit):
+            yield piece
+    yield tail
+    open_ids.discard(id(value))
+
+
+# ---- what the program does to the tracer: forks, sys.settrace ----
+
+def _guard_forks(out):
+    """A forked child stops writing into its parent's trace: it inherited the stream and the trace
+    function, and its events would read as the parent's."""
+    if not hasattr(os, "register_at_fork"):
+        return
+
+    def child():
+        sys.settrace(None)
+        out.fd = None
+
+    os.register_at_fork(after_in_child=child)
+
+
+def _program_settrace(run):
+    """sys.settrace as the program sees it while traced: turning the tracer off (or replacing it)
+    would silently cut the recording, so the run ends there with a limit exit that says why."""
+
+    def settrace(function):
+        if sys._getframe(1).f_code.co_filename == _TRACER_CODE_FILE:
+            return _real_settrace(function)
+        if function is run.global_trace:
+            return None
+        _real_settrace(None)
+        run.limit("tracing")
+
+    return settrace
+
+
+# ---- processes the program started ----
+
+def _adopt_orphans():
+    """Linux: processes the program starts and abandons (a double fork, a daemon) become this
+    process's children instead of init's, so that _end_children finds them."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:
+        pass
+
+
+def _descendants(pid):
+    parents = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            parents.setdefault(int(stat[stat.rindex(b")") + 2:].split()[1]), []).append(int(name))
+        except (OSError, ValueError, IndexError):
+            pass
+    out = []
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _kill_trees(pids):
+    """Kills each process and everything below it: all are stopped first, so that none starts
+    another between the walk and the kill. Reaps those that are this process's children."""
+    import signal
+
+    found = []
+    for pid in pids:
+        for p in [pid] + _descendants(pid):
+            if p not in found and p != os.getpid():
+                found.append(p)
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        for pid in found:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+    for pid in found:
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass  # not our child: its own parent (also killed) or init reaps it
+
+
+def _has_children():
+    """Whether this process has a child, running or finished (finished ones are reaped). Orphans
+    of its children are adopted (_adopt_orphans): with no child it has no descendant at all, and
+    the /proc walk (milliseconds) is spared to the many programs that start none."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        except OSError:
+            return True
+        if pid == 0:
+            return True
+
+
+def _end_children():
+    """Kills what the program started and left running (also in sessions of their own, which the
+    driver's process-group kill does not reach)."""
+    if _has_children():
+        _kill_trees(_descendants(os.getpid()))
+
+
+def _guard(stream):
+    """--guard: reads pids, one a line, and when its input ends (the driver that started those
+    processes is gone, even killed, or done with them) kills each with everything below it."""
+    pids = []
+    for line in stream:
+        try:
+            pids.append(int(line))
+        except ValueError:
+            pass
+    _kill_trees(pids)
+
+
 def _stack_level(frame):
     level = 0
     while frame is not None:
@@ -443,16 +686,21 @@ class Watchdog:
 
     def __init__(self):
         self.run = None
+        self.parent = os.getppid()
         thread = threading.Thread(target=self.loop, name="tracer-watchdog", daemon=True)
         thread.start()
 
     def loop(self):
         while True:
             time.sleep(0.05)
+            if os.getppid() != self.parent:  # the driver is gone: nobody reads the trace
+                _end_children()
+                os._exit(1)
             run = self.run
             if run is None or time.monotonic() <= run.kill_at:
                 continue
             if run.finish("limit", reason="time", last=True):
+                _end_children()
                 os._exit(0)
             # else the main thread has written the exit record: the program is over
 
@@ -503,6 +751,7 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
         run.set_recursion_limit(saved["limit"])
         sys.setrecursionlimit, sys.getrecursionlimit = run.set_recursion_limit, run.get_recursion_limit
+        sys.settrace = _program_settrace(run)
         watchdog.run = run
         if hybrid is None:
             code = compile(source, filename, "exec", dont_inherit=True)
@@ -541,6 +790,8 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         if holes is not None:
             holes.close()
         sys.setrecursionlimit, sys.getrecursionlimit = _real_setrecursionlimit, _real_getrecursionlimit
+        sys.settrace = _real_settrace
+        _end_children()
         sys.stdout, sys.stderr, sys.stdin, sys.argv = saved["stdout"], saved["stderr"], saved["stdin"], saved["argv"]
         sys.path[:] = saved["path"]
         for key in set(sys.modules) - saved["modules"]:
@@ -574,12 +825,14 @@ def _options(source):
 def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
              "--max-output": "maxOutput", "--max-repr": "maxRepr", "--hybrid": "hybrid"}
-    args = {"batch": False, "program": None, "out": "-"}
+    args = {"batch": False, "guard": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--batch":
             args["batch"] = True
+        elif a == "--guard":
+            args["guard"] = True
         elif a in flags:
             if i + 1 >= len(argv):
                 raise SystemExit("tracer: %s needs a value" % a)
@@ -592,7 +845,7 @@ def _parse_args(argv):
         else:
             raise SystemExit("tracer: unexpected argument %s" % a)
         i += 1
-    if not args["batch"] and args["program"] is None:
+    if not args["batch"] and not args["guard"] and args["program"] is None:
         raise SystemExit(__doc__)
     if "hybrid" in args:
         try:
@@ -640,6 +893,8 @@ def _batch(out, watchdog, requests):
 
 def main(argv):
     args = _parse_args(argv)
+    if args["guard"]:
+        return _guard(sys.stdin)
     # The tracer's own folder must not shadow the program's imports.
     here = os.path.dirname(_TRACER_FILE)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
@@ -652,6 +907,8 @@ def main(argv):
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    _adopt_orphans()
+    _guard_forks(out)
     watchdog = Watchdog()
     if args["batch"]:
         _batch(out, watchdog, requests)

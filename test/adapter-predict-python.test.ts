@@ -1,0 +1,43 @@
+// Predict mode runs a Python of its own (python/canonical.py parses the program into the layout
+// the model was trained on), and the launch attribute "python" names its executable. Over the
+// real protocol: a "python" that is a script in the workspace (it leaves a marker, then runs the
+// real Python) must not be run unless the client says the workspace is trusted; then it is.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildDist } from "./support/dist.js";
+import { launchToFirstStop, openSession } from "./support/dap.js";
+
+let dir = "";
+let program = "";
+let fake = "";
+let marker = "";
+
+before(() => {
+  buildDist();
+  dir = mkdtempSync(join(tmpdir(), "ndbg-predict-python-"));
+  program = join(dir, "prog.py");
+  writeFileSync(program, "def f(x):\n    y = x + 1\n    return y\n");
+  marker = join(dir, "ran");
+  fake = join(dir, "python3");
+  writeFileSync(fake, `#!/bin/sh\ntouch "${marker}"\nexec /usr/bin/python3 "$@"\n`);
+  chmodSync(fake, 0o755);
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+for (const trusted of [false, true]) {
+  test(`predict mode ${trusted ? "runs" : "does not run"} the launch's "python" when the workspace is ${trusted ? "" : "not "}trusted`, { timeout: 120_000 }, async () => {
+    rmSync(marker, { force: true });
+    const s = await openSession(60_000);
+    try {
+      const { first } = await launchToFirstStop(s.dc, { mode: "predict", program, call: "f(1)", python: fake, gpu: "cpu", threads: 1, stopOnEntry: true, ...(trusted ? { trusted } : {}) }, program);
+      assert.equal(first.event, "stopped");
+      assert.equal(existsSync(marker), trusted);
+    } finally {
+      await s.dc.stop();
+    }
+  });
+}
