@@ -6,6 +6,7 @@ import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "./expr.js";
 import { LAYOUTS, type LayoutName } from "./layout.js";
 import { quoted } from "./requests.js";
+import { MAX_TIMEOUT_S } from "./tracer.js";
 
 export const MODES = ["predict", "record", "compare", "replay", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
@@ -73,11 +74,6 @@ export const LAUNCH_DEFAULTS = {
   trusted: false,
 } as const satisfies Partial<LaunchConfig>;
 
-/**
- * The longest "timeout" in seconds. Node's timers wait at most 2**31 - 1 ms (24.8 days) and fire
- * at once past that, which would end every run at its start; the waits add margins to it.
- */
-export const MAX_TIMEOUT_S = 1_000_000;
 
 export type LaunchResult = { ok: true; config: LaunchConfig } | { ok: false; error: string };
 

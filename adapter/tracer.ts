@@ -85,6 +85,12 @@ export interface BatchRequest extends Omit<TraceOptions, "python"> {
   source?: string;
 }
 
+/**
+ * The longest timeout of a run in seconds. Node's timers wait at most 2**31 - 1 ms (24.8 days) and fire
+ * at once past that, which would end every run at its start; the waits add margins to it.
+ */
+export const MAX_TIMEOUT_S = 1_000_000;
+
 /** Seconds a run may outlive its timeout before its process is killed (the tracer's own watchdog acts at +0.5 s). */
 export const KILL_MARGIN_S = 2;
 const DEFAULT_TIMEOUT_S = 10;

@@ -1,9 +1,8 @@
 // ndbg trace: runs a program under the tracer and prints its real trajectory, every event joined
 // by step_into, in the trajectory format (or one JSON object per frame, then the exit record).
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { runTrace, type TraceOptions, type TraceResult } from "../tracer.js";
+import { MAX_TIMEOUT_S, runTrace, type TraceOptions, type TraceResult } from "../tracer.js";
 import { checkSingleExpression } from "../expr.js";
-import { MAX_TIMEOUT_S } from "../launch.js";
 import { FORMAT_VERSION, serialize, type Step, type Trajectory } from "../trajectory.js";
 
 export const usage = "trace FILE [--call EXPR] [--json] [--python P] [--max-events N] [--timeout S]";
