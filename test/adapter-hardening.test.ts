@@ -172,7 +172,7 @@ test("launch: a timeout past what Node's timers can wait is refused with the lim
   for (const [args, why] of [
     [{ timeout: 2_147_483 }, /^Invalid launch configuration: "timeout" must be at most 1000000 seconds \(about 11 days\), not 2147483$/],
     [{ timeout: 1e300 }, /"timeout" must be at most 1000000 seconds/],
-    [{ mode: "m".repeat(1_000_000) }, /^Invalid launch configuration: "mode" must be one of predict, record, compare, replay, not "m{60}…"$/],
+    [{ mode: "m".repeat(1_000_000) }, /^Invalid launch configuration: "mode" must be one of predict, record, compare, replay, hybrid, not "m{60}…"$/],
     [{ threads: "t".repeat(1_000_000) }, /"threads" must be a whole number of CPU threads \(0 chooses from the machine\), not "t{60}…"$/],
   ] as const) {
     const s = await openSession(30_000);

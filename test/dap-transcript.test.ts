@@ -81,11 +81,13 @@ test("a record-mode session's DAP transcript is the golden one, byte for byte af
     await s.request("initialize", { clientID: "transcript", adapterID: "neural-python", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true, supportsVariableType: true });
     const initialized = s.event("initialized");
     const launched = s.request("launch", { mode: "record", trusted: true, program: PROGRAM, stopOnEntry: false });
+    // The adapter answers the launch once the client may configure: waiting for both keeps the
+    // order of the messages on the wire fixed.
     await initialized;
+    await launched;
     const first = s.event("stopped", "terminated");
     await s.request("setBreakpoints", { source: { path: PROGRAM }, breakpoints: [{ line: 7 }, { line: 10, condition: "total > 0" }] });
     await s.request("configurationDone");
-    await launched;
     assert.equal((await first).event, "stopped");
     const { body } = (await s.request("stackTrace", { ...thread, startFrame: 0, levels: 20 })) as DebugProtocol.StackTraceResponse;
     const { body: scopes } = (await s.request("scopes", { frameId: body.stackFrames[0].id })) as DebugProtocol.ScopesResponse;
