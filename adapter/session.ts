@@ -13,7 +13,7 @@ import { Engine, namesOf, type BreakpointSpec } from "./engine.js";
 import type { Predicted, Predictor } from "./predictor.js";
 import { RecordedPredictor } from "./predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "./predictors/model.js";
-import { runTrace } from "./tracer.js";
+import { runTrace, type TraceOptions } from "./tracer.js";
 import { SOURCE_LIMIT, readTextFile } from "./files.js";
 import type { Exit, Frame } from "./trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
@@ -54,32 +54,31 @@ export interface PredictorHooks {
   signal?: AbortSignal;
 }
 
+/** How record and hybrid mode run the program: the launch's limits, in the program's folder, ended with the session. */
+function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
+  return {
+    call: config.call,
+    python: config.python,
+    maxEvents: config.maxSteps,
+    timeout: config.timeout,
+    maxOutput: config.maxOutput,
+    maxRepr: config.maxRepr,
+    cwd: dirname(config.program),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  };
+}
+
 /** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
 export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}, source?: string): Promise<Predictor> {
   switch (config.mode) {
     case "record": {
-      const trace = await runTrace(config.program, {
-        call: config.call,
-        python: config.python,
-        maxEvents: config.maxSteps,
-        timeout: config.timeout,
-        maxOutput: config.maxOutput,
-        maxRepr: config.maxRepr,
-        cwd: dirname(config.program),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-      });
+      const trace = await runTrace(config.program, runOptions(config, hooks));
       return new RecordedPredictor(trace);
     }
     case "hybrid": {
       const { HybridPredictor, hideBodies } = await import("./predictors/hybrid.js");
       return HybridPredictor.create(config.program, {
-        call: config.call,
-        python: config.python,
-        maxEvents: config.maxSteps,
-        timeout: config.timeout,
-        maxOutput: config.maxOutput,
-        maxRepr: config.maxRepr,
-        cwd: dirname(config.program),
+        ...runOptions(config, hooks),
         predict: config.predict,
         // The model reads the program with the stubs' bodies as `...`: a `raise NotImplementedError` says nothing of the value.
         model: async (hidden) => {
