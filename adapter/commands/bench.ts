@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBench } from "../bench/run.js";
 import { formatReport } from "../bench/report.js";
-import { InputError, flags, guarded, seconds } from "./trace.js";
+import { InputError, flags, guarded, integer, seconds } from "./trace.js";
 
 export const usage = "bench [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
 
@@ -22,12 +22,7 @@ const OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-function int(flag: string, text: string | undefined, dflt: number, min: number): number {
-  if (text === undefined) return dflt;
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
-  return n;
-}
+const int = (flag: string, text: string | undefined, dflt: number, min: number): number => integer(flag, text, min) ?? dflt;
 
 /** The built adapter: beside the bundled CLI (dist/), or dist/ of the project when run from source. */
 function defaultAdapter(): string {

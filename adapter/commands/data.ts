@@ -7,17 +7,12 @@ import { DataError, readPrograms, traceOf } from "../evaluation.js";
 import { TraceBatch } from "../tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../sampling.js";
-import { InputError, flags, guarded, seconds } from "./trace.js";
+import { InputError, flags, guarded, integer, seconds } from "./trace.js";
 
 export const usage =
   "data --programs FILE.jsonl --out OUT.jsonl [--samples-per-program K] [--max-chars N] [--seed S] [--mix step_into=0.4,...] [--inverse-call P] [--limit N] [--python P] [--max-events N] [--timeout S] [--check]";
 
-const int = (flag: string, text: string | undefined, dflt: number, min = 1): number => {
-  if (text === undefined) return dflt;
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
-  return n;
-};
+const int = (flag: string, text: string | undefined, dflt: number, min = 1): number => integer(flag, text, min) ?? dflt;
 
 const fraction = (flag: string, text: string | undefined): number | undefined => {
   if (text === undefined) return undefined;

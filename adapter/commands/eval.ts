@@ -18,7 +18,7 @@ import {
 import { ACTION_KINDS } from "../trajectory.js";
 import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../hybridEval.js";
 import { LAYOUTS, type LayoutName } from "../layout.js";
-import { InputError, flags, guarded, seconds } from "./trace.js";
+import { InputError, flags, guarded, integer, seconds } from "./trace.js";
 
 export const usage =
   "eval steps|cruxeval|hybrid --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
@@ -45,13 +45,6 @@ const COMMON = {
   verbose: { type: "boolean" },
 } as const;
 
-function int(flag: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
-  return n;
-}
-
 interface Common {
   data: string;
   limit?: number;
@@ -66,11 +59,11 @@ function common(name: string, values: Record<string, string | boolean | undefine
   const s = (k: string): string | undefined => (typeof values[k] === "string" ? (values[k] as string) : undefined);
   const layout = s("layout") ?? "canonical";
   if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
-  const contextSize = int("--context", s("context"), 256);
-  const maxTokens = int("--max-tokens", s("max-tokens"), 8);
+  const contextSize = integer("--context", s("context"), 256);
+  const maxTokens = integer("--max-tokens", s("max-tokens"), 8);
   const model: ModelOptions = {
     gpu,
-    threads: int("--threads", s("threads"), 0) ?? 0,
+    threads: integer("--threads", s("threads"), 0) ?? 0,
     layout: layout as LayoutName,
     ...(s("model") !== undefined ? { model: s("model") } : {}),
     ...(contextSize ? { contextSize } : {}),
@@ -81,7 +74,7 @@ function common(name: string, values: Record<string, string | boolean | undefine
     },
     onProgress: progress(name),
   };
-  const limit = int("--limit", s("limit"), 1);
+  const limit = integer("--limit", s("limit"), 1);
   return { data: values.data, json: values.json === true, model, ...(limit !== undefined ? { limit } : {}) };
 }
 
@@ -153,8 +146,8 @@ async function steps(argv: string[]): Promise<number> {
   const { values, positionals } = flags(argv, { ...COMMON, seed: { type: "string" }, "actions-per-program": { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   const c = common("steps", values);
-  const seed = int("--seed", values.seed, 0) ?? 0;
-  const k = int("--actions-per-program", values["actions-per-program"], 1) ?? 1;
+  const seed = integer("--seed", values.seed, 0) ?? 0;
+  const k = integer("--actions-per-program", values["actions-per-program"], 1) ?? 1;
   const programs = await readPrograms(c.data, { ...(c.limit !== undefined ? { limit: c.limit } : {}) });
   const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k });
   process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data: c.data, ...r }) : stepsTable(r)) + "\n");
@@ -175,7 +168,7 @@ async function cruxeval(argv: string[]): Promise<number> {
   if (returnLine !== "code" && returnLine !== "trace") throw new InputError(`--return-line must be code or trace, not "${returnLine}"`, 2);
   const checkTimeout = values["check-timeout"] === undefined ? undefined : seconds("--check-timeout", values["check-timeout"]);
   const c = common("cruxeval", values);
-  const maxSteps = int("--max-steps", values["max-steps"], 1);
+  const maxSteps = integer("--max-steps", values["max-steps"], 1);
   const programs = await readPrograms(c.data, { needOutput: true, ...(c.limit !== undefined ? { limit: c.limit } : {}) });
   const r = await evalCruxeval(programs, {
     ...c.model,
@@ -212,7 +205,7 @@ async function hybrid(argv: string[]): Promise<number> {
   const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   const c = common("hybrid", values);
-  const maxSteps = int("--max-steps", values["max-steps"], 1);
+  const maxSteps = integer("--max-steps", values["max-steps"], 1);
   const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}) });
   process.stdout.write((c.json ? JSON.stringify({ command: "eval hybrid", data: c.data, ...r }) : hybridTable(r)) + "\n");
   return 0;

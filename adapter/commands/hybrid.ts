@@ -9,7 +9,7 @@ import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import { SOURCE_LIMIT, readTextFile } from "../files.js";
 import { normalizeSource, type Step } from "../trajectory.js";
 import type { Guess, Predicted } from "../predictor.js";
-import { InputError, RUN_FLAGS, flags, guarded, traceOptions } from "./trace.js";
+import { InputError, RUN_FLAGS, flags, guarded, integer, traceOptions } from "./trace.js";
 import { describe, parseActions, parseLines } from "./steps.js";
 
 export const usage =
@@ -45,8 +45,7 @@ export function run(argv: string[]): Promise<number> {
     const predict = values.predict === undefined ? [] : values.predict.split(",").map((s) => s.trim()).filter(Boolean);
     const gpu = (values.gpu ?? "auto") as GpuSetting;
     if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
-    const threads = values.threads === undefined ? 0 : Number(values.threads);
-    if (!Number.isInteger(threads) || threads < 0) throw new InputError(`--threads needs a whole number, not "${values.threads}"`, 2);
+    const threads = integer("--threads", values.threads, 0) ?? 0;
     const file = positionals[0];
     const say = (line: string): void => void process.stderr.write(line + "\n");
 

@@ -13,7 +13,7 @@ import { PySourceError } from "../pysource.js";
 import { LAYOUTS, type LayoutName } from "../layout.js";
 import { checkSingleExpression } from "../expr.js";
 import type { Step } from "../trajectory.js";
-import { InputError, flags, guarded } from "./trace.js";
+import { InputError, flags, guarded, integer } from "./trace.js";
 import { describe, parseActions, parseLines, recording } from "./steps.js";
 import { SideBySide } from "./sideBySide.js";
 
@@ -37,12 +37,6 @@ const OPTIONS = {
   verbose: { type: "boolean" },
 } as const;
 
-function count(flag: string, text: string | undefined, min: number): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
-  return n;
-}
 
 /** `ndbg steps`' JSON shape, plus the model's confidence and tokens. */
 function json(name: string, step: Step, confidence?: number, tokens?: number): string {
@@ -71,8 +65,8 @@ export function run(argv: string[]): Promise<number> {
     if (!GPU_SETTINGS.includes(gpu)) throw new InputError(`--gpu must be one of ${GPU_SETTINGS.join(", ")}, not "${gpu}"`, 2);
     if (values.compare && values.json) throw new InputError("--compare prints the two sides as text; --json is for the predicted states alone", 2);
     if (values.python !== undefined && !values.compare) throw new InputError("--python runs the real program, for --compare", 2);
-    const threads = count("--threads", values.threads, 0) ?? 0;
-    const contextSize = count("--context", values.context, 256);
+    const threads = integer("--threads", values.threads, 0) ?? 0;
+    const contextSize = integer("--context", values.context, 256);
 
     let predictor: ModelPredictor;
     try {

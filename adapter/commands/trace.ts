@@ -44,6 +44,14 @@ export function seconds(flag: string, text: string): number {
   return n;
 }
 
+/** A whole-number flag of at least `min`; undefined when the flag is not given. */
+export function integer(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isInteger(n) || n < min) throw new InputError(`${flag} needs an integer >= ${min}, not "${text}"`, 2);
+  return n;
+}
+
 export function positive(flag: string, text: string, integer: boolean): number {
   const n = Number(text);
   if (text.trim() === "" || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
