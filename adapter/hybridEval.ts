@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Engine } from "./engine.js";
 import { runTrace, type TraceOptions, type TraceResult } from "./tracer.js";
-import { normalizeSource, type Frame } from "./trajectory.js";
-import { HybridPredictor, hideBodies } from "./predictors/hybrid.js";
+import { normalizeSource, sameExit, sameFrame, type Exit, type Frame } from "./trajectory.js";
+import { HybridPredictor } from "./predictors/hybrid.js";
 import { DataError, modelPredictor, type ModelOptions } from "./evaluation.js";
 
 export const HOLE_KINDS = ["stub", "name", "import", "predict"] as const;
@@ -112,17 +112,18 @@ export function outsideHoles(frames: readonly Frame[], holes: readonly string[])
 }
 
 /**
- * A state for comparison. A local holding a module reads "<module>": the missing module's stand-in
- * and the completed program's module are the hole itself, not a value the run computed.
+ * A state as it is compared (sameFrame), without the output written on the way to it. A local
+ * holding a module reads "<module>": the missing module's stand-in and the completed program's
+ * module are the hole itself, not a value the run computed.
  */
-const state = (f: Frame): string => {
-  const locals = Object.entries(f.locals).map(([k, v]) => [k, v.startsWith("<module ") ? "<module>" : v]);
-  return JSON.stringify([f.event, f.line, f.depth, f.func, locals.sort(), f.value ?? null]);
-};
+function compared(f: Frame): Frame {
+  const { stdout: _, ...state } = f;
+  return { ...state, locals: Object.fromEntries(Object.entries(f.locals).map(([k, v]) => [k, v.startsWith("<module ") ? "<module>" : v])) };
+}
 
 function agreeing(a: readonly Frame[], truth: readonly Frame[]): number {
   let n = 0;
-  for (let i = 0; i < truth.length; i++) if (a[i] && state(a[i]) === state(truth[i])) n++;
+  for (let i = 0; i < truth.length; i++) if (a[i] && sameFrame(compared(a[i]), compared(truth[i]))) n++;
   return n;
 }
 
@@ -165,7 +166,7 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }):
   const source = normalizeSource(readFileSync(c.main, "utf8"));
   const maxSteps = Math.min(o.maxSteps ?? 400, truthRun.frames.length + 20);
 
-  const hybrid = await HybridPredictor.create(c.main, { call: c.call, predict: c.predict, ...limits, model: (hidden) => modelPredictor(o, c.main, hideBodies(source, hidden)) });
+  const hybrid = await HybridPredictor.create(c.main, { call: c.call, predict: c.predict, ...limits, model: (text) => modelPredictor(o, c.main, text) });
   try {
     const ran = hybrid.fills.length ? hybrid.frames.slice(0, hybrid.fills[0].at) : hybrid.frames;
     const ranOut = outsideHoles(ran, c.holes);
@@ -183,7 +184,7 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }):
       nth.set(name, k + 1);
       if (f.repr !== undefined && truthValues.get(name)?.[k] === f.repr) r.holesRight++;
     }
-    r.exitHybrid = sameExit(hybrid.exit, truthRun.exit);
+    r.exitHybrid = sameEnd(hybrid.exit, truthRun.exit);
   } finally {
     await hybrid.dispose();
   }
@@ -206,7 +207,7 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }):
       exit = p.step.exit;
     }
     r.predict = agreeing(outsideHoles(frames, c.holes), truth);
-    r.exitPredict = exit !== undefined && sameExit(exit, truthRun.exit);
+    r.exitPredict = exit !== undefined && sameEnd(exit, truthRun.exit);
   } finally {
     await model.dispose();
   }
@@ -245,4 +246,5 @@ function returnsByFunction(frames: readonly Frame[]): Map<string, (string | unde
   return out;
 }
 
-const sameExit = (a: { status: string; value?: string }, b: { status: string; value?: string }): boolean => a.status === b.status && (a.value ?? "") === (b.value ?? "");
+/** The same end: status and value (output aside, as for the states). */
+const sameEnd = (a: Exit, b: Exit): boolean => sameExit({ status: a.status, value: a.value ?? "" }, { status: b.status, value: b.value ?? "" });

@@ -24,7 +24,7 @@ import { requestProblem } from "./requests.js";
 import { ComparePredictor, startComparison } from "./compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compareDap.js";
 import { findDebugpyPython } from "./debugpy.js";
-import { normalizeSource, serialize, serializeMany } from "./trajectory.js";
+import { serialize, serializeMany } from "./trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "./protocol.js";
 import { REAL, logBody, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters, type ClientBreakpoint } from "./breakpoints.js";
@@ -76,15 +76,11 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
       return new RecordedPredictor(trace);
     }
     case "hybrid": {
-      const { HybridPredictor, hideBodies } = await import("./predictors/hybrid.js");
+      const { HybridPredictor } = await import("./predictors/hybrid.js");
       return HybridPredictor.create(config.program, {
         ...runOptions(config, hooks),
         predict: config.predict,
-        // The model reads the program with the stubs' bodies as `...`: a `raise NotImplementedError` says nothing of the value.
-        model: async (hidden) => {
-          const source = hideBodies(normalizeSource(await readTextFile(config.program, SOURCE_LIMIT)), hidden);
-          return createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source);
-        },
+        model: (source) => createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source),
         ...(hooks.console ? { console: hooks.console } : {}),
       });
     }

@@ -3,7 +3,7 @@
 // are, what runs for real, what is refused) and, for HybridPredictor, from the bundled model.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest } from "../adapter/tracer.js";
@@ -195,7 +195,7 @@ test("HybridPredictor with the bundled model: holes filled and marked, the rest 
   const lines: string[] = [];
   const p = await HybridPredictor.create(program, {
     call: "main()",
-    model: (hidden) => ModelPredictor.create({ program, source: hideBodies(readFileSync(program, "utf8"), hidden), threads: 1 }),
+    model: (source) => ModelPredictor.create({ program, source, threads: 1 }),
     console: (l) => lines.push(l),
   });
   try {

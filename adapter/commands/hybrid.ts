@@ -3,11 +3,10 @@
 // lists), as the debug adapter's hybrid mode does; then applies debugger actions to that run and
 // prints the state after each, every value that came from the model marked "predicted".
 import { Engine } from "../engine.js";
-import { HybridPredictor, hideBodies } from "../predictors/hybrid.js";
+import { HybridPredictor } from "../predictors/hybrid.js";
 import { ModelPredictor } from "../predictors/model.js";
 import { disposeAll, GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
-import { SOURCE_LIMIT, readTextFile } from "../files.js";
-import { normalizeSource, type Step } from "../trajectory.js";
+import type { Step } from "../trajectory.js";
 import type { Guess, Predicted } from "../predictor.js";
 import { InputError, RUN_FLAGS, flags, guarded, integer, traceOptions } from "./trace.js";
 import { describe, parseActions, parseLines } from "./steps.js";
@@ -54,10 +53,10 @@ export function run(argv: string[]): Promise<number> {
       predictor = await HybridPredictor.create(file, {
         ...traceOptions(values),
         predict,
-        model: async (hidden) =>
+        model: (source) =>
           ModelPredictor.create({
             program: file,
-            source: hideBodies(normalizeSource(await readTextFile(file, SOURCE_LIMIT)), hidden),
+            source,
             ...(values.model !== undefined ? { model: values.model } : {}),
             ...(values.python !== undefined ? { python: values.python } : {}),
             gpu,

@@ -5,7 +5,9 @@
 // record mode. Every value that came from the model is marked, with the hole's confidence, for as
 // long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
 // program runs again, every other hole answered as before.
-import type { Action, Frame, Step } from "../trajectory.js";
+import { normalizeSource, type Action, type Frame, type Step } from "../trajectory.js";
+import { SOURCE_LIMIT, readTextFile } from "../files.js";
+import { cutText } from "../values.js";
 import type { Guess, Predicted, PredictOptions, Predictor } from "../predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../tracer.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -26,8 +28,8 @@ export interface HoleFill extends HoleRequest {
 export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
   /** Functions to predict rather than run. */
   predict?: readonly string[];
-  /** The model (loaded at the first hole); `hidden` are the lines of stub bodies, which it reads as `...`. */
-  model: (hidden: readonly (readonly [number, number])[]) => Promise<Predictor>;
+  /** The model, loaded at the first hole, for `source`: the program with each stub's body read as `...`. */
+  model: (source: string) => Promise<Predictor>;
   /** One line per hole and per run, for the Debug Console. */
   console?: (line: string) => void;
 }
@@ -126,7 +128,8 @@ export class HybridPredictor implements Predictor {
   private async ask(req: HoleRequest, frames: readonly Frame[]): Promise<HoleAnswer> {
     const last = frames.at(-1);
     if (!last) return { error: "no traced state to predict from" };
-    this.model ??= this.opts.model(this.holes?.bodies ?? []);
+    // A `raise NotImplementedError` says nothing of the value: the model reads unwritten bodies as `...`.
+    this.model ??= readTextFile(this.program, SOURCE_LIMIT).then((text) => this.opts.model(hideBodies(normalizeSource(text), this.holes?.bodies ?? [])));
     const model = await this.model;
     // A stub whose result its caller assigns to a name is predicted from the caller's state at the
     // call line (step_over, then that name's value): measured on the hybrid set, this fills more
@@ -309,7 +312,7 @@ function stateText(step: Step): string {
   return `a ${f.event} event at line ${f.line}${f.value !== undefined ? ` (${cut(f.value)})` : ""}`;
 }
 
-const cut = (s: string, n = 120): string => (s.length > n ? s.slice(0, n) + "…" : s);
+const cut = (s: string): string => cutText(s, 120);
 
 /** The program as the model reads it for hybrid mode: each stub's body (lines `first..last`) reads `...`, as an unwritten body does. */
 export function hideBodies(source: string, bodies: readonly (readonly [number, number])[]): string {
