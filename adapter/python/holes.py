@@ -105,11 +105,16 @@ def _todo_lines(source):
     return lines
 
 
+def _statements(fn):
+    """A function's statements after its docstring; a docstring alone is its only statement."""
+    return fn.body[1:] if _is_docstring(fn.body[0]) and len(fn.body) > 1 else fn.body
+
+
 def _is_stub(fn, todo):
     if isinstance(fn, ast.AsyncFunctionDef) or any(_name_of(d) in _DECLARATIONS for d in fn.decorator_list):
         return False
-    rest = fn.body[1:] if _is_docstring(fn.body[0]) else fn.body
-    if all(_is_placeholder(s) for s in rest):  # also a docstring alone
+    rest = _statements(fn)
+    if (len(fn.body) == 1 and _is_docstring(fn.body[0])) or all(_is_placeholder(s) for s in rest):
         return True
     if len(rest) == 1 and _raises_not_implemented(rest[0]):
         return True
@@ -194,6 +199,10 @@ def _assigned_calls(tree):
             if callee:
                 out[node.lineno] = (target.id, callee)
     return out
+
+
+def _untraced(name):
+    return HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % name)
 
 
 # ---- stand-ins ----
@@ -294,8 +303,10 @@ class Holes:
                 listed.add(qual if qual in self.predict else fn.name)
             if named or _is_stub(fn, todo):
                 self.stubs[qual] = "listed" if named else "stub"
-                if not named and self._body_lines(fn)[0] > fn.lineno:
-                    bodies.append(self._body_lines(fn))
+                body = _statements(fn)
+                if not named and body[0].lineno > fn.lineno:
+                    # The lines the model reads as `...` (a one-line def keeps its line).
+                    bodies.append([body[0].lineno, getattr(fn, "end_lineno", None) or body[-1].lineno])
                 self._hollow(fn, qual)
         self.names = _free_names(tree)
         self.assigned = _assigned_calls(tree)
@@ -304,14 +315,8 @@ class Holes:
         return compile(tree, filename, "exec", dont_inherit=True)
 
     @staticmethod
-    def _body_lines(fn):
-        """A stub's body without its docstring: [first line, last line]."""
-        body = fn.body[1:] if _is_docstring(fn.body[0]) and len(fn.body) > 1 else fn.body
-        return [body[0].lineno, getattr(fn, "end_lineno", None) or body[-1].lineno]
-
-    @staticmethod
     def _hollow(fn, qual):
-        body = fn.body[1:] if _is_docstring(fn.body[0]) and len(fn.body) > 1 else fn.body
+        body = _statements(fn)
         at = body[0]
         call = ast.Call(func=ast.Name(id=HOLE_FUNC, ctx=ast.Load()), args=[ast.Constant(value=qual)], keywords=[])
         ret = ast.Return(value=call)
@@ -356,7 +361,7 @@ class Holes:
     def fill_function(self, qual):
         frame = sys._getframe(1)
         if frame not in self.run.stack:
-            raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % qual)
+            raise _untraced(qual)
         request = {"kind": "function", "name": qual, "line": frame.f_lineno}
         caller = frame.f_back
         if caller in self.run.stack and self._in_program(caller):
@@ -369,7 +374,7 @@ class Holes:
     def fill_call(self, name):
         frame = self._traced_caller()
         if frame is None:
-            raise HoleError("%s() is a hole reached before tracing started (in the module's body): hybrid mode fills holes the traced code reaches" % name)
+            raise _untraced(name)
         line = frame.f_lineno
         target, callee = self.assigned.get(line, (None, None)) if self._in_program(frame) else (None, None)
         if target is None or callee.split(".")[-1] != name.split(".")[-1]:
