@@ -24,14 +24,16 @@ export const OUTPUT_LABEL = "[predicted output] ";
  */
 export function originOf(p: Predicted | undefined, predicts: boolean, threshold: number): Origin {
   if (!predicts || !p || p.given) return REAL;
-  const c = p.confidence;
-  return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
+  return predicted(p.confidence, threshold);
 }
 
 /** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */
 export function originOfGuess(g: Guess, threshold: number): Origin {
-  if (g.set) return REAL;
-  const c = g.confidence;
+  return g.set ? REAL : predicted(g.confidence, threshold);
+}
+
+/** A guess, with the model's confidence where it is known, low below the user's threshold. */
+function predicted(c: number | undefined, threshold: number): Origin {
   return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
 }
 
