@@ -10,8 +10,8 @@ const esmBanner = { js: 'import { createRequire as __cr } from "node:module"; co
 
 const entries = [
   { entryPoints: ["src/extension.ts"], outfile: "dist/extension.cjs", format: "cjs" },
-  { entryPoints: ["adapter/main.ts"], outfile: "dist/adapter.js", format: "esm", banner: esmBanner },
-  { entryPoints: ["adapter/cli.ts"], outfile: "dist/ndbg.js", format: "esm", banner: { js: "#!/usr/bin/env node\n" + esmBanner.js } },
+  { entryPoints: ["adapter/dap/main.ts"], outfile: "dist/adapter.js", format: "esm", banner: esmBanner },
+  { entryPoints: ["adapter/cli/main.ts"], outfile: "dist/ndbg.js", format: "esm", banner: { js: "#!/usr/bin/env node\n" + esmBanner.js } },
   { entryPoints: ["adapter/language/server.ts"], outfile: "dist/server.cjs", format: "cjs" },
 ].filter((e) => existsSync(e.entryPoints[0]));
 
@@ -19,5 +19,5 @@ await Promise.all(entries.map((e) => build({ ...common, ...e })));
 mkdirSync("dist/python", { recursive: true });
 cpSync("adapter/python", "dist/python", { recursive: true, filter: (p) => !p.includes("__pycache__") });
 if (existsSync("dist/ndbg.js")) chmodSync("dist/ndbg.js", 0o755);
-// The tolerant Python parser's grammar, found beside the bundles (adapter/pysource.ts).
+// The tolerant Python parser's grammar, found beside the bundles (adapter/pyread/pysource.ts).
 cpSync("node_modules/tree-sitter-python/tree-sitter-python.wasm", "dist/tree-sitter-python.wasm");

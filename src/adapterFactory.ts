@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DEBUG_TYPE } from "./debugConfig.js";
-import { removeStale } from "../adapter/stale.js";
+import { removeStale } from "../adapter/system/stale.js";
 
 /** How long the warm process may take to listen. */
 const LISTEN_TIMEOUT_MS = 15_000;
@@ -138,7 +138,7 @@ class WarmAdapter {
   }
 
   stop(): void {
-    // Closing its stdin ends it (see adapter/serve.ts); a kill makes sure.
+    // Closing its stdin ends it (see adapter/dap/serve.ts); a kill makes sure.
     this.proc.stdin?.end();
     setTimeout(() => this.exited || this.proc.kill(), 2000).unref();
   }

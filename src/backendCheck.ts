@@ -1,4 +1,4 @@
-// "Neural Python: Check Inference Backends": `ndbg doctor` (adapter/commands/doctor.ts) run as its
+// "Neural Python: Check Inference Backends": `ndbg doctor` (adapter/cli/commands/doctor.ts) run as its
 // own Node process on the configured model, its report shown in an output channel. Its probes
 // load llama.cpp binaries that may abort, so they never run in the extension host; the verdicts
 // it writes are the ones sessions read.

@@ -11,7 +11,7 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DebugClient } from "@vscode/debugadapter-testsupport";
-import { removeStale } from "../adapter/stale.js";
+import { removeStale } from "../adapter/system/stale.js";
 import { ADAPTER, ROOT, buildDist } from "./support/dist.js";
 import { firstOf } from "./support/dap.js";
 

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serialize } from "../adapter/trajectory.js";
+import { serialize } from "../adapter/format/trajectory.js";
 import { buildDist } from "./support/dist.js";
 import { THREAD, firstOf, openSession, type Session } from "./support/dap.js";
 

@@ -13,7 +13,7 @@ import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Writable } from "node:stream";
-import { FrameReader, MAX_MESSAGE_BYTES, decode, type Frame } from "../adapter/framing.js";
+import { FrameReader, MAX_MESSAGE_BYTES, decode, type Frame } from "../adapter/dap/framing.js";
 import { ADAPTER, buildDist } from "./support/dist.js";
 
 before(() => buildDist());

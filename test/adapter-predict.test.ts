@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { parsePython, type PySource } from "../adapter/pysource.js";
+import { parsePython, type PySource } from "../adapter/pyread/pysource.js";
 import { NDBG, ROOT, buildDist } from "./support/dist.js";
 import { randomModel, shippedModel } from "./support/models.js";
 import { THREAD, firstOf, launchToFirstStop, openSession, stopAfter, type Session as Client } from "./support/dap.js";

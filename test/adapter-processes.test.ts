@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
-import { descendants } from "../adapter/processes.js";
+import { descendants } from "../adapter/system/processes.js";
 import { buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession } from "./support/dap.js";
 import { alive, stillAlive } from "./support/processes.js";

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { Reach, refusal } from "../adapter/model/reach.js";
 import { lastFrame } from "../adapter/model/dialect.js";
-import { parsePython } from "../adapter/pysource.js";
-import { parse } from "../adapter/trajectory.js";
+import { parsePython } from "../adapter/pyread/pysource.js";
+import { parse } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
 

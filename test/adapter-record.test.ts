@@ -8,10 +8,10 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
-import { serialize } from "../adapter/trajectory.js";
-import { transition } from "../adapter/semantics.js";
-import type { Action, Frame } from "../adapter/trajectory.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { serialize } from "../adapter/format/trajectory.js";
+import { transition } from "../adapter/real/semantics.js";
+import type { Action, Frame } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
 

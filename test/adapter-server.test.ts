@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DebugClient } from "@vscode/debugadapter-testsupport";
-import { runTrace } from "../adapter/tracer.js";
+import { runTrace } from "../adapter/real/tracer.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const ADAPTER = join(ROOT, "dist", "adapter.js");

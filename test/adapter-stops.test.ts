@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, firstOf, openSession, realStack, stepOutIndex, stopAfter, type Session } from "./support/dap.js";
 

@@ -175,8 +175,8 @@ const isPredictor = inLayer("predictors");
 const isModel = inLayer("model");
 
 test("the engine imports no DAP module, no predictor and nothing of model/, not even through another module", () => {
-  const engine = (f: string): boolean => f === "adapter/engine.ts";
-  assert.ok(FILES.some(engine), "adapter/engine.ts exists");
+  const engine = (f: string): boolean => f === "adapter/engine/engine.ts";
+  assert.ok(FILES.some(engine), "adapter/engine/engine.ts exists");
   const bad = reaching(engine, (d) => DAP(d) || isPredictor(d) || isModel(d) || d === "@vscode/debugadapter" || d === "@vscode/debugprotocol");
   assert.deepEqual(bad, []);
 });
@@ -184,7 +184,7 @@ test("the engine imports no DAP module, no predictor and nothing of model/, not 
 test("predictors import no DAP module and no @vscode/debugadapter, not even through another module, and the engine only through predictor.ts", () => {
   assert.ok(FILES.some(isPredictor), "there are predictors");
   assert.deepEqual(reaching(isPredictor, (d) => DAP(d) || d === "@vscode/debugadapter"), []);
-  const engine = FILES.filter(isPredictor).filter((f) => IMPORTS.get(f)!.files.includes("adapter/engine.ts"));
+  const engine = FILES.filter(isPredictor).filter((f) => IMPORTS.get(f)!.files.includes("adapter/engine/engine.ts"));
   assert.deepEqual(engine, [], "predictors that import engine.ts");
 });
 

@@ -9,8 +9,8 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { BenchResult } from "../adapter/bench/run.js";
-import { growthPositions } from "../adapter/bench/run.js";
+import type { BenchResult } from "../adapter/tools/bench/run.js";
+import { growthPositions } from "../adapter/tools/bench/run.js";
 import { NDBG, ROOT, buildDist } from "./support/dist.js";
 import { randomModel } from "./support/models.js";
 

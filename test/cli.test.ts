@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parse, sameExit, sameFrame, sameLocals, type Exit, type Frame, type Step } from "../adapter/trajectory.js";
-import { runTrace } from "../adapter/tracer.js";
+import { parse, sameExit, sameFrame, sameLocals, type Exit, type Frame, type Step } from "../adapter/format/trajectory.js";
+import { runTrace } from "../adapter/real/tracer.js";
 import { ROOT, buildDist, ndbgWithin } from "./support/dist.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-cli-"));

@@ -15,8 +15,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { DapClient } from "../adapter/dapClient.js";
-import { FrameReader } from "../adapter/framing.js";
+import { DapClient } from "../adapter/real/dapClient.js";
+import { FrameReader } from "../adapter/dap/framing.js";
 import { ADAPTER, ROOT, buildDist } from "./support/dist.js";
 
 const FIX = join(ROOT, "test", "fixtures", "transcript");

@@ -9,11 +9,11 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEBUGPY_INSTALL_HINT, Debugpy, findDebugpyPython, type RealFrameInfo, type RealStop } from "../adapter/debugpy.js";
-import { RealSide, checkPair, stateLabel } from "../adapter/compare.js";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
-import { transition } from "../adapter/semantics.js";
-import type { Action, Step } from "../adapter/trajectory.js";
+import { DEBUGPY_INSTALL_HINT, Debugpy, findDebugpyPython, type RealFrameInfo, type RealStop } from "../adapter/real/debugpy.js";
+import { RealSide, checkPair, stateLabel } from "../adapter/predictors/compare.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { transition } from "../adapter/real/semantics.js";
+import type { Action, Step } from "../adapter/format/trajectory.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const FIX = join(ROOT, "test", "fixtures", "compare");

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DoctorReport } from "../adapter/commands/doctor.js";
+import type { DoctorReport } from "../adapter/cli/commands/doctor.js";
 import { buildDist, ndbgWithin } from "./support/dist.js";
 
 const T = { timeout: 180_000 };

@@ -5,12 +5,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine } from "../adapter/engine.js";
+import { Engine } from "../adapter/engine/engine.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
-import { transition } from "../adapter/semantics.js";
-import { parse, serialize, type Frame } from "../adapter/trajectory.js";
-import type { Predicted, Predictor } from "../adapter/predictor.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { transition } from "../adapter/real/semantics.js";
+import { parse, serialize, type Frame } from "../adapter/format/trajectory.js";
+import type { Predicted, Predictor } from "../adapter/engine/predictor.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-engine-"));
 process.on("exit", () => rmSync(dir, { recursive: true, force: true }));

@@ -23,11 +23,11 @@ import {
   type Program,
   type StepsItem,
   type StepsReport,
-} from "../adapter/evaluation.js";
-import { findFunction, parsePython } from "../adapter/pysource.js";
-import { transition } from "../adapter/semantics.js";
-import { runTrace, TraceBatch, type TraceResult } from "../adapter/tracer.js";
-import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Frame, type Step } from "../adapter/trajectory.js";
+} from "../adapter/tools/evaluation.js";
+import { findFunction, parsePython } from "../adapter/pyread/pysource.js";
+import { transition } from "../adapter/real/semantics.js";
+import { runTrace, TraceBatch, type TraceResult } from "../adapter/real/tracer.js";
+import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Frame, type Step } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist, ndbgWithin, type Result } from "./support/dist.js";
 import { CRUXEVAL, cruxevalSkip } from "./support/cruxeval.js";
 

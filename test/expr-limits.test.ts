@@ -1,4 +1,4 @@
-// The evaluator's bounds (adapter/expr.ts, adapter/values.ts): a value built by an expression is
+// The evaluator's bounds (adapter/format/expr.ts, adapter/format/values.ts): a value built by an expression is
 // bounded by the size of its repr (a shared element counted each time it prints), its nesting,
 // and the work of the evaluation; each refusal is an ExprError that comes quickly. What worked
 // below the bounds still works, and messages never quote a huge value.
@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine } from "../adapter/engine.js";
-import { evaluateCondition, evaluateExpression, ExprTooLarge } from "../adapter/expr.js";
-import type { Predictor } from "../adapter/predictor.js";
+import { Engine } from "../adapter/engine/engine.js";
+import { evaluateCondition, evaluateExpression, ExprTooLarge } from "../adapter/format/expr.js";
+import type { Predictor } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
-import { runTrace } from "../adapter/tracer.js";
-import { MAX_REPR, ReprTooLong, literalToRepr, parseRepr, reprPreview, reprToNode } from "../adapter/values.js";
+import { runTrace } from "../adapter/real/tracer.js";
+import { MAX_REPR, ReprTooLong, literalToRepr, parseRepr, reprPreview, reprToNode } from "../adapter/format/values.js";
 
 /** Evaluates and times it: the error (or the result) and the milliseconds it took. */
 function timed(expr: string, locals: Record<string, string> = {}): { result?: string; error?: unknown; ms: number } {

@@ -1,4 +1,4 @@
-// The expression evaluator (adapter/expr.ts): a list of expressions evaluated by a real Python
+// The expression evaluator (adapter/format/expr.ts): a list of expressions evaluated by a real Python
 // over the same locals, compared with ours exactly (reprs, and the exception type where Python
 // raises one); then what must be refused without running anything, and the helpers around it.
 import { test } from "node:test";
@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   checkSingleExpression, evaluateCondition, evaluateExpression, ExprError, isTruthyRepr, parseExpression,
-} from "../adapter/expr.js";
-import { findPython } from "../adapter/tracer.js";
+} from "../adapter/format/expr.js";
+import { findPython } from "../adapter/real/tracer.js";
 
 const LOCALS_PY = String.raw`dict(n=5, x=2.5, s='hello', e='', lst=[3, 1, 2], t=(1, 'a', None), d={'a': 1, 'b': [1, 2]},
   st={1, 2, 3}, fs=frozenset({4}), b=b'abc', f=True, z=0, neg=-7, big=10**20, c=1+2j,

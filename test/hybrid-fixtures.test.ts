@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "hybrid");
 const KINDS = ["stub", "name", "import", "predict"] as const;

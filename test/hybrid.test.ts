@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runTrace, type HoleAnswer, type HoleList, type HoleRequest } from "../adapter/tracer.js";
+import { runTrace, type HoleAnswer, type HoleList, type HoleRequest } from "../adapter/real/tracer.js";
 import { HybridPredictor, hideBodies, markValues, type HoleFill } from "../adapter/predictors/hybrid.js";
 import { ModelPredictor } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
-import { Engine } from "../adapter/engine.js";
-import type { Frame } from "../adapter/trajectory.js";
-import { evalHybrid, outsideHoles, readHybridCases } from "../adapter/hybridEval.js";
+import { Engine } from "../adapter/engine/engine.js";
+import type { Frame } from "../adapter/format/trajectory.js";
+import { evalHybrid, outsideHoles, readHybridCases } from "../adapter/tools/hybridEval.js";
 
 let dir = "";
 const file = (name: string, text: string): string => {

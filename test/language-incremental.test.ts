@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { analyze, reanalyze } from "../adapter/language/analyze.js";
-import { FORMAT_VERSION, serialize, type Step } from "../adapter/trajectory.js";
+import { FORMAT_VERSION, serialize, type Step } from "../adapter/format/trajectory.js";
 import { rng } from "./support/rng.js";
 
 const SEED = Number(process.env.NDBG_FUZZ_SEED ?? 1);

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { FORMAT_VERSION, serialize, type Step } from "../adapter/trajectory.js";
+import { FORMAT_VERSION, serialize, type Step } from "../adapter/format/trajectory.js";
 import { OUTLINE_LIMIT } from "../adapter/language/features.js";
 import type { Diagnostic, DocumentSymbol, Hover, Location, ProtocolConnection, PublishDiagnosticsParams } from "vscode-languageserver-protocol";
 

@@ -1,4 +1,4 @@
-// The canonical layout (adapter/layout.ts + adapter/python/canonical.py) on a file written the way
+// The canonical layout (adapter/pyread/layout.ts + adapter/python/canonical.py) on a file written the way
 // people write Python, its line map both ways, its fallbacks, and predict mode through it with the
 // real bundled model: every state the model gives stands on a line of the user's file.
 import { after, test } from "node:test";
@@ -7,14 +7,14 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalLayout, LayoutError, type CanonicalLayout } from "../adapter/layout.js";
-import { parsePython, type PySource } from "../adapter/pysource.js";
+import { canonicalLayout, LayoutError, type CanonicalLayout } from "../adapter/pyread/layout.js";
+import { parsePython, type PySource } from "../adapter/pyread/pysource.js";
 import { ModelPredictor, type ModelPredictorOptions } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
 import { PredictionError } from "../adapter/model/dialect.js";
-import type { Predicted } from "../adapter/predictor.js";
-import type { Action, Frame } from "../adapter/trajectory.js";
-import { validateLaunch } from "../adapter/launch.js";
+import type { Predicted } from "../adapter/engine/predictor.js";
+import type { Action, Frame } from "../adapter/format/trajectory.js";
+import { validateLaunch } from "../adapter/dap/launch.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIXTURE = join(import.meta.dirname, "fixtures", "layout", "documented.py");

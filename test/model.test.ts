@@ -14,10 +14,10 @@ import { PredictionError } from "../adapter/model/dialect.js";
 import { nativeGrammar, jsonGrammar, scopeTable } from "../adapter/model/grammar.js";
 import { HISTORY_TOKENS } from "../adapter/model/native.js";
 import { resolveModel } from "../adapter/model/resolve.js";
-import { parsePython } from "../adapter/pysource.js";
-import { runTrace } from "../adapter/tracer.js";
-import type { Predicted } from "../adapter/predictor.js";
-import type { Action, Frame, Step } from "../adapter/trajectory.js";
+import { parsePython } from "../adapter/pyread/pysource.js";
+import { runTrace } from "../adapter/real/tracer.js";
+import type { Predicted } from "../adapter/engine/predictor.js";
+import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
 import { randomModel } from "./support/models.js";
 
 const BROKEN = join(import.meta.dirname, "fixtures", "broken");

@@ -1,4 +1,4 @@
-// The tolerant Python reader (adapter/pysource.ts): executable lines checked against real runs
+// The tolerant Python reader (adapter/pyread/pysource.ts): executable lines checked against real runs
 // of CPython (through the tracer), functions and parameters, entry-call binding, and programs
 // that do not parse (test/fixtures/broken/).
 import { test } from "node:test";
@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   PySourceError, bindCall, findFunction, functionAt, initPython, parsePython, parsePythonSync, snapLine, type PySource,
-} from "../adapter/pysource.js";
-import { runTrace } from "../adapter/tracer.js";
+} from "../adapter/pyread/pysource.js";
+import { runTrace } from "../adapter/real/tracer.js";
 
 const BROKEN = join(import.meta.dirname, "fixtures", "broken");
 const broken = (name: string): Promise<PySource> => parsePython(readFileSync(join(BROKEN, name), "utf8"));

@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TraceBatch, findPython, type TraceResult } from "../adapter/tracer.js";
+import { TraceBatch, findPython, type TraceResult } from "../adapter/real/tracer.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
-import { ACTION_KINDS, TOKENS, parse, sameExit, sameFrame, type ActionKind, type Step } from "../adapter/trajectory.js";
+import { ACTION_KINDS, TOKENS, parse, sameExit, sameFrame, type ActionKind, type Step } from "../adapter/format/trajectory.js";
 import {
   DEFAULT_MIX,
   Rng,
@@ -20,7 +20,7 @@ import {
   samplePrograms,
   type Sample,
   type SampleOptions,
-} from "../adapter/sampling.js";
+} from "../adapter/tools/sampling.js";
 import { buildDist, ndbgWithin, sh } from "./support/dist.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-sampling-"));

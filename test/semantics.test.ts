@@ -1,4 +1,4 @@
-// Debugger semantics (adapter/semantics.ts) against hand-computed expectations: first on frame
+// Debugger semantics (adapter/real/semantics.ts) against hand-computed expectations: first on frame
 // lists written out by hand, then on real traces of small programs from the tracer, whose event
 // sequence is checked first so that the expectations are known to be about the real run.
 import { test } from "node:test";
@@ -6,9 +6,9 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { transition } from "../adapter/semantics.js";
-import { runTrace, type TraceResult } from "../adapter/tracer.js";
-import type { Action, ActionKind, Frame } from "../adapter/trajectory.js";
+import { transition } from "../adapter/real/semantics.js";
+import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import type { Action, ActionKind, Frame } from "../adapter/format/trajectory.js";
 
 /** Frames from lines "EVENT LINE DEPTH FUNC": c = call, l = line, r = return, e = exception. */
 function frames(spec: string): Frame[] {

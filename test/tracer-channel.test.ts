@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordError, runTrace, TraceBatch, type TraceOptions } from "../adapter/tracer.js";
+import { RecordError, runTrace, TraceBatch, type TraceOptions } from "../adapter/real/tracer.js";
 import { alive, stillAlive } from "./support/processes.js";
 
 let dir = "";

@@ -8,8 +8,8 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findPython, runTrace, TraceBatch, tracerScript, type TraceOptions } from "../adapter/tracer.js";
-import type { Frame } from "../adapter/trajectory.js";
+import { findPython, runTrace, TraceBatch, tracerScript, type TraceOptions } from "../adapter/real/tracer.js";
+import type { Frame } from "../adapter/format/trajectory.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixture = (name: string): string => path.join(here, "fixtures", "programs", name);

@@ -1,4 +1,4 @@
-// The trajectory format (adapter/trajectory.ts) against its golden files, round trips, escaping,
+// The trajectory format (adapter/format/trajectory.ts) against its golden files, round trips, escaping,
 // the delta rule, files of several trajectories and the errors malformed input gets.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import {
   FORMAT_VERSION, SPECIAL_TOKENS, TrajectoryError, escapeText, isDelta, parse, parseMany, serialize, serializeMany, unescapeText,
   type Action, type Frame, type Step, type Trajectory,
-} from "../adapter/trajectory.js";
+} from "../adapter/format/trajectory.js";
 
 const GOLDEN = join(import.meta.dirname, "golden");
 const goldenNames = readdirSync(GOLDEN).filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5));
@@ -321,7 +321,7 @@ test("malformed: every error is a TrajectoryError, never another exception", () 
   assert.ok(parsed > 0);
 });
 
-// Known defects in adapter/trajectory.ts, reported to its owner; these run and show as TODO until fixed.
+// Known defects in adapter/format/trajectory.ts, reported to its owner; these run and show as TODO until fixed.
 test("metadata holding U+2028 round trips", () => {
   roundTrip(traj([], "", { program: "a\u2028b.py" }));
 });

@@ -1,4 +1,4 @@
-// Reprs into values and trees (adapter/values.ts): hand-written cases for every literal form, and
+// Reprs into values and trees (adapter/format/values.ts): hand-written cases for every literal form, and
 // reprs written by a real Python checked to read back and print exactly as Python printed them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import {
   bytesRepr, floatRepr, literalToRepr, parseLiteral, parseRepr, readNumber, readString, reprToNode, strRepr,
   ValueSyntaxError, type PyValue, type ValueNode,
-} from "../adapter/values.js";
-import { findPython } from "../adapter/tracer.js";
+} from "../adapter/format/values.js";
+import { findPython } from "../adapter/real/tracer.js";
 
 const int = (v: number | bigint): PyValue => ({ t: "int", v: BigInt(v) });
 const str = (v: string): PyValue => ({ t: "str", v });

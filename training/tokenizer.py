@@ -9,7 +9,7 @@ What has to match llama.cpp (src/llama-vocab.cpp, src/unicode.cpp):
   (not Python's str.isspace: U+001C..U+001F are not whitespace there).
 - Bytes map to characters with GPT-2's bytes_to_unicode; merges apply lowest rank first.
 
-Vocabulary layout: the special tokens (SPECIAL_TOKENS of adapter/trajectory.ts, in order) are
+Vocabulary layout: the special tokens (SPECIAL_TOKENS of adapter/format/trajectory.ts, in order) are
 ids 0..S-1, the 256 bytes are S..S+255, merges follow. Stdlib only.
 
 CLI:
@@ -43,7 +43,7 @@ class TokenizerError(Exception):
     pass
 
 
-# ---- the special tokens, read from the one definition in adapter/trajectory.ts ----
+# ---- the special tokens, read from the one definition in adapter/format/trajectory.ts ----
 
 def special_tokens_from_ts(path: Path = TRAJECTORY_TS) -> list[str]:
     """Evaluates the SPECIAL_TOKENS expression of trajectory.ts: string literals, spreads of
@@ -490,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("stats", help="characters per token on a JSONL file")
     s.add_argument("--tokenizer", required=True)
     s.add_argument("--data", required=True)
-    sub.add_parser("specials", help="print SPECIAL_TOKENS as read from adapter/trajectory.ts")
+    sub.add_parser("specials", help="print SPECIAL_TOKENS as read from adapter/format/trajectory.ts")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "specials":

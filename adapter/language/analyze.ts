@@ -1,10 +1,10 @@
 // Reads a trace file (.ndbg) into what the language server needs: every trajectory with the text
 // range of its header, source and steps, and every error with its offset. The structure comes from
-// the one parser (parseMany in adapter/trajectory.ts); this module only cuts the text where the
+// the one parser (parseMany in adapter/format/trajectory.ts); this module only cuts the text where the
 // format itself says things begin (a header line before "<|src_sep|>", each "<|action_sep|>"), so
 // that one bad frame costs one diagnostic and the frames after it are still read.
-import { HEADER, TOKENS, TrajectoryError, parseMany, parseSteps, sameFrame } from "../trajectory.js";
-import type { Action, Exit, Frame } from "../trajectory.js";
+import { HEADER, TOKENS, TrajectoryError, parseMany, parseSteps, sameFrame } from "../format/trajectory.js";
+import type { Action, Exit, Frame } from "../format/trajectory.js";
 
 export interface TraceError {
   start: number;

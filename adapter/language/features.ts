@@ -3,8 +3,8 @@
 import { DiagnosticSeverity, MarkupKind, SymbolKind } from "vscode-languageserver";
 import type { Diagnostic, DocumentSymbol, Hover, Location, Range } from "vscode-languageserver";
 import type { TextDocument } from "vscode-languageserver-textdocument";
-import { serializeAction } from "../trajectory.js";
-import type { Frame } from "../trajectory.js";
+import { serializeAction } from "../format/trajectory.js";
+import type { Frame } from "../format/trajectory.js";
 import { sourceLineOffset, stepBefore } from "./analyze.js";
 import type { StepInfo, TraceAnalysis, TrajectoryInfo } from "./analyze.js";
 

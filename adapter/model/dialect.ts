@@ -3,8 +3,8 @@
 // native (our trajectory format, adapter/model/native.ts) and instruct (any chat model, JSON,
 // adapter/model/instruct.ts).
 import type { LlamaGrammar, Token } from "node-llama-cpp";
-import type { Action, Frame, Step } from "../trajectory.js";
-import type { PySource } from "../pysource.js";
+import type { Action, Frame, Step } from "../format/trajectory.js";
+import type { PySource } from "../pyread/pysource.js";
 import { funcLines, scopeOfFunc, type ScopeLines } from "./grammar.js";
 import { refusal, type Reach } from "./reach.js";
 

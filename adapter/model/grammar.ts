@@ -2,8 +2,8 @@
 // program can be in: a line the function can stop on (executable lines, per function), one of
 // the four events, a depth, a function of this file, locals named by the file's identifiers.
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
-import { parentQualname, type PySource } from "../pysource.js";
-import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../trajectory.js";
+import { parentQualname, type PySource } from "../pyread/pysource.js";
+import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../format/trajectory.js";
 import type { Next } from "./reach.js";
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */

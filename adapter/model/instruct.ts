@@ -3,8 +3,8 @@
 // one JSON object, constrained by a grammar built from the program. The system message is the
 // same for every step, so its tokens stay in the cache and a step costs the user message only.
 import type { ChatHistoryItem, ChatWrapper, LlamaGrammar, Token } from "node-llama-cpp";
-import type { Action, Exit, Frame, Step } from "../trajectory.js";
-import type { PySource } from "../pysource.js";
+import type { Action, Exit, Frame, Step } from "../format/trajectory.js";
+import type { PySource } from "../pyread/pysource.js";
 import type { LoadedModel } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "./grammar.js";

@@ -8,8 +8,8 @@
 // and source always stay). The dropped window moves in large jumps, so most steps still extend
 // the cached prefix, and a step costs the same at step 500 as at step 5.
 import type { LlamaGrammar, Token } from "node-llama-cpp";
-import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../trajectory.js";
-import type { PySource } from "../pysource.js";
+import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
+import type { PySource } from "../pyread/pysource.js";
 import type { LoadedModel } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";

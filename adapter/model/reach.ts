@@ -6,10 +6,10 @@
 // kept. The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
 // parsed answer is checked against them (`refusal`), so the two cannot disagree.
 //
-// The rules follow the debugger semantics (adapter/semantics.ts) over what CPython's tracer
+// The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
-import type { Action, EventKind, ExitStatus, Frame, Step } from "../trajectory.js";
-import type { PyFunction, PySource, ScopeNames } from "../pysource.js";
+import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
+import type { PyFunction, PySource, ScopeNames } from "../pyread/pysource.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
 /** What a frame of one function (or class body, module, comprehension, lambda) can hold. */

@@ -5,11 +5,11 @@
 // record mode. Every value that came from the model is marked, with the hole's confidence, for as
 // long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
 // program runs again, every other hole answered as before.
-import { normalizeSource, type Action, type Frame, type Step } from "../trajectory.js";
-import { SOURCE_LIMIT, readTextFile } from "../files.js";
-import { cutText } from "../values.js";
-import type { Guess, Predicted, PredictOptions, Predictor } from "../predictor.js";
-import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../tracer.js";
+import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
+import { cutText } from "../format/values.js";
+import type { Guess, Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
+import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { RecordedPredictor } from "./recorded.js";
 
 /** One hole the run reached, in order, and how it was filled. */

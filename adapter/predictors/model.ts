@@ -1,17 +1,17 @@
 // Predict mode: a local GGUF model predicts every state. The user's program is never run: its
-// text is read by the tolerant parser (adapter/pysource.ts), the first state is built from the
+// text is read by the tolerant parser (adapter/pyread/pysource.ts), the first state is built from the
 // entry call's arguments, and every later state is the model's answer, constrained to states
 // this program can be in and checked before it is returned.
 //
-// The model reads the program in the layout it was trained on (adapter/layout.ts: no docstrings,
+// The model reads the program in the layout it was trained on (adapter/pyread/layout.ts: no docstrings,
 // comments, blank lines or annotations) and everything it sees or says is in that layout's
 // lines; this class maps lines at its boundary, so callers only ever see the user's lines.
-import { SOURCE_LIMIT, readTextFile } from "../files.js";
+import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { basename } from "node:path";
-import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
-import { FORMAT_VERSION, type Action, type Frame, type Step } from "../trajectory.js";
-import { bindCall, parsePython, type PySource } from "../pysource.js";
-import { evaluateExpression, ExprError } from "../expr.js";
+import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
+import { FORMAT_VERSION, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
+import { evaluateExpression, ExprError } from "../format/expr.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
@@ -20,7 +20,7 @@ import { lastFrame, PredictionError, type Dialect, type DialectName, type Dialec
 import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
 import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
-import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../layout.js";
+import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../pyread/layout.js";
 import type { ModelDescription, StepStats } from "../protocol.js";
 
 export interface ModelPredictorOptions {
@@ -271,7 +271,7 @@ export class ModelPredictor implements Predictor {
   }
 
   /**
-   * An expression about the current state: a local's repr; what adapter/expr.ts computes from
+   * An expression about the current state: a local's repr; what adapter/format/expr.ts computes from
    * the locals; else, for chat models, the model's answer. Never by running code.
    */
   async evaluate(history: readonly Predicted[], expression: string, opts: PredictOptions = {}): Promise<string | undefined> {

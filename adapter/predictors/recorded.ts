@@ -1,12 +1,12 @@
 // Record mode: states come from a real run recorded by the tracer, and every action is answered
 // by the debugger semantics over that recording. Time travel is free: a state's `ref` is its
 // index in the trace (frames.length for the exit).
-import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../files.js";
+import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../system/files.js";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../trajectory.js";
-import type { Predicted, PredictOptions, Predictor } from "../predictor.js";
-import { transition } from "../semantics.js";
-import { evaluateExpression, ExprError } from "../expr.js";
+import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
+import { transition } from "../real/semantics.js";
+import { evaluateExpression, ExprError } from "../format/expr.js";
 
 /** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
 export interface Recording {

@@ -3,8 +3,8 @@
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ADAPTER } from "./dist.js";
-import { transition } from "../../adapter/semantics.js";
-import type { Frame } from "../../adapter/trajectory.js";
+import { transition } from "../../adapter/real/semantics.js";
+import type { Frame } from "../../adapter/format/trajectory.js";
 
 export const THREAD = { threadId: 1 };
 

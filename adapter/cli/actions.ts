@@ -1,0 +1,72 @@
+// What the stepping commands (steps, predict, hybrid) share: debugger actions read from --actions
+// and --breakpoints, the recorded run they step through, and one readable line per state.
+import { Engine } from "../engine/engine.js";
+import { RecordedPredictor } from "../predictors/recorded.js";
+import type { Frame, Step } from "../format/trajectory.js";
+import type { Predicted } from "../engine/predictor.js";
+import { InputError, record, traceOptions } from "./args.js";
+
+export type Move = { name: string; line?: number; apply: (e: Engine) => Promise<Predicted> };
+
+/** Debugger actions by name; step_back is inv_step_over, the inverse action the engine takes. */
+const MOVES: Record<string, (e: Engine, line?: number) => Promise<Predicted>> = {
+  step_into: (e) => e.step("step_into"),
+  step_over: (e) => e.step("step_over"),
+  step_return: (e) => e.step("step_return"),
+  continue: (e) => e.continue(),
+  breakpoint: (e, line) => e.runTo(line!),
+  step_back: (e) => e.stepBack(),
+  inv_step_over: (e) => e.stepBack(),
+  reverse_continue: (e) => e.reverseContinue(),
+};
+const TAKES_LINE = new Set(["breakpoint"]);
+
+export function parseActions(text: string): Move[] {
+  const names = text.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  if (!names.length) throw new InputError("--actions is empty", 2);
+  return names.map((item) => {
+    const [name, arg, ...extra] = item.split(":");
+    const move = Object.hasOwn(MOVES, name) ? MOVES[name] : undefined;
+    if (!move) throw new InputError(`unknown action "${item}" (actions: ${Object.keys(MOVES).map((k) => (TAKES_LINE.has(k) ? k + ":LINE" : k)).join(", ")})`, 2);
+    if (TAKES_LINE.has(name)) {
+      if (arg === undefined || extra.length || !/^\d+$/.test(arg) || Number(arg) < 1) throw new InputError(`${name} needs a line: ${name}:LINE, not "${item}"`, 2);
+      const line = Number(arg);
+      return { name: item, line, apply: (e) => move(e, line) };
+    }
+    if (arg !== undefined) throw new InputError(`${name} takes no argument, not "${item}"`, 2);
+    return { name, apply: (e) => move(e) };
+  });
+}
+
+export function parseLines(text: string): number[] {
+  return text.split(",").map((s) => s.trim()).filter((s) => s !== "").map((s) => {
+    if (!/^\d+$/.test(s) || Number(s) < 1) throw new InputError(`--breakpoints needs line numbers such as 7,9, not "${s}"`, 2);
+    return Number(s);
+  });
+}
+
+export async function recording(file: string, values: Parameters<typeof traceOptions>[0]): Promise<RecordedPredictor> {
+  if (!file.endsWith(".ndbg")) return new RecordedPredictor(await record(file, traceOptions(values)));
+  if (values.call !== undefined) throw new InputError("--call applies to a program, not to a trace file", 2);
+  try {
+    return await RecordedPredictor.fromTraceFile(file);
+  } catch (e) {
+    throw new InputError((e as Error).message);
+  }
+}
+
+/** One readable line: the action, where the program stands, its locals (and output), and the model's confidence where there is one. */
+export function describe(name: string, step: Step, confidence?: number): string {
+  const head = (name + " ").padEnd(18);
+  const conf = confidence !== undefined ? `   (p=${confidence.toFixed(2)})` : "";
+  if (step.exit) {
+    const e = step.exit;
+    return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "") + conf;
+  }
+  const f = step.frame as Frame;
+  const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
+  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
+  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
+  return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "") + conf;
+}
+

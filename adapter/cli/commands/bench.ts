@@ -1,0 +1,59 @@
+// ndbg bench: times debugger steps over DAP in predict mode against real debugpy, on the bench's
+// fixed programs, in one run; prints a table, or with --json one object with every figure (last
+// on stdout). Progress goes to stderr.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runBench } from "../../tools/bench/run.js";
+import { formatReport } from "../../tools/bench/report.js";
+import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+
+export const usage = "bench [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
+
+const OPTIONS = {
+  model: { type: "string" },
+  steps: { type: "string" },
+  long: { type: "string" },
+  threads: { type: "string" },
+  gpu: { type: "string" },
+  python: { type: "string" },
+  adapter: { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+const int = (flag: string, text: string | undefined, dflt: number, min: number): number => integer(flag, text, min) ?? dflt;
+
+/** The built adapter: beside the bundled CLI (dist/), or dist/ of the project when run from source. */
+function defaultAdapter(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const p of [join(here, "adapter.js"), join(here, "..", "..", "..", "dist", "adapter.js")]) if (existsSync(p)) return p;
+  throw new InputError("the built debug adapter (dist/adapter.js) was not found: build it (node scripts/build.mjs) or pass --adapter");
+}
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("bench", usage, async () => {
+    const { values, positionals } = flags(argv, OPTIONS);
+    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+    const gpu = gpuFlag(values.gpu);
+    const adapter = values.adapter !== undefined ? resolve(values.adapter) : defaultAdapter();
+    if (!existsSync(adapter)) throw new InputError(`adapter not found: ${adapter}`);
+    // A path is checked here; a URI (hf:..., https://...) is the adapter's to resolve.
+    const isUri = (m: string): boolean => /^[a-z][a-z0-9+.-]+:/i.test(m);
+    const model = values.model === undefined ? undefined : isUri(values.model) ? values.model : resolve(values.model);
+    if (model !== undefined && !isUri(model) && !existsSync(model)) throw new InputError(`model not found: ${model}`);
+    const result = await runBench({
+      adapter,
+      ...(model ? { model } : {}),
+      steps: int("--steps", values.steps, 20, 1),
+      long: int("--long", values.long, 500, 1),
+      threads: int("--threads", values.threads, 1, 0),
+      gpu,
+      ...(values.python ? { python: values.python } : {}),
+      moveTimeoutMs: (values.timeout === undefined ? 120 : seconds("--timeout", values.timeout)) * 1000,
+      log: (line) => process.stderr.write(`ndbg bench: ${line}\n`),
+    });
+    process.stdout.write(values.json ? JSON.stringify(result) + "\n" : formatReport(result));
+    return 0;
+  });
+}

@@ -1,0 +1,121 @@
+// ndbg doctor: what inference can run on here and how fast. The platform, the CPU, the installed
+// node-llama-cpp binaries, the GPUs and their driver, then every backend probed afresh (a child
+// process loads the model and decodes: adapter/model/probe.ts) with its verdict, its reason and,
+// where it works, a timed decode. The verdicts replace the cached ones sessions use.
+import { availableParallelism, cpus, release } from "node:os";
+import { readFile, stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { threadsForSize } from "../../model/backend.js";
+import { checkModelFile } from "../../model/gguf.js";
+import { resolveModel } from "../../model/resolve.js";
+import { BACKENDS, gpuDevices, installedBinaries, verdictFile, verdictFor, type Backend, type GpuDevice, type InstalledBinary, type Verdict } from "../../model/probe.js";
+import { InputError, flags, guarded, positive } from "../args.js";
+
+export const usage = "doctor [--model PATH|URI] [--threads T] [--timeout S] [--json]";
+
+const OPTIONS = {
+  model: { type: "string" },
+  threads: { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+export interface DoctorReport {
+  platform: { os: string; arch: string; release: string; node: string };
+  cpu: { model: string; cores: number; features?: string[] };
+  binaries: (InstalledBinary & { fitsHere: boolean })[];
+  gpus: GpuDevice[];
+  /** The model the backends were probed with, and the CPU threads they decoded with. */
+  model: string;
+  threads: number;
+  backends: Verdict[];
+  /** Where sessions find these verdicts. */
+  cache: string;
+}
+
+/** Tokens each backend generates for its timing: more than a session's probe, for a steadier figure. */
+const TIMED_TOKENS = 64;
+
+/** The CPU features llama.cpp's kernels are chosen by (x86 flags, Arm features), where /proc says. */
+const FEATURES = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile", "neon", "asimd", "asimddp", "i8mm", "sve", "sve2"];
+
+async function cpuFeatures(): Promise<string[] | undefined> {
+  const info = await readFile("/proc/cpuinfo", "utf8").catch(() => undefined);
+  const line = info?.split("\n").find((l) => /^(flags|features)\s*:/i.test(l));
+  if (!line) return undefined;
+  const have = new Set(line.slice(line.indexOf(":") + 1).trim().split(/\s+/));
+  return FEATURES.filter((f) => have.has(f));
+}
+
+/** The report; `threads` defaults to what a session on the CPU would use with this model. */
+export async function doctor(opts: { model?: string; threads?: number; timeoutMs?: number; onBackend?: (v: Verdict) => void }): Promise<DoctorReport> {
+  const model = await resolveModel(opts.model).catch((e: Error) => {
+    throw new InputError(e.message);
+  });
+  // A model llama.cpp cannot read would fail every probe and blame each backend for it.
+  await checkModelFile(model).catch((e: Error) => {
+    throw new InputError(e.message);
+  });
+  const threads = opts.threads ?? threadsForSize("cpu", (await stat(model)).size);
+  const here = `${process.platform}-${process.arch}`;
+  const features = await cpuFeatures();
+  const report: DoctorReport = {
+    platform: { os: process.platform, arch: process.arch, release: release(), node: process.version },
+    cpu: { model: cpus()[0]?.model ?? "unknown", cores: availableParallelism(), ...(features ? { features } : {}) },
+    binaries: (await installedBinaries()).map((b) => ({ ...b, fitsHere: b.name === here || b.name.startsWith(`${here}-`) })),
+    gpus: await gpuDevices(),
+    model,
+    threads,
+    backends: [],
+    cache: verdictFile(),
+  };
+  // One at a time: probes on the same device would slow each other's timings.
+  for (const backend of BACKENDS) {
+    const v = await verdictFor(backend, model, { fresh: true, threads, tokens: TIMED_TOKENS, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+    opts.onBackend?.(v);
+    report.backends.push(v);
+  }
+  return report;
+}
+
+const pad = (s: string, n: number): string => s + " ".repeat(Math.max(1, n - s.length));
+
+export function verdictLine(v: Verdict): string {
+  const t = v.timing;
+  const speed = t ? `${t.msPerToken.toFixed(2)} ms/token, ${Math.round(t.promptTokensPerSecond)} prompt tokens/s` : "";
+  const on = v.devices?.length ? ` on ${v.devices.join(", ")}` : "";
+  return `${pad(v.backend, 8)}${v.ok ? `works${on}: ${speed}` : `fails: ${v.reason}`}`;
+}
+
+export function formatReport(r: DoctorReport): string {
+  const bins = r.binaries.map((b) => `${b.name} ${b.version}${b.llamaCpp ? ` (llama.cpp ${b.llamaCpp})` : ""}${b.fitsHere ? "" : " [other platform]"}`);
+  const gpus = r.gpus.length ? r.gpus.map((g) => `${g.name}, driver ${g.driver}${g.memoryMiB ? `, ${Math.round(g.memoryMiB / 1024)} GiB` : ""}`) : ["none found (no NVIDIA driver tools here)"];
+  return [
+    `platform  ${r.platform.os} ${r.platform.arch} (${r.platform.release}), Node ${r.platform.node}`,
+    `cpu       ${r.cpu.model}, ${r.cpu.cores} core${r.cpu.cores === 1 ? "" : "s"}${r.cpu.features ? `; ${r.cpu.features.join(" ") || "no SIMD features listed"}` : ""}`,
+    `binaries  ${bins.join("\n          ") || "none installed"}`,
+    `gpus      ${gpus.join("\n          ")}`,
+    `backends  (probed with ${basename(r.model)}, ${r.threads} thread${r.threads === 1 ? "" : "s"})`,
+    ...r.backends.map((v) => "  " + verdictLine(v)),
+    `verdicts saved for sessions in ${r.cache}`,
+    "",
+  ].join("\n");
+}
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("doctor", usage, async () => {
+    const { values, positionals } = flags(argv, OPTIONS);
+    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+    const threads = values.threads === undefined ? undefined : positive("--threads", values.threads, true);
+    const timeout = values.timeout === undefined ? undefined : positive("--timeout", values.timeout, false) * 1000;
+    const report = await doctor({
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(threads ? { threads } : {}),
+      ...(timeout ? { timeoutMs: timeout } : {}),
+      onBackend: (v) => process.stderr.write(`ndbg doctor: ${v.backend} ${v.ok ? "works" : "fails"}\n`),
+    });
+    process.stdout.write(values.json ? JSON.stringify(report) + "\n" : formatReport(report));
+    // Success when something can run the model.
+    return report.backends.some((v) => v.ok) ? 0 : 1;
+  });
+}

@@ -1,0 +1,239 @@
+// ndbg eval: how good a model is, measured against real runs (adapter/tools/evaluation.ts).
+//   eval steps     next-state accuracy per debugger action, beside the trivial baselines
+//   eval cruxeval  CRUXEval output / input prediction, pass@1 by executed asserts
+//   eval hybrid    hybrid against predict mode on incomplete programs (adapter/tools/hybridEval.ts)
+// A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
+import { disposeAll } from "../../model/backend.js";
+import { ModelFileError } from "../../model/gguf.js";
+import {
+  DataError,
+  evalCruxeval,
+  evalSteps,
+  readPrograms,
+  type ActionFigures,
+  type CruxReport,
+  type ModelOptions,
+  type StepsReport,
+} from "../../tools/evaluation.js";
+import { ACTION_KINDS } from "../../format/trajectory.js";
+import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
+import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
+import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+
+export const usage =
+  "eval steps|cruxeval|hybrid --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
+
+const STEPS_USAGE =
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+const CRUX_USAGE =
+  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+
+const HYBRID_USAGE =
+  "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+
+const COMMON = {
+  data: { type: "string" },
+  model: { type: "string" },
+  limit: { type: "string" },
+  threads: { type: "string" },
+  gpu: { type: "string" },
+  context: { type: "string" },
+  "max-tokens": { type: "string" },
+  python: { type: "string" },
+  layout: { type: "string" },
+  json: { type: "boolean" },
+  verbose: { type: "boolean" },
+} as const;
+
+interface Common {
+  data: string;
+  limit?: number;
+  json: boolean;
+  model: ModelOptions;
+}
+
+function common(name: string, values: Record<string, string | boolean | undefined>): Common {
+  if (typeof values.data !== "string") throw new InputError("--data is missing", 2);
+  const s = (k: string): string | undefined => (typeof values[k] === "string" ? (values[k] as string) : undefined);
+  const gpu = gpuFlag(s("gpu"));
+  const layout = s("layout") ?? "canonical";
+  if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
+  const contextSize = integer("--context", s("context"), 256);
+  const maxTokens = integer("--max-tokens", s("max-tokens"), 8);
+  const model: ModelOptions = {
+    gpu,
+    threads: integer("--threads", s("threads"), 0) ?? 0,
+    layout: layout as LayoutName,
+    ...(s("model") !== undefined ? { model: s("model") } : {}),
+    ...(contextSize ? { contextSize } : {}),
+    ...(maxTokens ? { maxTokens } : {}),
+    ...(s("python") !== undefined ? { python: s("python") } : {}),
+    log: (m) => {
+      if (values.verbose) process.stderr.write(m + "\n");
+    },
+    onProgress: progress(name),
+  };
+  const limit = integer("--limit", s("limit"), 1);
+  return { data: values.data, json: values.json === true, model, ...(limit !== undefined ? { limit } : {}) };
+}
+
+/** A progress line on stderr about every tenth of the way (every item on a terminal). */
+function progress(name: string): (done: number, total: number, id: string) => void {
+  const tty = process.stderr.isTTY === true;
+  return (done, total, id) => {
+    if (tty) process.stderr.write(`\rndbg eval ${name}: ${done}/${total} ${id}`.padEnd(60) + (done === total ? "\n" : ""));
+    else if (done === total || done % Math.max(1, Math.ceil(total / 10)) === 0) process.stderr.write(`ndbg eval ${name}: ${done}/${total}\n`);
+  };
+}
+
+const pct = (x: number | null): string => (x === null ? "-" : (100 * x).toFixed(1) + "%");
+const num = (x: number | null, d = 1): string => (x === null ? "-" : x.toFixed(d));
+const secs = (ms: number): string => (ms / 1000).toFixed(1) + " s";
+
+function modelLine(m: StepsReport["model"]): string {
+  return m
+    ? `model ${m.name} (${m.dialect}, ${m.layout} layout) on ${m.device}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, loaded in ${Math.round(m.loadMs)} ms`
+    : "no model was loaded";
+}
+
+function stepsTable(r: StepsReport): string {
+  const head = ["action", "count", "exact", "line", "locals", "base exact", "line+1", "unchanged", "errors", "ms/pred", "tok/pred"];
+  const row = (name: string, f: ActionFigures): string[] => [
+    name,
+    String(f.count),
+    pct(f.exact),
+    pct(f.line),
+    pct(f.locals),
+    pct(f.baseline.exact),
+    pct(f.baseline.line),
+    pct(f.baseline.locals),
+    String(f.errors),
+    num(f.msPerPrediction),
+    num(f.tokensPerPrediction),
+  ];
+  const rows = [head, ...ACTION_KINDS.map((a) => row(a, r.actions[a])), row("overall", r.overall)];
+  const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
+  const fmt = (x: string[]): string => x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const skipped = Object.entries(r.programs.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
+  return [
+    modelLine(r.model),
+    `programs: ${r.programs.evaluated} evaluated of ${r.programs.total}${skipped ? ` (skipped: ${skipped})` : ""}; ${r.actionsPerProgram} case(s) per action per program, seed ${r.seed}`,
+    "next state predicted from the true current state; baselines: \"line+1\" = next line, \"unchanged\" = same locals, base exact = both",
+    "",
+    fmt(rows[0]),
+    ...rows.slice(1, -1).map(fmt),
+    fmt(rows[rows.length - 1]),
+    "",
+    `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}); ${r.overall.tokens} tokens generated`,
+  ].join("\n");
+}
+
+function cruxTable(r: CruxReport): string {
+  const label: Record<string, string> = {
+    step_return: "step_return from the call (jump to the return)",
+    step_over: "step_over from the call until f returns",
+    inv_step_return: "inv_step_return from f's return (inverse call)",
+  };
+  const lines = [modelLine(r.model), `CRUXEval-${r.task === "output" ? "O" : "I"} (${r.task} prediction) on ${r.count} item${r.count === 1 ? "" : "s"}`, ""];
+  for (const [m, f] of Object.entries(r.methods))
+    lines.push(`  ${(label[m] ?? m).padEnd(48)} pass@1 ${pct(f.passAt1).padStart(6)} (${f.passed}/${f.count})   predicted ${f.predicted}   ${num(f.msPerItem, 0)} ms/item   ${f.tokens} tokens`);
+  lines.push("", `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}, checking ${secs(r.time.checkMs)})`);
+  return lines.join("\n");
+}
+
+async function steps(argv: string[]): Promise<number> {
+  const { values, positionals } = flags(argv, { ...COMMON, seed: { type: "string" }, "actions-per-program": { type: "string" } });
+  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const c = common("steps", values);
+  const seed = integer("--seed", values.seed, 0) ?? 0;
+  const k = integer("--actions-per-program", values["actions-per-program"], 1) ?? 1;
+  const programs = await readPrograms(c.data, { ...(c.limit !== undefined ? { limit: c.limit } : {}) });
+  const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k });
+  process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data: c.data, ...r }) : stepsTable(r)) + "\n");
+  return 0;
+}
+
+async function cruxeval(argv: string[]): Promise<number> {
+  const { values, positionals } = flags(argv, {
+    ...COMMON,
+    task: { type: "string" },
+    "max-steps": { type: "string" },
+    "return-line": { type: "string" },
+    "check-timeout": { type: "string" },
+  });
+  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  if (values.task !== "output" && values.task !== "input") throw new InputError(values.task === undefined ? "--task is missing (output or input)" : `--task must be output or input, not "${values.task}"`, 2);
+  const returnLine = values["return-line"] ?? "code";
+  if (returnLine !== "code" && returnLine !== "trace") throw new InputError(`--return-line must be code or trace, not "${returnLine}"`, 2);
+  const checkTimeout = values["check-timeout"] === undefined ? undefined : seconds("--check-timeout", values["check-timeout"]);
+  const c = common("cruxeval", values);
+  const maxSteps = integer("--max-steps", values["max-steps"], 1);
+  const programs = await readPrograms(c.data, { needOutput: true, ...(c.limit !== undefined ? { limit: c.limit } : {}) });
+  const r = await evalCruxeval(programs, {
+    ...c.model,
+    task: values.task,
+    returnLine,
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
+    ...(checkTimeout !== undefined ? { checkTimeout } : {}),
+  });
+  process.stdout.write((c.json ? JSON.stringify({ command: "eval cruxeval", data: c.data, ...r }) : cruxTable(r)) + "\n");
+  return 0;
+}
+
+function hybridTable(r: HybridReport): string {
+  const head = ["holes", "cases", "states", "hybrid", "predict", "ran part", "holes reached", "filled", "right", "exit hybrid", "exit predict"];
+  const rows = [head, ...[...HOLE_KINDS, "overall" as const].map((k) => {
+    const f = r.kinds[k];
+    return [k, String(f.cases), String(f.steps), pct(f.hybrid), pct(f.predict), pct(f.ran), String(f.holesReached), String(f.holesFilled), String(f.holesRight), `${f.exitHybrid}/${f.cases}`, `${f.exitPredict}/${f.cases}`];
+  })];
+  const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
+  const fmt = (x: string[]): string => x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const failed = r.cases.filter((c) => c.error).map((c) => `${c.id}: ${c.error}`);
+  return [
+    "agreement with the completed program's real run, state by state from the entry call (step_into to the end), outside the holes;",
+    "\"ran part\": the hybrid run's states before its first hole, which ran for real; \"right\": holes filled with the completed program's value",
+    "",
+    ...rows.map(fmt),
+    ...(failed.length ? ["", "not evaluated:", ...failed] : []),
+    "",
+    `time: ${secs(r.timeMs)}`,
+  ].join("\n");
+}
+
+async function hybrid(argv: string[]): Promise<number> {
+  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" } });
+  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const c = common("hybrid", values);
+  const maxSteps = integer("--max-steps", values["max-steps"], 1);
+  const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}) });
+  process.stdout.write((c.json ? JSON.stringify({ command: "eval hybrid", data: c.data, ...r }) : hybridTable(r)) + "\n");
+  return 0;
+}
+
+const SUBCOMMANDS = {
+  steps: { run: steps, usage: STEPS_USAGE },
+  cruxeval: { run: cruxeval, usage: CRUX_USAGE },
+  hybrid: { run: hybrid, usage: HYBRID_USAGE },
+};
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("eval", usage, async () => {
+    const [sub, ...rest] = argv;
+    const chosen = sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS] : undefined;
+    if (!chosen)
+      throw new InputError(sub === undefined ? "which evaluation? steps, cruxeval or hybrid" : `unknown evaluation "${sub}" (steps, cruxeval or hybrid)`, 2);
+    const body = async (): Promise<number> => {
+      try {
+        return await chosen.run(rest);
+      } catch (e) {
+        if (e instanceof DataError || e instanceof ModelFileError) throw new InputError(e.message);
+        throw e;
+      }
+    };
+    try {
+      return await guarded(`eval ${sub}`, chosen.usage, body);
+    } finally {
+      await disposeAll();
+    }
+  });
+}

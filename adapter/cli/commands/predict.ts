@@ -1,0 +1,128 @@
+// ndbg predict: debugs a program without running it. A local model predicts the state after each
+// action, through the same engine as the debug adapter's predict mode; prints each state as
+// `ndbg steps` does (one JSON object a line with --json). With --compare the program also runs
+// for real under the tracer and the same actions are applied to that run (as `ndbg steps` does):
+// each predicted state is printed above the real one, ✓ where they are the same, with the count
+// at the end: how good the model is, at a glance.
+import { Engine } from "../../engine/engine.js";
+import { ModelPredictor } from "../../predictors/model.js";
+import { disposeAll } from "../../model/backend.js";
+import { ModelFileError } from "../../model/gguf.js";
+import { PredictionError } from "../../model/dialect.js";
+import { PySourceError } from "../../pyread/pysource.js";
+import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
+import { checkSingleExpression } from "../../format/expr.js";
+import type { Step } from "../../format/trajectory.js";
+import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
+import { describe, parseActions, parseLines, recording } from "../actions.js";
+import { SideBySide } from "./sideBySide.js";
+
+export const usage =
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json | --compare [--python P]] [--stats]";
+
+const OPTIONS = {
+  call: { type: "string" },
+  actions: { type: "string" },
+  breakpoints: { type: "string" },
+  model: { type: "string" },
+  dialect: { type: "string" },
+  layout: { type: "string" },
+  gpu: { type: "string" },
+  threads: { type: "string" },
+  context: { type: "string" },
+  json: { type: "boolean" },
+  compare: { type: "boolean" },
+  python: { type: "string" },
+  stats: { type: "boolean" },
+  verbose: { type: "boolean" },
+} as const;
+
+
+/** `ndbg steps`' JSON shape, plus the model's confidence and tokens. */
+function json(name: string, step: Step, confidence?: number, tokens?: number): string {
+  const o: Record<string, unknown> = step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame };
+  if (confidence !== undefined) o.confidence = Number(confidence.toFixed(4));
+  if (tokens !== undefined) o.tokens = tokens;
+  return JSON.stringify(o);
+}
+
+export function run(argv: string[]): Promise<number> {
+  return guarded("predict", usage, async () => {
+    const { values, positionals } = flags(argv, OPTIONS);
+    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
+    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
+    const moves = parseActions(values.actions);
+    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    if (values.call !== undefined) {
+      const bad = checkSingleExpression(values.call);
+      if (bad) throw new InputError(`bad --call "${values.call}": ${bad}`, 2);
+    }
+    const dialect = values.dialect ?? "auto";
+    if (!["auto", "native", "instruct"].includes(dialect)) throw new InputError(`--dialect must be auto, native or instruct, not "${dialect}"`, 2);
+    const layout = values.layout ?? "canonical";
+    if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
+    const gpu = gpuFlag(values.gpu);
+    if (values.compare && values.json) throw new InputError("--compare prints the two sides as text; --json is for the predicted states alone", 2);
+    if (values.python !== undefined && !values.compare) throw new InputError("--python runs the real program, for --compare", 2);
+    const threads = integer("--threads", values.threads, 0) ?? 0;
+    const contextSize = integer("--context", values.context, 256);
+
+    let predictor: ModelPredictor;
+    try {
+      predictor = await ModelPredictor.create({
+        program: positionals[0],
+        ...(values.call !== undefined ? { call: values.call } : {}),
+        ...(values.model !== undefined ? { model: values.model } : {}),
+        dialect: dialect as "auto" | "native" | "instruct",
+        layout: layout as LayoutName,
+        gpu,
+        threads,
+        ...(contextSize ? { contextSize } : {}),
+        log: (m) => {
+          if (values.verbose) process.stderr.write(m + "\n");
+        },
+        onStatus: (s) => {
+          if (s.stage === "downloading" && s.totalBytes) process.stderr.write(`ndbg predict: downloading ${s.model}: ${Math.floor((100 * s.downloadedBytes) / s.totalBytes)}%\r`);
+          if (s.stage === "ready") process.stderr.write(`ndbg predict: model ${s.name} (${s.dialect}) on ${s.device}, ${s.threads} thread${s.threads === 1 ? "" : "s"}\n`);
+        },
+      });
+    } catch (e) {
+      if (e instanceof ModelFileError || e instanceof PySourceError) throw new InputError(e.message);
+      if (e instanceof Error && /cannot read the program/.test(e.message)) throw new InputError(e.message);
+      throw e;
+    }
+    let failed = 0;
+    try {
+      // The real run first: a call that fails before any traced code ran is bad input, said before any prediction.
+      const truth = values.compare ? new SideBySide(new Engine(await recording(positionals[0], { call: values.call, python: values.python }))) : undefined;
+      const engine = new Engine(predictor);
+      engine.setBreakpoints(lines.map((line) => ({ line })));
+      truth?.setBreakpoints(lines);
+      const out = (s: string): void => void process.stdout.write(s + "\n");
+      const start = await engine.start();
+      if (truth) out(await truth.start(start));
+      else if (!values.json) out(describe("start", start.step));
+      for (const m of moves) {
+        try {
+          const p = await m.apply(engine);
+          if (truth) out(await truth.step(m.name, m.apply, p));
+          else out(values.json ? json(m.name, p.step, p.confidence, p.tokens) : describe(m.name, p.step, p.confidence));
+        } catch (e) {
+          if (!(e instanceof PredictionError)) throw e;
+          failed++;
+          // The state stays where it was; later actions go on from it.
+          if (truth) out(await truth.step(m.name, m.apply, undefined, e.message));
+          else if (values.json) out(JSON.stringify({ action: m.name, error: e.message, raw: e.raw }));
+          else out((m.name + " ").padEnd(18) + `error: ${e.message}: ${JSON.stringify(e.raw.slice(0, 200))}`);
+        }
+        for (const note of engine.takeNotes()) process.stderr.write(`ndbg predict: ${note}\n`);
+      }
+      if (truth) out("\n" + truth.summary());
+      if (values.stats) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
+    } finally {
+      await predictor.dispose();
+      await disposeAll();
+    }
+    return failed ? 1 : 0;
+  });
+}

@@ -1,0 +1,86 @@
+// What the user is told about where the values at a stop come from. In predict mode (and on
+// compare mode's predicted side) every value is the model's guess: VS Code has no "predicted"
+// presentation hint, so the mark goes where its UI shows it. The scope's name carries the
+// state's confidence ("Predicted locals (84%)"); each variable's `type` says "predicted" (the
+// Variables view shows it on hover, and inline with debug.showVariableTypes); below the user's
+// threshold every value ends in a "⚠ low confidence" mark; evaluate results (hover, watch, the
+// Debug Console) end in "(predicted, 84%)"; predicted stdout goes to the console as labelled
+// lines, never as the program's own output. Record and replay values are real: no marks. In
+// hybrid mode states are real but for the values the model filled in: those are marked one by one.
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import type { Guess, Predicted } from "../engine/predictor.js";
+
+/** Where a state's values come from: the real program (or the entry call's arguments), or the model. */
+export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean };
+
+export const REAL: Origin = { predicted: false };
+
+export const LOW_MARK = "⚠ low confidence";
+export const OUTPUT_LABEL = "[predicted output] ";
+
+/**
+ * The origin of a state's values. `predicts`: the session shows the model's states (predict
+ * mode, or compare mode with the model). A given state (the entry call's frame) is no guess.
+ */
+export function originOf(p: Predicted | undefined, predicts: boolean, threshold: number): Origin {
+  if (!predicts || !p || p.given) return REAL;
+  return predicted(p.confidence, threshold);
+}
+
+/** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */
+export function originOfGuess(g: Guess, threshold: number): Origin {
+  return g.set ? REAL : predicted(g.confidence, threshold);
+}
+
+/** A guess, with the model's confidence where it is known, low below the user's threshold. */
+function predicted(c: number | undefined, threshold: number): Origin {
+  return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
+}
+
+/** "84%", "41% ⚠ low confidence"; empty when the confidence is not known (a state the user edited). */
+function confidenceText(o: Origin): string {
+  if (!o.predicted || o.confidence === undefined) return "";
+  return `${Math.round(o.confidence * 100)}%` + (o.low ? ` ${LOW_MARK}` : "");
+}
+
+/** A scope's name: `base` as it is for real values, else "Predicted locals (84%)". */
+export function scopeName(o: Origin, base = "Locals", predicted = "Predicted locals"): string {
+  if (!o.predicted) return base;
+  const c = confidenceText(o);
+  return c ? `${predicted} (${c})` : predicted;
+}
+
+/** A variable of a predicted state: "predicted" in its type, and the low-confidence mark on its value. */
+export function markVariable<V extends { value: string; type?: string }>(v: V, o: Origin): V {
+  if (!o.predicted) return v;
+  const mark = `predicted${o.confidence !== undefined ? ` (${Math.round(o.confidence * 100)}%)` : ""}`;
+  return { ...v, type: v.type ? `${v.type} · ${mark}` : mark, value: o.low ? `${v.value}  ${LOW_MARK}` : v.value };
+}
+
+/** A value the user typed over a marked one (VS Code starts the edit from the value shown): without the mark. */
+export const unmarked = (value: string): string => (value.endsWith(LOW_MARK) ? value.slice(0, -LOW_MARK.length).trimEnd() : value);
+
+/**
+ * An evaluate reply. Hover, watch and the Debug Console show `result` alone, so a predicted
+ * value says so there; the clipboard and the Variables view's own requests get the bare value.
+ */
+export function markEvaluation(body: DebugProtocol.EvaluateResponse["body"], o: Origin, context: string | undefined): DebugProtocol.EvaluateResponse["body"] {
+  if (!o.predicted) return body;
+  const typed = markVariable({ value: body.result, ...(body.type !== undefined ? { type: body.type } : {}) }, o);
+  if (context === "clipboard" || context === "variables") return { ...body, type: typed.type };
+  const c = confidenceText(o);
+  return { ...body, type: typed.type, result: `${body.result}  (predicted${c ? `, ${c}` : ""})` };
+}
+
+/** A log point's message as an output event body: in the console, and where its values are predicted, saying so. */
+export function logBody(text: string, o: Origin): DebugProtocol.OutputEvent["body"] {
+  const c = confidenceText(o);
+  return { category: "console", output: (o.predicted ? `${text}  (predicted${c ? `, ${c}` : ""})` : text) + "\n" };
+}
+
+/** The output event body for text written on the way to a state: predicted text is labelled, line by line, in the console category. */
+export function outputBody(text: string, o: Origin): DebugProtocol.OutputEvent["body"] {
+  if (!o.predicted) return { category: "stdout", output: text };
+  const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
+  return { category: "console", output: lines.map((l) => OUTPUT_LABEL + l).join("\n") + "\n" };
+}

@@ -1,0 +1,80 @@
+// One adapter process for many debug sessions: the editor connects to it once per session over a
+// named pipe or Unix socket, so the llama.cpp binding and the loaded models stay warm between
+// sessions (a new session's first stop then costs milliseconds, not a model load), and the model
+// can be loaded before the first session starts.
+import { createServer, type Socket } from "node:net";
+import { rmSync } from "node:fs";
+import { NeuralPythonSession } from "./session.js";
+import { startSession } from "./framing.js";
+import { isUri, resolveModel } from "../model/resolve.js";
+import { loadModel, type GpuSetting } from "../model/backend.js";
+
+export interface ServeOptions {
+  /** A model to load at once (a path, or "" for the bundled one); URIs are left for the session to fetch. */
+  preload?: string;
+  gpu?: GpuSetting;
+}
+
+/** How long sessions get to end their processes and remove their files when the adapter is told to go. */
+const CLOSE_TIMEOUT_MS = 2_000;
+
+/** Closes the sessions (their programs, debugpy, temp folders), then calls `exit`: at the latest after CLOSE_TIMEOUT_MS. */
+export function closeThen(sessions: Iterable<NeuralPythonSession>, exit: () => void): void {
+  void Promise.allSettled([...sessions].map((s) => s.close())).then(exit);
+  setTimeout(exit, CLOSE_TIMEOUT_MS).unref();
+}
+
+/** Serves sessions on `path` until the parent goes (stdin closes); says `listening PATH` on stdout when ready. */
+export function serve(path: string, opts: ServeOptions = {}): void {
+  const sessions = new Set<NeuralPythonSession>();
+  const server = createServer((socket: Socket) => {
+    const session = new NeuralPythonSession();
+    sessions.add(session);
+    session.setRunAsServer(true);
+    startSession(session, socket, socket);
+    // A client that goes without a disconnect request still frees its session's context.
+    socket.on("close", () => {
+      sessions.delete(session);
+      void session.close();
+    });
+    socket.on("error", (e) => process.stderr.write(`neural-python adapter: connection: ${e.message}\n`));
+  });
+  server.on("error", (e) => {
+    process.stderr.write(`neural-python adapter: cannot listen on ${path}: ${e.message}\n`);
+    process.exit(1);
+  });
+  if (process.platform !== "win32") {
+    // A socket file left by a process that died would refuse the listen; ours goes when we do.
+    rmSync(path, { force: true });
+    process.on("exit", () => rmSync(path, { force: true }));
+  }
+  // The socket is created private to the user (0600), whatever the umask: anyone who can connect
+  // can start sessions. The bind happens within listen(), so the umask is ours only that long.
+  const umask = process.platform !== "win32" ? process.umask(0o177) : undefined;
+  try {
+    server.listen(path, () => {
+      process.stdout.write(`listening ${path}\n`);
+      if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto");
+    });
+  } finally {
+    if (umask !== undefined) process.umask(umask);
+  }
+  // The process that started us owns us: when its end of our stdin closes, we go too, with our sessions.
+  const quit = (): void => closeThen(sessions, () => process.exit(0));
+  process.stdin.on("end", quit);
+  process.stdin.on("error", quit);
+  process.on("SIGTERM", quit);
+  process.stdin.resume();
+}
+
+async function preload(spec: string, gpu: GpuSetting): Promise<void> {
+  if (isUri(spec)) return;
+  const t0 = performance.now();
+  try {
+    const lm = await loadModel(await resolveModel(spec), { gpu });
+    process.stderr.write(`neural-python adapter: preloaded ${lm.path} on ${lm.device} in ${Math.round(performance.now() - t0)} ms\n`);
+  } catch (e) {
+    // The session that uses it will say what is wrong, in its console.
+    process.stderr.write(`neural-python adapter: could not preload ${spec || "the bundled model"}: ${(e as Error).message}\n`);
+  }
+}

@@ -1,0 +1,1026 @@
+// The Debug Adapter Protocol session: turns VS Code's requests into engine actions and the
+// engine's states into stopped events, stack frames, scopes and variables. The session knows
+// DAP and the launch modes; the engine knows neither, and the predictor is chosen in one place
+// (createPredictor).
+import { realpathSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import {
+  Breakpoint, type ErrorDestination, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
+  Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
+} from "@vscode/debugadapter";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { Engine, namesOf, type BreakpointSpec } from "../engine/engine.js";
+import type { Predicted, Predictor } from "../engine/predictor.js";
+import { RecordedPredictor } from "../predictors/recorded.js";
+import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
+import { runTrace, type TraceOptions } from "../real/tracer.js";
+import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
+import type { Exit, Frame } from "../format/trajectory.js";
+import { validateLaunch, type LaunchConfig } from "./launch.js";
+import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
+import { initPython, parsePythonSync } from "../pyread/pysource.js";
+import { cutText, reprToNode, type ValueNode } from "../format/values.js";
+import { requestProblem } from "./requests.js";
+import { ComparePredictor, startComparison } from "../predictors/compare.js";
+import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
+import { findDebugpyPython } from "../real/debugpy.js";
+import { serialize, serializeMany } from "../format/trajectory.js";
+import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
+import { REAL, logBody, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters, type ClientBreakpoint } from "../engine/breakpoints.js";
+
+const THREAD_ID = 1;
+/** Characters of an error message: a message never carries a whole expression or value back. */
+const MAX_MESSAGE = 2_000;
+/** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
+const TRACE_SOURCE = 1;
+/** Most states a continue predicts event by event (exception stops) when a model predicts them. */
+const PREDICTED_EVENTS = 300;
+/** How long launch waits for configurationDone before it starts anyway. */
+const CONFIGURATION_TIMEOUT_MS = 10_000;
+
+/**
+ * The one place where a launch mode becomes a source of states. Predict and compare modes
+ * plug in here.
+ */
+export interface PredictorHooks {
+  /** Diagnostics (llama.cpp's messages): for the log, never stdout. */
+  log?: (message: string) => void;
+  /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
+  status?: (s: ModelStatus) => void;
+  /** Lines for the user (the Debug Console): hybrid mode's holes. */
+  console?: (line: string) => void;
+  /** The session ended: a recording in progress is killed. */
+  signal?: AbortSignal;
+}
+
+/** How record and hybrid mode run the program: the launch's limits, in the program's folder, ended with the session. */
+function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
+  return {
+    call: config.call,
+    python: config.python,
+    maxEvents: config.maxSteps,
+    timeout: config.timeout,
+    maxOutput: config.maxOutput,
+    maxRepr: config.maxRepr,
+    cwd: dirname(config.program),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  };
+}
+
+/** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
+export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}, source?: string): Promise<Predictor> {
+  switch (config.mode) {
+    case "record": {
+      const trace = await runTrace(config.program, runOptions(config, hooks));
+      return new RecordedPredictor(trace);
+    }
+    case "hybrid": {
+      const { HybridPredictor } = await import("../predictors/hybrid.js");
+      return HybridPredictor.create(config.program, {
+        ...runOptions(config, hooks),
+        predict: config.predict,
+        model: (source) => createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source),
+        ...(hooks.console ? { console: hooks.console } : {}),
+      });
+    }
+    case "predict": {
+      const { ModelPredictor } = await import("../predictors/model.js");
+      return ModelPredictor.create({
+        program: config.program,
+        ...(source !== undefined ? { source } : {}),
+        ...(config.call !== undefined ? { call: config.call } : {}),
+        ...(config.model !== undefined ? { model: config.model } : {}),
+        dialect: config.dialect,
+        layout: config.layout,
+        ...(config.python !== undefined ? { python: config.python } : {}),
+        gpu: config.gpu,
+        threads: config.threads,
+        cwd: dirname(config.program),
+        ...(hooks.log ? { log: hooks.log } : {}),
+        ...(hooks.status ? { onStatus: hooks.status } : {}),
+      });
+    }
+    case "compare":
+      return createComparison(config, hooks);
+    case "replay":
+      return RecordedPredictor.fromTraceFile(config.program);
+  }
+}
+
+/** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
+async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
+  const python = await findDebugpyPython(config.python);
+  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python }, hooks);
+  return startComparison(
+    { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
+    inner,
+  );
+}
+
+/**
+ * Lines where a breakpoint can stop, from the tolerant parser (the program need not parse);
+ * initPython() must have run.
+ */
+export function breakableLines(source: string): Set<number> {
+  return new Set(parsePythonSync(source).lines);
+}
+
+/** What a variablesReference stands for: a frame's locals, or a value's children (marked as their parent is). */
+/** A scope: a frame's locals (with the return value or exception at the current frame), or the module's names as Globals. */
+type Container = { kind: "scope"; frame: number; globals?: true } | { kind: "node"; node: ValueNode; path?: string; origin: Origin } | { kind: "compare"; side: "predicted" | "real" };
+
+type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
+
+const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+export class NeuralPythonSession extends LoggingDebugSession {
+  private config?: LaunchConfig;
+  private rawLaunchArgs?: Record<string, unknown>;
+  private predictor?: Predictor;
+  private engine?: Engine;
+  /** The stack at the current stop, innermost first (frame ids are index + 1). */
+  private frames: Frame[] = [];
+  private handles = new Handles<Container>();
+  /** Breakpoints by file path, as the client set them; only the program's reach the engine. */
+  private breakpoints = new Map<string, ClientBreakpoint[]>();
+  private nextBreakpointId = 1;
+  /** The latest source read for breakpoints: reads run one after another, so answers keep the requests' order. */
+  private breakpointRead: Promise<unknown> = Promise.resolve();
+  /** States whose output has been shown (by frame or exit object: history copies share them). */
+  private printed = new WeakSet<object>();
+  /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
+  private inflight = new Map<number, { ctl: AbortController; move: boolean }>();
+  private configurationDone!: Promise<void>;
+  private markConfigured!: () => void;
+  private ended = false;
+  /** Counts releases, so a launch that outlives its session (a disconnect while tracing) stops there. */
+  private generation = 0;
+
+  constructor() {
+    super();
+    this.setDebuggerLinesStartAt1(true);
+    this.setDebuggerColumnsStartAt1(true);
+    this.resetConfiguration();
+  }
+
+  private resetConfiguration(): void {
+    this.configurationDone = new Promise((res) => (this.markConfigured = res));
+  }
+
+  // ---- small helpers ----
+
+  private fail(response: DebugProtocol.Response, message: string): void {
+    response.success = false;
+    response.message = cutText(message, MAX_MESSAGE);
+    this.sendResponse(response);
+  }
+
+  /** Arguments are checked before any handler reads them; unsupported requests are refused (adapter/dap/requests.ts). */
+  protected override dispatchRequest(request: DebugProtocol.Request): void {
+    const problem = requestProblem(request.command, request.arguments);
+    if (problem) return this.fail(new Response(request), problem);
+    super.dispatchRequest(request);
+  }
+
+  /** The library answers a handler's exception with its stack (its code 1104): the client gets the message alone. */
+  protected override sendErrorResponse(response: DebugProtocol.Response, codeOrMessage: number | DebugProtocol.Message, format?: string, variables?: Record<string, string>, dest?: ErrorDestination): void {
+    if (codeOrMessage === 1104) return this.fail(response, `internal error: ${variables?._exception ?? "unknown"}`);
+    super.sendErrorResponse(response, codeOrMessage, format, variables, dest);
+  }
+
+  private console(text: string, category: "console" | "stdout" | "stderr" = "console"): void {
+    this.sendEvent(new OutputEvent(text.endsWith("\n") ? text : text + "\n", category));
+  }
+
+  private track(seq: number, move: boolean): AbortController {
+    const ctl = new AbortController();
+    this.inflight.set(seq, { ctl, move });
+    return ctl;
+  }
+
+  /** Aborts engine calls in flight (moves only, or all); returns how many. */
+  private abort(reason: string, movesOnly = false): number {
+    let n = 0;
+    for (const [seq, { ctl, move }] of this.inflight) {
+      if (movesOnly && !move) continue;
+      ctl.abort(new DOMException(reason, "AbortError"));
+      this.inflight.delete(seq);
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * The Python file the states stand in: the program, or in replay mode the trace's program
+   * where it is still there unchanged; undefined: its text is shown from the trace itself.
+   */
+  private programFile(): string | undefined {
+    if (this.config?.mode !== "replay") return this.config?.program;
+    return this.predictor instanceof RecordedPredictor ? this.predictor.sourceFile : undefined;
+  }
+
+  private path(frame: Frame): string | undefined {
+    const program = this.programFile();
+    if (frame.file !== undefined) return resolve(dirname(program ?? this.config!.program), frame.file);
+    return program;
+  }
+
+  /** A frame's source: its file, or the program's text as the trace holds it. */
+  private sourceOf(frame: Frame): Source {
+    const path = this.path(frame);
+    if (path !== undefined) return new Source(basename(path), this.convertDebuggerPathToClient(path));
+    const named = this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined;
+    return new Source(`${basename(named ?? "program.py")} (from ${basename(this.config!.program)})`, undefined, TRACE_SOURCE);
+  }
+
+  protected override sourceRequest(response: DebugProtocol.SourceResponse, args: DebugProtocol.SourceArguments): void {
+    if (args.sourceReference !== TRACE_SOURCE || !this.predictor) return this.fail(response, "no such source");
+    response.body = { content: this.predictor.source, mimeType: "text/x-python" };
+    this.sendResponse(response);
+  }
+
+  /** Runs a request's work and always answers it: thrown errors become error responses. */
+  private async answer<R extends DebugProtocol.Response>(response: R, work: () => Promise<void> | void): Promise<void> {
+    try {
+      await work();
+    } catch (e) {
+      this.fail(response, errorMessage(e));
+    }
+  }
+
+  // ---- lifecycle ----
+
+  protected override initializeRequest(response: DebugProtocol.InitializeResponse, _args: DebugProtocol.InitializeRequestArguments): void {
+    response.body = {
+      ...response.body,
+      supportsConfigurationDoneRequest: true,
+      supportsStepBack: true,
+      supportsConditionalBreakpoints: true,
+      supportsSetVariable: true,
+      supportsEvaluateForHovers: true,
+      supportsRestartRequest: true,
+      supportsExceptionInfoRequest: true,
+      supportsTerminateRequest: true,
+      supportsCancelRequest: true,
+      supportsHitConditionalBreakpoints: true,
+      supportsLogPoints: true,
+      supportsFunctionBreakpoints: false,
+      supportsDataBreakpoints: false,
+      supportsSetExpression: false,
+      supportsGotoTargetsRequest: false,
+      supportsStepInTargetsRequest: false,
+      supportsCompletionsRequest: false,
+      supportsModulesRequest: false,
+      supportsLoadedSourcesRequest: false,
+      exceptionBreakpointFilters: EXCEPTION_FILTERS,
+    };
+    this.sendResponse(response);
+  }
+
+  protected override configurationDoneRequest(response: DebugProtocol.ConfigurationDoneResponse): void {
+    this.sendResponse(response);
+    this.markConfigured();
+  }
+
+  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: DebugProtocol.LaunchRequestArguments): Promise<void> {
+    // The library's own protocol log would go to the debug console: keep it off.
+    logger.setup(Logger.LogLevel.Stop, false);
+    this.rawLaunchArgs = args as Record<string, unknown>;
+    // Answered once the client may configure, so one that waits for the answer before its
+    // configurationDone does not wait for the configuration timeout.
+    let answered = false;
+    try {
+      // A launch on a live session replaces it: the previous predictor (a model context, a
+      // recording, debugpy) is released first, or each relaunch would keep one more.
+      if (this.predictor) await this.release();
+      const stopOnEntry = await this.begin(args as Record<string, unknown>, true, () => ((answered = true), this.sendResponse(response)));
+      await this.firstStop(stopOnEntry);
+    } catch (e) {
+      this.launchFailed(answered ? undefined : response, errorMessage(e));
+    }
+  }
+
+  /** A launch that cannot go on: said in the console and in the response (when not answered yet), then the session ends. */
+  private launchFailed(response: DebugProtocol.Response | undefined, message: string): void {
+    this.console(cutText(message, MAX_MESSAGE), "stderr");
+    if (response) this.fail(response, message);
+    this.end();
+    void this.release();
+  }
+
+  /**
+   * Validates the arguments, creates predictor and engine and takes the first state. On the
+   * first launch the client configures breakpoints in between (initialized / configurationDone),
+   * and `configuring` is called when it may start.
+   */
+  private async begin(args: Record<string, unknown>, first: boolean, configuring?: () => void): Promise<boolean> {
+    const checked = validateLaunch(args);
+    if (!checked.ok) throw new Error(`Invalid launch configuration: ${checked.error}`);
+    const config = checked.config;
+    this.config = config;
+    this.ended = false;
+    await initPython();
+    const generation = this.generation;
+    // Released with the session (disconnect, restart, adapter exit): a recording in progress is killed.
+    const preparing = this.track(-2, false);
+    let predictor: Predictor;
+    try {
+      predictor = await createPredictor(config, {
+        log: (m) => logger.verbose(m),
+        status: (st) => this.modelStatus(st),
+        console: (line) => generation === this.generation && this.console(line),
+        signal: preparing.signal,
+      });
+    } finally {
+      this.inflight.delete(-2);
+    }
+    if (generation !== this.generation) {
+      await predictor.dispose();
+      throw new Error("the session ended while the program was being prepared");
+    }
+    this.predictor = predictor;
+    if (predictor instanceof RecordedPredictor && config.mode === "replay")
+      this.console(
+        predictor.replays === "run"
+          ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
+          : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
+      );
+    // Exception stops go event by event: a model that circles would predict for minutes.
+    const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps });
+    this.engine = engine;
+    this.printed = new WeakSet();
+    if (first) {
+      this.sendEvent(new InitializedEvent());
+      configuring?.();
+      await Promise.race([this.configurationDone, new Promise((res) => setTimeout(res, CONFIGURATION_TIMEOUT_MS).unref())]);
+    }
+    if (generation !== this.generation) throw new Error("the session ended while the program was being prepared");
+    this.applyBreakpoints();
+    engine.setExceptionStops(this.exceptionStops);
+    const ctl = this.track(-1, false);
+    try {
+      await engine.start(ctl.signal);
+    } finally {
+      this.inflight.delete(-1);
+    }
+    return config.stopOnEntry;
+  }
+
+  /** After launch or restart: stop on the first state, or run to the first breakpoint. */
+  private async firstStop(stopOnEntry: boolean): Promise<void> {
+    if (stopOnEntry || this.engine!.ended) this.afterMove("entry");
+    else await this.move(-1, "continue", (s) => this.engine!.continue(s));
+  }
+
+  /** The session is over: nothing more to step; the client is told once. */
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.sendEvent(new TerminatedEvent());
+  }
+
+  private async release(): Promise<void> {
+    this.generation++;
+    this.abort("the session ended");
+    const p = this.predictor;
+    this.predictor = undefined;
+    this.engine = undefined;
+    try {
+      await p?.dispose();
+    } catch (e) {
+      this.console(`Could not release the predictor: ${errorMessage(e)}`, "stderr");
+    }
+  }
+
+  protected override async restartRequest(response: DebugProtocol.RestartResponse, args: DebugProtocol.RestartArguments): Promise<void> {
+    const next = (args?.arguments as Record<string, unknown> | undefined) ?? this.rawLaunchArgs;
+    if (!next) return this.fail(response, "restart needs a launched session");
+    // A restart runs the same kind of session again: a predict session must not become one that
+    // runs the program because a restart request says so. A refused restart leaves the session as it was.
+    const checked = validateLaunch(next);
+    if (!checked.ok) return this.fail(response, `Invalid launch configuration: ${checked.error}`);
+    if (this.config && checked.config.mode !== this.config.mode)
+      return this.fail(response, `restart cannot change the mode (${this.config.mode} to ${checked.config.mode}): start a new session in ${checked.config.mode} mode`);
+    await this.release();
+    this.rawLaunchArgs = next;
+    try {
+      const stopOnEntry = await this.begin(next, false);
+      this.sendResponse(response);
+      await this.firstStop(stopOnEntry);
+    } catch (e) {
+      this.launchFailed(response, errorMessage(e));
+    }
+  }
+
+  protected override async terminateRequest(response: DebugProtocol.TerminateResponse): Promise<void> {
+    await this.release();
+    this.sendResponse(response);
+    this.end();
+  }
+
+  /** The connection is gone (server mode): frees the session's predictor and context. */
+  async close(): Promise<void> {
+    this.ended = true;
+    await this.release();
+  }
+
+  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse, args: DebugProtocol.DisconnectArguments, request?: DebugProtocol.Request): Promise<void> {
+    await this.release();
+    this.ended = true;
+    super.disconnectRequest(response, args, request);
+  }
+
+  protected override cancelRequest(response: DebugProtocol.CancelResponse, args: DebugProtocol.CancelArguments): void {
+    if (args.requestId !== undefined) this.inflight.get(args.requestId)?.ctl.abort(new DOMException("cancelled", "AbortError"));
+    this.sendResponse(response);
+  }
+
+  protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
+    // States come one at a time: pausing means stopping the move being worked out, which then
+    // reports a stop with reason "pause"; with none in flight the thread is stopped already.
+    const aborted = this.abort("paused", true);
+    this.sendResponse(response);
+    if (!aborted && this.engine && !this.ended && this.frames.length) {
+      const ev = new StoppedEvent("pause", THREAD_ID) as DebugProtocol.StoppedEvent;
+      ev.body.allThreadsStopped = true;
+      this.sendEvent(ev);
+    }
+  }
+
+  // ---- breakpoints ----
+
+  private isProgram(path: string): boolean {
+    if (!this.config) return false;
+    const real = (p: string): string => {
+      try {
+        return realpathSync.native(p);
+      } catch {
+        return resolve(p);
+      }
+    };
+    const program = this.programFile();
+    return program !== undefined && real(path) === real(program);
+  }
+
+  private applyBreakpoints(): void {
+    if (!this.engine || !this.config) return;
+    const specs: BreakpointSpec[] = [];
+    for (const [path, bps] of this.breakpoints) {
+      if (!this.isProgram(path)) continue;
+      const lines = breakableLines(this.predictor!.source);
+      for (const { id: _, ...spec } of bps) if (lines.has(spec.line)) specs.push(spec);
+    }
+    this.engine.setBreakpoints(specs);
+  }
+
+  protected override async setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): Promise<void> {
+    try {
+      await initPython();
+    } catch (e) {
+      return this.fail(response, `cannot read Python structure: ${errorMessage(e)}`);
+    }
+    const path = args.source.path ? this.convertClientPathToDebugger(args.source.path) : undefined;
+    const wanted: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
+    if (!path) return this.fail(response, "breakpoints need a source file path");
+    let lines: Set<number> | undefined;
+    let problem: string | undefined;
+    const isProgram = this.isProgram(path);
+    if (this.config && !isProgram) problem = "breakpoints stop in the debugged program only";
+    else {
+      try {
+        const known = isProgram && this.predictor ? this.predictor.source : undefined;
+        const read = this.breakpointRead.then(() => known ?? readTextFile(path, SOURCE_LIMIT));
+        this.breakpointRead = read.catch(() => undefined);
+        lines = breakableLines(await read);
+      } catch (e) {
+        problem = `cannot read ${path}: ${errorMessage(e)}`;
+      }
+    }
+    const kept: ClientBreakpoint[] = [];
+    const out: DebugProtocol.Breakpoint[] = wanted.map((w) => {
+      const line = this.convertClientLineToDebugger(w.line);
+      const id = this.nextBreakpointId++;
+      const condition = w.condition?.trim() || undefined;
+      // A condition that does not parse still stops (as one that cannot be evaluated does); a bad hit count or log message does not.
+      const refused = problem ?? (lines && !lines.has(line) ? "no code on this line" : breakpointProblem(w));
+      let message = refused;
+      if (!message && condition) {
+        try {
+          parseExpression(condition);
+        } catch (e) {
+          message = `condition: ${errorMessage(e)}`;
+        }
+      }
+      const verified = !refused;
+      if (verified) kept.push({ id, line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
+      const bp = new Breakpoint(verified, this.convertDebuggerLineToClient(line)) as DebugProtocol.Breakpoint;
+      bp.id = id;
+      if (message) bp.message = message;
+      return bp;
+    });
+    this.breakpoints.set(path, kept);
+    try {
+      this.applyBreakpoints();
+    } catch (e) {
+      return this.fail(response, errorMessage(e));
+    }
+    response.body = { breakpoints: out };
+    this.sendResponse(response);
+  }
+
+  // ---- moving ----
+
+  /**
+   * Runs one engine move for a request that has been answered already, then reports where it
+   * ended: a stopped event, or the program's exit and the end of the session.
+   */
+  private async move(seq: number, kind: MoveKind, op: (signal: AbortSignal) => Promise<Predicted>): Promise<void> {
+    const ctl = this.track(seq, true);
+    try {
+      await op(ctl.signal);
+      if (!this.ended) this.afterMove(kind);
+    } catch (e) {
+      if (this.ended || !this.engine) return;
+      if (isAbort(e)) this.afterMove("step", "pause");
+      else {
+        this.console(`Could not ${kind === "back" || kind === "reverse" ? "go back" : "go on"}: ${errorMessage(e)}`, "stderr");
+        this.afterMove("step");
+      }
+    } finally {
+      this.inflight.delete(seq);
+    }
+  }
+
+  /** Acknowledges a move request at once (the thread runs until the stopped event), then moves. */
+  private startMove(response: DebugProtocol.Response, request: DebugProtocol.Request | undefined, kind: MoveKind, op: (engine: Engine, signal: AbortSignal) => Promise<Predicted>): void {
+    const engine = this.engine;
+    if (this.comparison && (kind === "back" || kind === "reverse")) return this.fail(response, "compare mode runs forwards only: the real program cannot step back");
+    if (!engine || this.ended) return this.fail(response, this.ended ? "the program has ended" : "the program has not been launched");
+    if (engine.ended) return this.fail(response, "the program has ended");
+    this.sendResponse(response);
+    void this.move(request?.seq ?? -1, kind, (s) => op(engine, s));
+  }
+
+  protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.step("step_over", s));
+  }
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, _a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.step("step_into", s));
+  }
+  protected override stepOutRequest(response: DebugProtocol.StepOutResponse, _a: DebugProtocol.StepOutArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => e.stepOut(s));
+  }
+  protected override continueRequest(response: DebugProtocol.ContinueResponse, _a: DebugProtocol.ContinueArguments, request?: DebugProtocol.Request): void {
+    response.body = { allThreadsContinued: true };
+    this.startMove(response, request, "continue", (e, s) => e.continue(s));
+  }
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, _a: DebugProtocol.StepBackArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "back", (e, s) => e.stepBack(s));
+  }
+  protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, _a: DebugProtocol.ReverseContinueArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "reverse", (e, s) => e.reverseContinue(s));
+  }
+
+  /** Reports the engine's current state after a move. */
+  private afterMove(kind: MoveKind, reasonOverride?: string): void {
+    const engine = this.engine!;
+    for (const note of engine.takeNotes()) this.console(note);
+    this.showOutput();
+    this.handles.reset();
+    const cur = engine.current;
+    this.modelSpeed(cur);
+    if (cur.step.exit) {
+      this.frames = [];
+      this.showComparison();
+      this.exitProgram(cur.step.exit);
+      return;
+    }
+    const frame = cur.step.frame!;
+    this.frames = engine.stack();
+    this.showComparison();
+    let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
+    const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
+    if (!reasonOverride && frame.event === "exception") {
+      reason = "exception";
+      ev.body.reason = reason;
+      ev.body.text = frame.value;
+      ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
+    } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
+      const hit = this.hitIds(frame);
+      if (hit.length) {
+        ev.body.reason = "breakpoint";
+        ev.body.hitBreakpointIds = hit;
+      }
+    }
+    ev.body.allThreadsStopped = true;
+    this.sendEvent(ev);
+  }
+
+  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"] };
+  private downloaded = -1;
+
+  /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
+  private modelStatus(s: ModelStatus): void {
+    if (s.stage === "downloading") {
+      const pct = s.totalBytes ? Math.floor((100 * s.downloadedBytes) / s.totalBytes) : 0;
+      if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
+    } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
+    else if (s.stage === "ready") {
+      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped };
+      this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
+      for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
+      this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
+    }
+  }
+
+  /** After a predicted step: its speed and confidence, for the status bar. */
+  private modelSpeed(p: Predicted): void {
+    if (this.model && p.tokens && p.ms) this.sendEvent(new Event(EVENTS.model, { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence } satisfies ModelEventBody));
+  }
+
+  /** Ids of the client's breakpoints that this state stands on. */
+  private hitIds(frame: Frame): number[] {
+    if (frame.event !== "line" || frame.file !== undefined) return [];
+    const out: number[] = [];
+    for (const [path, bps] of this.breakpoints) if (this.isProgram(path)) for (const b of bps) if (b.line === frame.line && b.logMessage === undefined) out.push(b.id);
+    return out;
+  }
+
+  /**
+   * Shows the output written on the way to the current state, each state's once, and the log
+   * points' messages, each after the output written before its state.
+   */
+  private showOutput(): void {
+    const engine = this.engine!;
+    const hist = engine.history;
+    const logs = engine.takeLogs();
+    const send = (body: DebugProtocol.OutputEvent["body"]): void => {
+      const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
+      ev.body = body;
+      this.sendEvent(ev);
+    };
+    const logsAt = (p: Predicted | undefined): void => {
+      for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.originOf(l.state)));
+      if (p) logs.splice(0, logs.length, ...logs.filter((l) => l.state !== p));
+    };
+    const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
+    let k = engine.cursor;
+    while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
+    for (let i = k + 1; i <= engine.cursor; i++) {
+      const p = hist[i];
+      this.printed.add(key(p));
+      const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
+      if (text) send(outputBody(text, this.originOf(p)));
+      logsAt(p);
+    }
+    logsAt(undefined);
+  }
+
+  private exitProgram(exit: Exit): void {
+    const guess = this.originOf(this.engine?.current).predicted ? " (predicted)" : "";
+    if (exit.status === "normal") this.console(`Program exited normally${guess}.`);
+    else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}${guess}`, "stderr");
+    else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}${guess}.`, "stderr");
+    this.sendEvent(new ExitedEvent(exit.status === "normal" ? 0 : 1));
+    this.end();
+  }
+
+  // ---- inspecting ----
+
+  protected override threadsRequest(response: DebugProtocol.ThreadsResponse): void {
+    response.body = { threads: [new Thread(THREAD_ID, "main")] };
+    this.sendResponse(response);
+  }
+
+  protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
+    const start = args.startFrame ?? 0;
+    const count = args.levels ? args.levels : this.frames.length;
+    const frames = this.frames.slice(start, start + count).map((f, i) => {
+      return new StackFrame(start + i + 1, f.func, this.sourceOf(f), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
+    });
+    response.body = { stackFrames: frames, totalFrames: this.frames.length };
+    this.sendResponse(response);
+  }
+
+  private frameAt(frameId: number | undefined): { frame: Frame; index: number } | undefined {
+    const index = (frameId ?? 1) - 1;
+    const frame = this.frames[index];
+    return frame ? { frame, index } : undefined;
+  }
+
+  protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
+    const at = this.frameAt(args.frameId);
+    if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
+    if (this.comparison && at.index === 0) {
+      const refs = { predicted: this.handles.create({ kind: "compare", side: "predicted" }), real: this.handles.create({ kind: "compare", side: "real" }) };
+      response.body = { scopes: compareScopes(this.originOfFrame(0), refs) };
+      return this.sendResponse(response);
+    }
+    const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
+    scope.presentationHint = "locals";
+    const scopes: DebugProtocol.Scope[] = [scope];
+    // The module's names, as its frame stands on the stack (the program's outermost frame, when it runs from its top).
+    const module = this.frames.length - 1;
+    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.originOfFrame(module), "Globals", "Predicted globals"), this.handles.create({ kind: "scope", frame: module, globals: true }), false));
+    response.body = { scopes };
+    this.sendResponse(response);
+  }
+
+  /** A value as a DAP variable; a predicted one (origin) is marked, and so are its children. */
+  private variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL): DebugProtocol.Variable {
+    const v: DebugProtocol.Variable = {
+      name,
+      value: node.display,
+      type: node.type || undefined,
+      variablesReference: node.children?.length ? this.handles.create({ kind: "node", node, path, origin }) : 0,
+    };
+    if (path) v.evaluateName = path;
+    if (node.children?.length) {
+      if (node.kind === "dict") v.namedVariables = node.children.length;
+      else v.indexedVariables = node.children.length;
+    }
+    return markVariable(v, origin);
+  }
+
+  /** Whether the session's states are the model's (predict mode, or compare mode with the model). */
+  private get predicts(): boolean {
+    const c = this.config;
+    return c?.mode === "predict" || (c?.mode === "compare" && c.predictor === "model");
+  }
+
+  /** Where a state's values come from (see adapter/dap/marks.ts). */
+  private originOf(p: Predicted | undefined): Origin {
+    return originOf(p, this.predicts, this.config?.lowConfidence ?? 1);
+  }
+
+  /**
+   * The origin of the values of the frame at `index` of the current stack: the history state it
+   * was shown in (a caller's frame is its latest state).
+   */
+  private originOfFrame(index: number): Origin {
+    const engine = this.engine;
+    if (!engine || !this.predicts) return REAL;
+    if (index === 0) return this.originOf(engine.current);
+    const frame = this.frames[index];
+    return this.originOf(engine.history.find((p) => p.step.frame === frame) ?? engine.current);
+  }
+
+  /**
+   * The origin of one value of the frame at `index`: the state's, or, in a real state (hybrid
+   * mode), the model's for a value it filled in. `name`: a local, "(return)", or an expression
+   * (predicted when it reads a predicted local).
+   */
+  private originOfValue(index: number, name: string): Origin {
+    const o = this.originOfFrame(index);
+    const frame = this.frames[index];
+    const guesses = frame && !o.predicted ? this.predictor?.guessed?.(frame) : undefined;
+    if (!guesses?.size) return o;
+    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== "(return)" && new RegExp(`(?<![\\p{ID_Continue}.])${n}(?![\\p{ID_Continue}])`, "u").test(name))?.[1];
+    return g ? originOfGuess(g, this.config?.lowConfidence ?? 1) : o;
+  }
+
+  protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
+    const c = this.handles.get(args.variablesReference);
+    if (!c) return this.fail(response, "these variables belong to an earlier stop");
+    if (c.kind === "compare") {
+      const variable: MakeVariable = (...a) => this.variable(...a);
+      try {
+        response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.originOfFrame(0), variable) };
+      } catch (e) {
+        return this.fail(response, errorMessage(e));
+      }
+      return this.sendResponse(response);
+    }
+    let vars: DebugProtocol.Variable[] = [];
+    if (c.kind === "scope") {
+      const frame = this.frames[c.frame];
+      if (!frame) return this.fail(response, "this frame is gone");
+      const origin = this.originOfFrame(c.frame);
+      const returned = c.frame === 0 && !c.globals ? this.returnedHere() : undefined;
+      if (returned) {
+        // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
+        const hole = this.predictor?.guessed?.(returned.frame)?.get("(return)");
+        const origin = hole ? originOfGuess(hole, this.config?.lowConfidence ?? 1) : this.originOf(returned.state);
+        const rv = this.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
+        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(rv);
+      }
+      if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
+        const rv = this.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
+        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(rv);
+      }
+      if (c.frame === 0 && !c.globals && frame.event === "exception" && frame.value !== undefined) {
+        const ev = this.variable("(exception)", reprToNode(frame.value), undefined, origin);
+        ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        vars.push(ev);
+      }
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name)));
+    } else {
+      const node = c.node;
+      // A child's evaluateName subscripts its parent's: `x[0]`, `d['k']`, `(a + b)[1]`.
+      const base = c.path && (/^[\p{ID_Start}_][\p{ID_Continue}]*(\[.*\])*$/u.test(c.path) ? c.path : `(${c.path})`);
+      const childPath = (name: string): string | undefined => {
+        if (!base) return undefined;
+        if (node.kind === "list" || node.kind === "tuple") return `${base}${name}`;
+        if (node.kind === "dict") return `${base}[${name}]`;
+        return undefined; // set elements cannot be named
+      };
+      vars = (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name), c.origin));
+    }
+    if (args.filter === "named" && c.kind === "node" && c.node.kind !== "dict") vars = [];
+    if (args.filter === "indexed" && c.kind === "node" && c.node.kind === "dict") vars = [];
+    if (args.start !== undefined || args.count !== undefined) {
+      const s = args.start ?? 0;
+      vars = vars.slice(s, args.count ? s + args.count : undefined);
+    }
+    response.body = { variables: vars };
+    this.sendResponse(response);
+  }
+
+  /** The return event just before the current state, when this is its caller's first stop after it (a Step Out's). */
+  private returnedHere(): { frame: Frame; state: Predicted } | undefined {
+    const engine = this.engine;
+    const here = engine?.current.step.frame;
+    const state = engine?.history[engine.cursor - 1];
+    const f = state?.step.frame;
+    if (!here || !state || f?.event !== "return" || f.value === undefined || f.depth !== here.depth + 1) return undefined;
+    return { frame: f, state };
+  }
+
+  protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {
+    await this.answer(response, async () => {
+      const engine = this.engine;
+      if (!engine) throw new Error("the program has not been launched");
+      if (this.ended || engine.ended) throw new Error("the program has ended");
+      const expression = args.expression.trim();
+      const at = this.frameAt(args.frameId);
+      let result: string;
+      if (at && at.index > 0) {
+        // A caller's frame: its locals are known; the engine answers for the current state only.
+        try {
+          result = evaluateExpression(expression, namesOf(this.frames.slice(at.index)));
+        } catch (e) {
+          throw new Error(e instanceof ExprError ? `cannot evaluate "${cutText(expression)}": ${e.message}` : errorMessage(e));
+        }
+      } else {
+        const ctl = this.track(request?.seq ?? -2, false);
+        try {
+          result = await engine.evaluate(expression, ctl.signal);
+        } catch (e) {
+          if (isAbort(e)) throw new Error("cancelled");
+          throw e;
+        } finally {
+          this.inflight.delete(request?.seq ?? -2);
+        }
+      }
+      const node = reprToNode(result);
+      const origin = this.originOfValue(at?.index ?? 0, expression);
+      const v = this.variable(expression, node, expression, origin);
+      const body = { result, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      response.body = markEvaluation(body, origin, args.context);
+      this.sendResponse(response);
+    });
+  }
+
+  protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
+    await this.answer(response, () => {
+      const engine = this.engine;
+      if (!engine || !this.predictor) throw new Error("the program has not been launched");
+      if (this.ended || engine.ended) throw new Error("the program has ended");
+      const c = this.handles.get(args.variablesReference);
+      if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
+      if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
+      const refusal = this.predictor.refuseEdit ? this.predictor.refuseEdit(engine.current, args.name) : this.predictor.editRefusal;
+      if (refusal) throw new Error(refusal);
+      const frame = engine.current.step.frame!;
+      let repr: string;
+      try {
+        repr = evaluateExpression(unmarked(args.value), frame.locals);
+      } catch (e) {
+        throw new Error(e instanceof ExprError ? `cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${e.message}` : errorMessage(e));
+      }
+      const edited = engine.setVariable(args.name, repr);
+      this.comparison?.edited(edited, engine.cursor);
+      if (edited.step.frame) this.printed.add(edited.step.frame);
+      this.frames = engine.stack();
+      this.showComparison();
+      const v = this.variable(args.name, reprToNode(repr), args.name);
+      response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      this.sendResponse(response);
+    });
+  }
+
+  // ---- compare mode ----
+
+  private get comparison(): ComparePredictor | undefined {
+    return this.predictor instanceof ComparePredictor ? this.predictor : undefined;
+  }
+
+  /** Compare mode's console lines (of which comparison). */
+  private compareConsole?: CompareConsole;
+
+  /** Compare mode, at each stop: notes of the real side, one line per new pair, a summary at the end. */
+  private showComparison(): void {
+    const cmp = this.comparison;
+    const engine = this.engine;
+    if (!cmp || !engine) return;
+    if (this.compareConsole?.of !== cmp) this.compareConsole = new CompareConsole(cmp);
+    for (const line of this.compareConsole.lines(engine.ended)) this.console(line);
+  }
+
+  /**
+   * Custom requests (names and bodies: adapter/protocol.ts). `ndbg/compare`: the comparison so
+   * far. `ndbg/resync`: replaces the current predicted state by the real one (answers the new
+   * snapshot). `ndbg/saveTrace`: the session in the trajectory format: the one trajectory, or in
+   * compare mode the predicted and the real one (meta "side").
+   */
+  protected override async customRequest(command: string, response: DebugProtocol.Response, args: unknown, request?: DebugProtocol.Request): Promise<void> {
+    switch (command) {
+      case REQUESTS.compare:
+        return this.answer(response, () => {
+          response.body = this.requireComparison().snapshot();
+          this.sendResponse(response);
+        });
+      case REQUESTS.resync:
+        return this.answer(response, () => {
+          const cmp = this.requireComparison();
+          const engine = this.engine;
+          if (this.ended || !engine || engine.ended) throw new Error("the program has ended");
+          const { pair, state } = cmp.resync();
+          // The engine stands at the real state: every view reads it from there (its output was shown already).
+          engine.edit(state);
+          if (state.step.frame) this.printed.add(state.step.frame);
+          this.frames = engine.stack();
+          this.showComparison();
+          this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);
+          this.sendEvent(new InvalidatedEvent(["variables", "stacks"]));
+          response.body = cmp.snapshot();
+          this.sendResponse(response);
+        });
+      case REQUESTS.saveTrace:
+        return this.answer(response, () => {
+          response.body = { text: this.traceText() } satisfies SaveTraceBody;
+          this.sendResponse(response);
+        });
+      case REQUESTS.stats:
+        // Every model call since launch, oldest first (for `ndbg bench`); empty for other predictors.
+        return this.answer(response, () => {
+          const p = this.predictor as Partial<Pick<ModelPredictor, "stats" | "describe" | "sequence">> | undefined;
+          response.body = {
+            pid: process.pid,
+            model: typeof p?.describe === "function" ? p.describe() : undefined,
+            steps: p?.stats ?? [],
+            predictions: p?.sequence?.predictions,
+          } satisfies StatsBody;
+          this.sendResponse(response);
+        });
+      default:
+        return super.customRequest(command, response, args, request);
+    }
+  }
+
+  private requireComparison(): ComparePredictor {
+    const cmp = this.comparison;
+    if (!cmp) throw new Error(this.engine ? `this session is not in compare mode (mode "${this.config?.mode}")` : "the program has not been launched");
+    return cmp;
+  }
+
+  /** The session so far in the trajectory format; in compare mode both sides, predicted first. */
+  private traceText(): string {
+    const engine = this.engine;
+    const config = this.config;
+    if (!engine || !config) throw new Error("the program has not been launched");
+    const named = this.programFile() ?? (this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined) ?? config.program;
+    const meta: Record<string, unknown> = { program: basename(named), ...(config.call ? { call: config.call } : {}), mode: config.mode };
+    const cmp = this.comparison;
+    return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));
+  }
+
+  /** Which exceptions stop a continue (kept for restarts and the next launch). */
+  private exceptionStops = readExceptionFilters([]);
+
+  protected override setExceptionBreakPointsRequest(response: DebugProtocol.SetExceptionBreakpointsResponse, args: DebugProtocol.SetExceptionBreakpointsArguments): void {
+    try {
+      this.exceptionStops = readExceptionFilters(args.filters);
+    } catch (e) {
+      return this.fail(response, errorMessage(e));
+    }
+    this.engine?.setExceptionStops(this.exceptionStops);
+    response.body = { breakpoints: args.filters.map(() => ({ verified: true })) };
+    this.sendResponse(response);
+  }
+
+  protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
+    const frame = this.frames[0];
+    if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
+    const repr = frame.value ?? "";
+    const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
+    // VS Code's exception widget shows the description: a predicted exception says it is one.
+    const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
+    response.body = { exceptionId: type, description, breakMode: this.engine?.uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
+    this.sendResponse(response);
+  }
+}

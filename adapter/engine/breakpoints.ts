@@ -1,0 +1,138 @@
+// What a breakpoint does when the program reaches it, beyond stopping: hit conditions ("3",
+// ">= 2", "% 2": which hits stop, as debugpy reads them) and log points ("x is {x}": a message
+// with expressions in braces, written instead of stopping); and the exception filters a client
+// can turn on. Expressions are evaluated by adapter/format/expr.ts over the state's locals: nothing runs.
+import { evaluateValue, ExprError, parseExpression } from "../format/expr.js";
+import { cutText, literalToStr } from "../format/values.js";
+
+/** A breakpoint as the client set it and the session keeps it (the engine's spec, with the client's id). */
+export interface ClientBreakpoint {
+  id: number;
+  line: number;
+  condition?: string;
+  hitCondition?: string;
+  logMessage?: string;
+}
+
+/** An exception filter as the initialize response declares it (DAP's ExceptionBreakpointsFilter; the engine speaks no DAP). */
+export interface ExceptionFilter {
+  filter: string;
+  label: string;
+  description?: string;
+  default?: boolean;
+}
+
+/** The exception filters the adapter offers (as debugpy names them); both off unless the user turns them on. */
+export const EXCEPTION_FILTERS: ExceptionFilter[] = [
+  {
+    filter: "raised",
+    label: "Raised Exceptions",
+    description: "Stop where any exception is raised, caught or not (continue then goes event by event: slower when the states are predicted)",
+    default: false,
+  },
+  {
+    filter: "uncaught",
+    label: "Uncaught Exceptions",
+    description: "Stop where an exception that ends the program was raised, before it ends",
+    default: false,
+  },
+];
+
+/** Which exceptions stop a continue, from the filters a client turned on; an unknown filter is an Error. */
+export function readExceptionFilters(filters: readonly string[]): { raised: boolean; uncaught: boolean } {
+  const known = EXCEPTION_FILTERS.map((f) => f.filter);
+  for (const f of filters) if (!known.includes(f)) throw new Error(`unknown exception filter "${cutText(f, 60)}" (known: ${known.join(", ")})`);
+  return { raised: filters.includes("raised"), uncaught: filters.includes("uncaught") };
+}
+
+/** Why a client's breakpoint cannot be set as asked (a hit count or log message that cannot be read), or undefined. */
+export function breakpointProblem(b: { hitCondition?: string; logMessage?: string }): string | undefined {
+  try {
+    if (b.hitCondition?.trim()) parseHitCondition(b.hitCondition);
+    if (b.logMessage) parseLogMessage(b.logMessage);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+const HIT_OPERATORS = [">=", "<=", "==", ">", "<", "%"] as const;
+
+/**
+ * A hit condition as a test of the hit count (1 for the first hit): a number N stops at the
+ * Nth hit, "OP N" where count OP N holds (>=, <=, ==, >, <), "% N" at every Nth hit.
+ * Throws an Error that says what is wrong with it.
+ */
+export function parseHitCondition(text: string): (count: number) => boolean {
+  const t = text.trim();
+  const op = HIT_OPERATORS.find((o) => t.startsWith(o));
+  const rest = op ? t.slice(op.length).trim() : t;
+  if (!/^\d+$/.test(rest)) throw new Error(`hit count "${cutText(t, 60)}" is not a number, optionally after one of ${HIT_OPERATORS.join(" ")} (e.g. "3", ">= 2", "% 2")`);
+  const n = Number(rest);
+  switch (op ?? "==") {
+    case ">=":
+      return (c) => c >= n;
+    case "<=":
+      return (c) => c <= n;
+    case ">":
+      return (c) => c > n;
+    case "<":
+      return (c) => c < n;
+    case "%":
+      if (n === 0) throw new Error('hit count "% 0" divides by zero');
+      return (c) => c % n === 0;
+    default:
+      return (c) => c === n;
+  }
+}
+
+type Part = string | { expr: string };
+
+/**
+ * A log message's parts: text, and the expressions between braces ("{{" and "}}" are braces
+ * themselves). Throws an Error for an unclosed brace or an expression that does not parse.
+ */
+export function parseLogMessage(message: string): Part[] {
+  const parts: Part[] = [];
+  let text = "";
+  for (let i = 0; i < message.length; i++) {
+    const c = message[i];
+    if ((c === "{" || c === "}") && message[i + 1] === c) {
+      text += c;
+      i++;
+    } else if (c === "{") {
+      // The expression runs to the brace that closes this one (a dict display nests braces).
+      let depth = 1;
+      let j = i + 1;
+      for (; j < message.length && depth; j++) depth += message[j] === "{" ? 1 : message[j] === "}" ? -1 : 0;
+      if (depth) throw new Error(`log message: "{" at ${i} is not closed`);
+      const expr = message.slice(i + 1, j - 1);
+      try {
+        parseExpression(expr);
+      } catch (e) {
+        throw new Error(`log message: {${cutText(expr, 60)}}: ${(e as Error).message}`);
+      }
+      if (text) parts.push(text);
+      text = "";
+      parts.push({ expr });
+      i = j - 1;
+    } else text += c;
+  }
+  if (text) parts.push(text);
+  return parts;
+}
+
+/** A log message written over `locals`: each {expression} as str() gives it, or why it could not be evaluated. */
+export function formatLogMessage(message: string, locals: Record<string, string>): string {
+  return parseLogMessage(message)
+    .map((p) => {
+      if (typeof p === "string") return p;
+      try {
+        return literalToStr(evaluateValue(p.expr, locals));
+      } catch (e) {
+        if (!(e instanceof ExprError)) throw e;
+        return `<cannot evaluate ${cutText(p.expr, 60)}: ${e.message}>`;
+      }
+    })
+    .join("");
+}

@@ -1,0 +1,494 @@
+// The debugging session's state machine: history of states, a cursor into it (time travel),
+// breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
+// stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
+// DAP or of which predictor it has.
+import type { BreakpointSpec as PredictorBreakpoint, Predicted, Predictor } from "./predictor.js";
+import { FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
+import { cutText } from "../format/values.js";
+import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
+
+/** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
+export interface BreakpointSpec extends PredictorBreakpoint {
+  /** Which hits (where the condition holds) stop, counted along the history: "3", ">= 2", "% 2". */
+  hitCondition?: string;
+  /** A log point: where it is hit this message is written, with {expressions} evaluated, and it does not stop. */
+  logMessage?: string;
+}
+
+/** Which exceptions a continue stops at: every one where it is raised, or one the program does not catch. */
+export interface ExceptionStops {
+  raised: boolean;
+  uncaught: boolean;
+}
+
+/** A log point's message, written when the state it was hit in was reached. */
+export interface LogLine {
+  text: string;
+  state: Predicted;
+}
+
+export interface EngineOptions {
+  /** Most predictions one continue may make while skipping hits whose condition is false. */
+  maxSteps?: number;
+  /** Most states one continue may predict going event by event for exception stops (default maxSteps). */
+  maxEvents?: number;
+}
+
+type StepKind = "step_into" | "step_over" | "step_return";
+
+const IDENTIFIER = /^[\p{ID_Start}_][\p{ID_Continue}]*$/u;
+
+export class Engine {
+  private hist: Predicted[] = [];
+  private pos = -1;
+  private bps: BreakpointSpec[] = [];
+  private readonly maxSteps: number;
+  private readonly maxEvents: number;
+  private queue: Promise<unknown> = Promise.resolve();
+  private inFlight = 0;
+  private pendingNotes: string[] = [];
+  private pendingLogs: LogLine[] = [];
+  private exceptionStops: ExceptionStops = { raised: false, uncaught: false };
+  /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
+  private hitMemo = new WeakMap<Predicted, Map<BreakpointSpec, number>>();
+
+  constructor(private readonly predictor: Predictor, opts: EngineOptions = {}) {
+    this.maxSteps = Math.max(1, opts.maxSteps ?? 10_000);
+    this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
+  }
+
+  /** The states the session knows, in program order; each later entry carries the forward action that leads to it from the one before. */
+  get history(): readonly Predicted[] {
+    return this.hist;
+  }
+  get cursor(): number {
+    return this.pos;
+  }
+  get current(): Predicted {
+    const p = this.hist[this.pos];
+    if (!p) throw new Error("the session has not started");
+    return p;
+  }
+  /** The current state is the program's exit. */
+  get ended(): boolean {
+    return this.hist[this.pos]?.step.exit !== undefined;
+  }
+  get breakpoints(): readonly BreakpointSpec[] {
+    return this.bps;
+  }
+
+  /** Things the session should tell the user (a condition that could not be evaluated, a bound reached); emptied by reading. */
+  takeNotes(): string[] {
+    const n = this.pendingNotes;
+    this.pendingNotes = [];
+    return n;
+  }
+
+  /** Whether the current state is where the exception was raised that ends the run as far as it is known (an uncaught one). */
+  get uncaught(): boolean {
+    const last = this.hist.at(-1);
+    return last?.step.exit?.status === "error" && this.pos < this.hist.length - 1 && raisedAt(this.hist, 0) === this.pos;
+  }
+
+  /** Log points' messages written since the last call, in the order their states were reached. */
+  takeLogs(): LogLine[] {
+    const l = this.pendingLogs;
+    this.pendingLogs = [];
+    return l;
+  }
+
+  start(signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      const first = await abortable(this.predictor.start({ signal }), signal);
+      this.commit([first]);
+      this.arrived(this.hist, 0);
+      return this.settle(signal);
+    }, false);
+  }
+
+  /**
+   * A forward step. If the next known state was reached by the same action (after stepping
+   * back), it is reused; otherwise the known future is dropped and the predictor asked.
+   */
+  step(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, () => this.forward({ kind }, signal));
+  }
+
+  /**
+   * Out of the current frame as debugpy steps out: to the caller's first stop after the frame
+   * has returned (step_return to its return event, then step_over from there; from a return
+   * event, step_over alone). Both states stay in the history, so the return value is known.
+   */
+  stepOut(signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      if (this.current.step.frame?.event !== "return") await this.forward({ kind: "step_return" }, signal);
+      if (this.current.step.frame?.event === "return") await this.forward({ kind: "step_over" }, signal);
+      return this.current;
+    });
+  }
+
+  /** Runs to the next time `line` is about to execute (the breakpoint(line) action); like continue when it never is. */
+  runTo(line: number, signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      if (!Number.isInteger(line) || line < 1) throw new RangeError(`bad line ${line}`);
+      return this.forward({ kind: "breakpoint", line }, signal);
+    });
+  }
+
+  /**
+   * To the next breakpoint hit whose condition and hit condition hold, else the exit. Hits that
+   * do not stop (a false condition, a log point) are passed (continuing again, at most maxSteps
+   * times) and stay in the history, each reached by continue, so the history remains a faithful
+   * path. A condition that cannot be evaluated counts as true, with a note. With exception
+   * stops the run goes event by event (step_into), since a continue stops at breakpoints only:
+   * always for raised exceptions; for uncaught ones only once a continue has ended in an error,
+   * to stand where that exception was raised.
+   */
+  continue(signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      if (this.ended) return this.current; // the exit is final
+      const from = this.pos + 1;
+      const base = this.hist.slice(0, from);
+      const { raised, uncaught } = this.exceptionStops;
+      let path = await this.runOn(base, { kind: raised ? "step_into" : "continue" }, signal);
+      if (!raised && uncaught && path.at(-1)!.step.exit?.status === "error") path = await this.runOn(base, { kind: "step_into" }, signal);
+      const stop = uncaught && path.at(-1)!.step.exit?.status === "error" ? raisedAt(path, from) : path.length - 1;
+      this.commit(path);
+      this.pos = stop;
+      this.arrived(path, from, stop);
+      return this.settle(signal);
+    });
+  }
+  /** Back one state: through the history, and at its start the predictor's inv_step_over. */
+  stepBack(signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      if (this.pos > 0) return this.hist[--this.pos];
+      const first = this.hist[0];
+      const p = await abortable(this.predictor.predict([first], { kind: "inv_step_over" }, { signal }), signal);
+      if (sameState(p.step, first.step) && p.ref === first.ref) {
+        this.note("this is the first state of the program");
+        return first;
+      }
+      // The history stays in program order: the old first state is now reached from the new
+      // one going forwards, by step_into when it is a call (nothing steps over into a call), else step_over.
+      const link: Action = { kind: first.step.frame?.event === "call" ? "step_into" : "step_over" };
+      const earlier: Predicted = { ...p, step: withoutAction(p.step) };
+      this.hist = [earlier, { ...first, step: { ...first.step, action: link } }, ...this.hist.slice(1)];
+      this.pos = 0;
+      return earlier;
+    });
+  }
+
+  /** Back to the latest earlier known state on a breakpoint line whose condition holds, else the start of the history. */
+  reverseContinue(signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      let k = this.pos - 1;
+      while (k > 0 && !this.stopsAt(this.hist, k)) k--;
+      this.pos = Math.max(0, k);
+      return this.hist[this.pos];
+    });
+  }
+
+  /** The breakpoints; a hit condition or log message that cannot be read throws (adapter/engine/breakpoints.ts). */
+  setBreakpoints(bps: readonly BreakpointSpec[]): void {
+    for (const b of bps) {
+      if (!Number.isInteger(b.line) || b.line < 1) throw new RangeError(`bad breakpoint line ${b.line}`);
+      if (b.hitCondition?.trim()) parseHitCondition(b.hitCondition);
+      if (b.logMessage) parseLogMessage(b.logMessage);
+    }
+    this.bps = bps.map((b) => {
+      const spec: BreakpointSpec = { line: b.line };
+      if (b.condition?.trim()) spec.condition = b.condition.trim();
+      if (b.hitCondition?.trim()) spec.hitCondition = b.hitCondition.trim();
+      if (b.logMessage !== undefined && b.logMessage !== "") spec.logMessage = b.logMessage;
+      return spec;
+    });
+  }
+
+  setExceptionStops(stops: ExceptionStops): void {
+    this.exceptionStops = { ...stops };
+  }
+
+  /** Edits a local of the current state (see edit). */
+  setVariable(name: string, repr: string): Predicted {
+    const cur = this.current;
+    const frame = cur.step.frame;
+    if (!frame) throw new Error("the program has ended: there are no variables to set");
+    if (this.predictor.editRefusal) throw new Error(this.predictor.editRefusal);
+    if (!IDENTIFIER.test(name)) throw new Error(`"${cutText(name)}" is not a variable name`);
+    // Own names only: "toString" or "__proto__" are in every object, not locals.
+    if (!Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
+    if (repr.trim() === "") throw new Error("a value is needed");
+    const edited: Predicted = { ...cur, step: { ...cur.step, frame: { ...frame, locals: { ...frame.locals, [name]: repr } } } };
+    delete edited.confidence;
+    return this.edit(edited);
+  }
+
+  /**
+   * Stands at `state` instead of the current state (a setVariable, a resync): the known future
+   * is dropped and later states are predicted from it. Every view reads it from here on.
+   */
+  edit(state: Predicted): Predicted {
+    if (this.pos < 0) throw new Error("the session has not started");
+    if (this.inFlight) throw new Error("a step is in progress: change the state when it has stopped");
+    return this.standAt(state);
+  }
+
+  /**
+   * The call stack, innermost first: the current frame, then its callers as the predictor knows
+   * them, else each caller's latest state in the history (callers not in it are left out).
+   */
+  stack(): Frame[] {
+    return this.stackOf(this.hist.slice(0, this.pos + 1));
+  }
+
+  /** The call stack at the last state of `path` (a history up to that state), as stack() gives it. */
+  private stackOf(path: readonly Predicted[]): Frame[] {
+    const cur = path.at(-1)?.step.frame;
+    if (!cur) return [];
+    const known = this.predictor.callers?.(path);
+    if (known) return [cur, ...known];
+    const out = [cur];
+    let want = cur.depth - 1;
+    for (let k = path.length - 2; k >= 0 && want >= 0; k--) {
+      const f = path[k].step.frame;
+      if (!f || f.depth > want) continue; // a deeper frame that has finished
+      if (f.event === "return") {
+        // That frame at this depth had finished: the caller at this depth is not known.
+        want = f.depth - 1;
+        continue;
+      }
+      out.push(f);
+      want = f.depth - 1;
+    }
+    return out;
+  }
+
+  /** Evaluates an expression over the current locals without running code; the predictor answers what the evaluator cannot. */
+  evaluate(expression: string, signal?: AbortSignal): Promise<string> {
+    return this.run(signal, async () => {
+      const frame = this.current.step.frame;
+      let reason = "the program has ended";
+      // A value too large to compute is too large for the predictor to write out, too.
+      let ask = true;
+      if (frame) {
+        try {
+          return evaluateExpression(expression, namesOf(this.stack()));
+        } catch (e) {
+          if (!(e instanceof ExprError)) throw e;
+          reason = e.message;
+          ask = !(e instanceof ExprTooLarge);
+        }
+      }
+      const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;
+      if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
+      return answer;
+    });
+  }
+
+  /** The session's history in the trajectory format. */
+  trajectory(meta?: Record<string, unknown>): Trajectory {
+    const steps: Step[] = this.hist.map((p, i) => (i === 0 ? withoutAction(p.step) : p.step));
+    return meta ? { version: FORMAT_VERSION, meta, source: this.predictor.source, steps } : { version: FORMAT_VERSION, source: this.predictor.source, steps };
+  }
+
+  // ---- internals ----
+
+  private async forward(action: Action, signal?: AbortSignal): Promise<Predicted> {
+    const next = this.hist[this.pos + 1];
+    if (next && sameAction(next.step.action, action)) {
+      this.arrived(this.hist, ++this.pos);
+      return this.current;
+    }
+    const cur = this.current;
+    if (cur.step.exit) return cur; // the exit is final
+    const base = this.hist.slice(0, this.pos + 1);
+    const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.bps }), signal);
+    this.commit([...base, p]);
+    this.arrived(this.hist, this.pos);
+    return this.settle(signal);
+  }
+
+  /**
+   * Predicts `action` (continue, or step_into to go event by event) again and again from the
+   * end of `base` until a state stops the run: the exit, a breakpoint hit that stops, a continue
+   * that stopped off the breakpoints, or going event by event with raised exceptions stopping,
+   * a raised exception; at most maxSteps predictions (maxEvents event by event).
+   */
+  private async runOn(base: readonly Predicted[], action: Action, signal?: AbortSignal): Promise<Predicted[]> {
+    const path = [...base];
+    const stepping = action.kind === "step_into";
+    for (let n = 1; ; n++) {
+      const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.bps }), signal);
+      path.push(p);
+      const i = path.length - 1;
+      if (p.step.exit || this.stopsAt(path, i)) break;
+      if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
+      // A continue that comes back without a breakpoint hit has stopped for its own reasons.
+      if (!stepping && !this.hits(p.step.frame).length) break;
+      if (n >= (stepping ? this.maxEvents : this.maxSteps)) {
+        this.note(stepping ? `the run went ${n} events without an exception stop and stopped there (maxEvents)` : `continue stopped after ${n} breakpoint hits that did not stop (maxSteps)`);
+        break;
+      }
+    }
+    return path;
+  }
+
+  /** States path[from..to] have been reached going forwards: the log points they hit write their messages. */
+  private arrived(path: readonly Predicted[], from: number, to = from): void {
+    for (let i = from; i <= to; i++) {
+      const f = path[i].step.frame;
+      for (const b of this.hits(f))
+        if (b.logMessage !== undefined && this.fires(path, i, b)) this.pendingLogs.push({ text: formatLogMessage(b.logMessage, this.namesAt(path, i)), state: path[i] });
+    }
+  }
+
+  private commit(hist: Predicted[]): void {
+    this.hist = hist;
+    this.pos = hist.length - 1;
+  }
+
+  /** The predictor catches up with the stop; a state it answers instead replaces the current one, as an edit does. */
+  private async settle(signal?: AbortSignal): Promise<Predicted> {
+    const instead = await this.predictor.settle?.(this.hist.slice(0, this.pos + 1), { signal, breakpoints: this.bps });
+    return instead ? this.standAt(instead) : this.current;
+  }
+
+  /** The one way the current state is replaced: what follows it is no longer known. */
+  private standAt(state: Predicted): Predicted {
+    this.hist = [...this.hist.slice(0, this.pos), state];
+    return state;
+  }
+
+  /** Breakpoints that a state hits: line events of the main file on a breakpoint line. */
+  private hits(f: Frame | undefined): BreakpointSpec[] {
+    return f && f.event === "line" && f.file === undefined ? this.bps.filter((b) => b.line === f.line) : [];
+  }
+
+  /** Whether state path[i] stops a run: a breakpoint (not a log point) hit there whose condition and hit condition hold. */
+  private stopsAt(path: readonly Predicted[], i: number): boolean {
+    return this.hits(path[i].step.frame).some((b) => b.logMessage === undefined && this.fires(path, i, b));
+  }
+
+  /** Whether breakpoint `b`, hit at path[i], counts there: its condition holds and, with the hit count so far, its hit condition. */
+  private fires(path: readonly Predicted[], i: number, b: BreakpointSpec): boolean {
+    if (!this.holds(b, path, i, true)) return false;
+    return !b.hitCondition || parseHitCondition(b.hitCondition)(this.hitCount(path, i, b));
+  }
+
+  /** The names an expression reads at path[i] (see namesOf). */
+  private namesAt(path: readonly Predicted[], i: number): Record<string, string> {
+    return namesOf(this.stackOf(path.slice(0, i + 1)));
+  }
+
+  /** Whether `b`'s condition holds at path[i] (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
+  private holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean): boolean {
+    if (!b.condition) return true;
+    try {
+      return evaluateCondition(b.condition, this.namesAt(path, i));
+    } catch (e) {
+      if (!(e instanceof ExprError)) throw e;
+      if (tell) this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${e.message}); stopping there`);
+      return true;
+    }
+  }
+
+  /** How many times `b` has been hit (with its condition holding) along the path up to path[i], path[i] included. */
+  private hitCount(path: readonly Predicted[], i: number, b: BreakpointSpec): number {
+    let k = i;
+    while (k >= 0 && this.hitMemo.get(path[k])?.get(b) === undefined) k--;
+    let n = k >= 0 ? this.hitMemo.get(path[k])!.get(b)! : 0;
+    for (let j = k + 1; j <= i; j++) {
+      const f = path[j].step.frame;
+      if (f && this.hits(f).includes(b) && this.holds(b, path, j, false)) n++;
+      let memo = this.hitMemo.get(path[j]);
+      if (!memo) this.hitMemo.set(path[j], (memo = new Map()));
+      memo.set(b, n);
+    }
+    return n;
+  }
+
+  private note(msg: string): void {
+    this.pendingNotes.push(msg);
+  }
+
+  /** Runs operations one at a time, so that history and cursor never see two at once. */
+  private run<T>(signal: AbortSignal | undefined, op: () => Promise<T>, needsStart = true): Promise<T> {
+    this.inFlight++;
+    const result = this.queue.then(() => {
+      signal?.throwIfAborted();
+      if (needsStart && this.pos < 0) throw new Error("the session has not started");
+      return op();
+    }).finally(() => this.inFlight--);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+}
+
+/**
+ * The names an expression reads in the top frame of `stack` (innermost first), as Python looks
+ * them up: its locals, then the program's globals (its <module> frame's names, where that frame
+ * is on the stack and the top frame is in the program's own file).
+ */
+export function namesOf(stack: readonly Frame[]): Record<string, string> {
+  const [top] = stack;
+  if (!top) return {};
+  const module = stack.at(-1)!;
+  const globals = module !== top && module.func === "<module>" && module.file === undefined && top.file === undefined;
+  return globals ? { ...module.locals, ...top.locals } : top.locals;
+}
+
+/** A raised exception at path[i]: an exception event that is not one passed up from the callee that just unwound. */
+function isRaise(path: readonly Predicted[], i: number): boolean {
+  const f = path[i].step.frame;
+  if (f?.event !== "exception" || /^(StopIteration|GeneratorExit)\b/.test(f.value ?? "")) return false;
+  const prev = path[i - 1]?.step.frame;
+  return !(prev?.event === "return" && prev.value === undefined && prev.depth === f.depth + 1);
+}
+
+/**
+ * Where the exception that ended the run at the end of `path` was raised: back from the exit
+ * over the frames it unwound (their exception events and value-less returns) to the first of
+ * its exception events. The exit itself when there is none, or when that state comes before
+ * `from` (the run started there: it has stopped for this exception already).
+ */
+function raisedAt(path: readonly Predicted[], from: number): number {
+  const exit = path.length - 1;
+  let at = exit;
+  for (let k = exit - 1; k >= 0; k--) {
+    const f = path[k].step.frame;
+    if (f?.event === "exception") at = k;
+    else if (!(f?.event === "return" && f.value === undefined)) break;
+  }
+  return at < from ? exit : at;
+}
+
+function withoutAction(step: Step): Step {
+  const { action: _, ...rest } = step;
+  return rest;
+}
+
+const sameAction = (a: Action | undefined, b: Action): boolean => a?.kind === b.kind && a.line === b.line;
+
+/** The same program state, whatever output was written on the way to it. */
+function sameState(a: Step, b: Step): boolean {
+  if (a.exit || b.exit) return !!a.exit && !!b.exit && a.exit.status === b.exit.status && a.exit.value === b.exit.value;
+  const fa = a.frame!, fb = b.frame!;
+  return fa.event === fb.event && fa.line === fb.line && fa.depth === fb.depth && fa.func === fb.func && fa.file === fb.file &&
+    fa.value === fb.value && sameLocals(fa.locals, fb.locals);
+}
+
+/** Rejects as soon as `signal` aborts, whether or not the work itself stops. */
+function abortable<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => { signal.removeEventListener("abort", onAbort); resolve(v); },
+      (e) => { signal.removeEventListener("abort", onAbort); reject(e); },
+    );
+  });
+}

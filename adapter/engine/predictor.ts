@@ -1,0 +1,80 @@
+// What the engine asks of a source of states. A predictor never knows about DAP; the engine
+// never knows which predictor it has (recorded trace, model, ...).
+import type { Action, Frame, Step } from "../format/trajectory.js";
+
+/** A state with what produced it. */
+export interface Predicted {
+  step: Step;
+  /** Mean probability of the generated tokens (model predictors), 0..1. */
+  confidence?: number;
+  /** Known without a prediction (the entry call's frame, bound from the call; the real state a resync stands at): not shown as a guess. */
+  given?: boolean;
+  /** Tokens generated for this state. */
+  tokens?: number;
+  /** Time taken, in milliseconds. */
+  ms?: number;
+  /** The predictor's own handle for the state (e.g. its index in a recorded trace). */
+  ref?: number;
+}
+
+/** A breakpoint: a line of the program, and the condition under which a continue stops there. */
+export interface BreakpointSpec {
+  line: number;
+  condition?: string;
+}
+
+/** A value of a real state that the model filled in (hybrid mode): which hole it came from, and the confidence of the answer. */
+export interface Guess {
+  hole: number;
+  confidence?: number;
+  /** The user set this hole's value: no longer a guess, but still the hole's (it can be set again). */
+  set?: boolean;
+}
+
+export interface PredictOptions {
+  signal?: AbortSignal;
+  /**
+   * The session's breakpoints, for `continue`: the prediction stops at the first breakpoint line
+   * reached, else runs to the exit. The engine passes hits whose condition is false by asking
+   * again (continue, from the hit); a predictor may read the conditions, but need not.
+   */
+  breakpoints?: readonly BreakpointSpec[];
+}
+
+export interface Predictor {
+  /** The program text that line numbers refer to. */
+  readonly source: string;
+  /** The first state of a session. */
+  start(opts?: PredictOptions): Promise<Predicted>;
+  /**
+   * The state that `action` leads to from the last entry of `history` (the session so far,
+   * oldest first). The last entry may have been edited (setVariable): predict from it as it is.
+   */
+  predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted>;
+  /**
+   * The session has stopped at the last state of `history` (after start, or after a forward
+   * move: the one user action's last state, where predict may have been asked several times).
+   * A predictor that keeps something in step with the session (compare mode: the real program)
+   * catches up here. It may answer the state to stand at instead (a resync: the real state),
+   * which the engine takes as an edit.
+   */
+  settle?(history: readonly Predicted[], opts?: PredictOptions): Promise<Predicted | undefined>;
+  /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
+  readonly editRefusal?: string;
+  /** Why the local `name` of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */
+  refuseEdit?(state: Predicted, name: string): string | undefined;
+  /**
+   * The values of a real state (the current one, or a caller's frame) that the model filled in,
+   * by local name ("(return)": the return value); for predictors whose states are real but for
+   * some values (hybrid mode). Predictors whose every state is a guess leave it out.
+   */
+  guessed?(frame: Frame): ReadonlyMap<string, Guess> | undefined;
+  /**
+   * The callers of the last state of `history`, innermost first, when the predictor knows them
+   * (a recording knows every caller's state at any point; a history skips what a continue ran).
+   */
+  callers?(history: readonly Predicted[]): Frame[] | undefined;
+  /** Answers an expression about the last state of `history` without running code; undefined when it cannot. */
+  evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
+  dispose(): Promise<void> | void;
+}
