@@ -9,21 +9,10 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  argumentText,
-  assertFor,
-  checkAsserts,
-  readPrograms,
-  returnLineFromCode,
-  score,
-  sampleCases,
-  type ActionFigures,
-  type AssertCase,
-  type CruxReport,
-  type Program,
-  type StepsItem,
-  type StepsReport,
-} from "../adapter/tools/evaluation.js";
+import { argumentText, assertFor, returnLineFromCode, type CruxReport } from "../adapter/tools/cruxeval.js";
+import { checkAsserts, type AssertCase } from "../adapter/tools/asserts.js";
+import { readPrograms, type Program } from "../adapter/tools/programs.js";
+import { score, sampleCases, type ActionFigures, type StepsItem, type StepsReport } from "../adapter/tools/steps.js";
 import { findFunction, parsePython } from "../adapter/pyread/pysource.js";
 import { transition } from "../adapter/real/semantics.js";
 import { runTrace, TraceBatch, type TraceResult } from "../adapter/real/tracer.js";

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 REPO = Path(__file__).resolve().parent.parent
-TRAJECTORY_TS = REPO / "adapter" / "trajectory.ts"
+TRAJECTORY_TS = REPO / "adapter" / "format" / "trajectory.ts"
 FORMAT = "ndbg-bpe"
 PRE = "gpt-2"
 STOP_TOKEN = "<|action_sep|>"  # ends every predicted frame: the model's end-of-generation token

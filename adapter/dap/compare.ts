@@ -3,7 +3,8 @@
 // console's lines. Everything here is read from the state the engine stands at and the
 // comparison's pairs; it returns DAP bodies and text, and the session sends them.
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { checkPair, describeAgreement, describeDifference, stateLabel, type ComparePredictor, type Pair } from "../predictors/compare.js";
+import type { ComparePredictor } from "../predictors/compare.js";
+import { checkPair, describeAgreement, describeDifference, stateLabel, type Pair } from "../predictors/comparePairs.js";
 import { REAL, scopeName, type Origin } from "./marks.js";
 import type { Frame } from "../format/trajectory.js";
 import { reprToNode, type ValueNode } from "../format/values.js";

@@ -1,33 +1,34 @@
 // The Debug Adapter Protocol session: turns VS Code's requests into engine actions and the
 // engine's states into stopped events, stack frames, scopes and variables. The session knows
 // DAP and the launch modes; the engine knows neither, and the predictor is chosen in one place
-// (createPredictor).
+// (createPredictor, modes.ts). The breakpoints table (breakpointTable.ts), the variable store
+// (variables.ts) and compare mode's views (compare.ts) are the session's parts with a job each.
 import { realpathSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import {
-  Breakpoint, type ErrorDestination, Event, ExitedEvent, Handles, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
+  type ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { Engine, namesOf, type BreakpointSpec } from "../engine/engine.js";
+import { Engine, namesOf } from "../engine/engine.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
-import { runTrace, type TraceOptions } from "../real/tracer.js";
-import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
-import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
-import { initPython, parsePythonSync } from "../pyread/pysource.js";
-import { cutText, reprToNode, type ValueNode } from "../format/values.js";
+import { ExprError, evaluateExpression } from "../format/expr.js";
+import { initPython } from "../pyread/pysource.js";
+import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
-import { ComparePredictor, startComparison } from "../predictors/compare.js";
+import { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
-import { findDebugpyPython } from "../real/debugpy.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
-import { REAL, logBody, markEvaluation, markVariable, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
-import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters, type ClientBreakpoint } from "../engine/breakpoints.js";
+import { REAL, logBody, markEvaluation, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
+import { createPredictor } from "./modes.js";
+import { BreakpointTable } from "./breakpointTable.js";
+import { VariableStore, page } from "./variables.js";
 
 const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
@@ -38,97 +39,6 @@ const TRACE_SOURCE = 1;
 const PREDICTED_EVENTS = 300;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
-
-/**
- * The one place where a launch mode becomes a source of states. Predict and compare modes
- * plug in here.
- */
-export interface PredictorHooks {
-  /** Diagnostics (llama.cpp's messages): for the log, never stdout. */
-  log?: (message: string) => void;
-  /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
-  status?: (s: ModelStatus) => void;
-  /** Lines for the user (the Debug Console): hybrid mode's holes. */
-  console?: (line: string) => void;
-  /** The session ended: a recording in progress is killed. */
-  signal?: AbortSignal;
-}
-
-/** How record and hybrid mode run the program: the launch's limits, in the program's folder, ended with the session. */
-function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
-  return {
-    call: config.call,
-    python: config.python,
-    maxEvents: config.maxSteps,
-    timeout: config.timeout,
-    maxOutput: config.maxOutput,
-    maxRepr: config.maxRepr,
-    cwd: dirname(config.program),
-    ...(hooks.signal ? { signal: hooks.signal } : {}),
-  };
-}
-
-/** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
-export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}, source?: string): Promise<Predictor> {
-  switch (config.mode) {
-    case "record": {
-      const trace = await runTrace(config.program, runOptions(config, hooks));
-      return new RecordedPredictor(trace);
-    }
-    case "hybrid": {
-      const { HybridPredictor } = await import("../predictors/hybrid.js");
-      return HybridPredictor.create(config.program, {
-        ...runOptions(config, hooks),
-        predict: config.predict,
-        model: (source) => createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source),
-        ...(hooks.console ? { console: hooks.console } : {}),
-      });
-    }
-    case "predict": {
-      const { ModelPredictor } = await import("../predictors/model.js");
-      return ModelPredictor.create({
-        program: config.program,
-        ...(source !== undefined ? { source } : {}),
-        ...(config.call !== undefined ? { call: config.call } : {}),
-        ...(config.model !== undefined ? { model: config.model } : {}),
-        dialect: config.dialect,
-        layout: config.layout,
-        ...(config.python !== undefined ? { python: config.python } : {}),
-        gpu: config.gpu,
-        threads: config.threads,
-        cwd: dirname(config.program),
-        ...(hooks.log ? { log: hooks.log } : {}),
-        ...(hooks.status ? { onStatus: hooks.status } : {}),
-      });
-    }
-    case "compare":
-      return createComparison(config, hooks);
-    case "replay":
-      return RecordedPredictor.fromTraceFile(config.program);
-  }
-}
-
-/** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
-async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
-  const python = await findDebugpyPython(config.python);
-  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python }, hooks);
-  return startComparison(
-    { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
-    inner,
-  );
-}
-
-/**
- * Lines where a breakpoint can stop, from the tolerant parser (the program need not parse);
- * initPython() must have run.
- */
-export function breakableLines(source: string): Set<number> {
-  return new Set(parsePythonSync(source).lines);
-}
-
-/** What a variablesReference stands for: a frame's locals, or a value's children (marked as their parent is). */
-/** A scope: a frame's locals (with the return value or exception at the current frame), or the module's names as Globals. */
-type Container = { kind: "scope"; frame: number; globals?: true } | { kind: "node"; node: ValueNode; path?: string; origin: Origin } | { kind: "compare"; side: "predicted" | "real" };
 
 type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
 
@@ -142,12 +52,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private engine?: Engine;
   /** The stack at the current stop, innermost first (frame ids are index + 1). */
   private frames: Frame[] = [];
-  private handles = new Handles<Container>();
-  /** Breakpoints by file path, as the client set them; only the program's reach the engine. */
-  private breakpoints = new Map<string, ClientBreakpoint[]>();
-  private nextBreakpointId = 1;
-  /** The latest source read for breakpoints: reads run one after another, so answers keep the requests' order. */
-  private breakpointRead: Promise<unknown> = Promise.resolve();
+  private variables = new VariableStore();
+  private breakpoints = new BreakpointTable();
   /** States whose output has been shown (by frame or exit object: history copies share them). */
   private printed = new WeakSet<object>();
   /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
@@ -466,13 +372,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   private applyBreakpoints(): void {
     if (!this.engine || !this.config) return;
-    const specs: BreakpointSpec[] = [];
-    for (const [path, bps] of this.breakpoints) {
-      if (!this.isProgram(path)) continue;
-      const lines = breakableLines(this.predictor!.source);
-      for (const { id: _, ...spec } of bps) if (lines.has(spec.line)) specs.push(spec);
-    }
-    this.engine.setBreakpoints(specs);
+    this.engine.setBreakpoints(this.breakpoints.specs((p) => this.isProgram(p), this.predictor!.source));
   }
 
   protected override async setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): Promise<void> {
@@ -482,51 +382,20 @@ export class NeuralPythonSession extends LoggingDebugSession {
       return this.fail(response, `cannot read Python structure: ${errorMessage(e)}`);
     }
     const path = args.source.path ? this.convertClientPathToDebugger(args.source.path) : undefined;
-    const wanted: DebugProtocol.SourceBreakpoint[] = args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }));
     if (!path) return this.fail(response, "breakpoints need a source file path");
-    let lines: Set<number> | undefined;
-    let problem: string | undefined;
+    const wanted: DebugProtocol.SourceBreakpoint[] = (args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }))).map((w) => ({ ...w, line: this.convertClientLineToDebugger(w.line) }));
     const isProgram = this.isProgram(path);
-    if (this.config && !isProgram) problem = "breakpoints stop in the debugged program only";
-    else {
-      try {
-        const known = isProgram && this.predictor ? this.predictor.source : undefined;
-        const read = this.breakpointRead.then(() => known ?? readTextFile(path, SOURCE_LIMIT));
-        this.breakpointRead = read.catch(() => undefined);
-        lines = breakableLines(await read);
-      } catch (e) {
-        problem = `cannot read ${path}: ${errorMessage(e)}`;
-      }
-    }
-    const kept: ClientBreakpoint[] = [];
-    const out: DebugProtocol.Breakpoint[] = wanted.map((w) => {
-      const line = this.convertClientLineToDebugger(w.line);
-      const id = this.nextBreakpointId++;
-      const condition = w.condition?.trim() || undefined;
-      // A condition that does not parse still stops (as one that cannot be evaluated does); a bad hit count or log message does not.
-      const refused = problem ?? (lines && !lines.has(line) ? "no code on this line" : breakpointProblem(w));
-      let message = refused;
-      if (!message && condition) {
-        try {
-          parseExpression(condition);
-        } catch (e) {
-          message = `condition: ${errorMessage(e)}`;
-        }
-      }
-      const verified = !refused;
-      if (verified) kept.push({ id, line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
-      const bp = new Breakpoint(verified, this.convertDebuggerLineToClient(line)) as DebugProtocol.Breakpoint;
-      bp.id = id;
-      if (message) bp.message = message;
-      return bp;
+    const set = await this.breakpoints.set(path, wanted, {
+      refusal: this.config && !isProgram ? "breakpoints stop in the debugged program only" : undefined,
+      known: isProgram && this.predictor ? this.predictor.source : undefined,
     });
-    this.breakpoints.set(path, kept);
     try {
       this.applyBreakpoints();
     } catch (e) {
       return this.fail(response, errorMessage(e));
     }
-    response.body = { breakpoints: out };
+    for (const bp of set) if (bp.line !== undefined) bp.line = this.convertDebuggerLineToClient(bp.line);
+    response.body = { breakpoints: set };
     this.sendResponse(response);
   }
 
@@ -588,7 +457,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine!;
     for (const note of engine.takeNotes()) this.console(note);
     this.showOutput();
-    this.handles.reset();
+    this.variables.reset();
     const cur = engine.current;
     this.modelSpeed(cur);
     if (cur.step.exit) {
@@ -608,7 +477,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       ev.body.text = frame.value;
       ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
-      const hit = this.hitIds(frame);
+      const hit = this.breakpoints.hitIds(frame, (p) => this.isProgram(p));
       if (hit.length) {
         ev.body.reason = "breakpoint";
         ev.body.hitBreakpointIds = hit;
@@ -638,14 +507,6 @@ export class NeuralPythonSession extends LoggingDebugSession {
   /** After a predicted step: its speed and confidence, for the status bar. */
   private modelSpeed(p: Predicted): void {
     if (this.model && p.tokens && p.ms) this.sendEvent(new Event(EVENTS.model, { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence } satisfies ModelEventBody));
-  }
-
-  /** Ids of the client's breakpoints that this state stands on. */
-  private hitIds(frame: Frame): number[] {
-    if (frame.event !== "line" || frame.file !== undefined) return [];
-    const out: number[] = [];
-    for (const [path, bps] of this.breakpoints) if (this.isProgram(path)) for (const b of bps) if (b.line === frame.line && b.logMessage === undefined) out.push(b.id);
-    return out;
   }
 
   /**
@@ -714,34 +575,18 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const at = this.frameAt(args.frameId);
     if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
     if (this.comparison && at.index === 0) {
-      const refs = { predicted: this.handles.create({ kind: "compare", side: "predicted" }), real: this.handles.create({ kind: "compare", side: "real" }) };
+      const refs = { predicted: this.variables.ref({ kind: "compare", side: "predicted" }), real: this.variables.ref({ kind: "compare", side: "real" }) };
       response.body = { scopes: compareScopes(this.originOfFrame(0), refs) };
       return this.sendResponse(response);
     }
-    const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.handles.create({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
+    const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.variables.ref({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
     const scopes: DebugProtocol.Scope[] = [scope];
     // The module's names, as its frame stands on the stack (the program's outermost frame, when it runs from its top).
     const module = this.frames.length - 1;
-    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.originOfFrame(module), "Globals", "Predicted globals"), this.handles.create({ kind: "scope", frame: module, globals: true }), false));
+    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.originOfFrame(module), "Globals", "Predicted globals"), this.variables.ref({ kind: "scope", frame: module, globals: true }), false));
     response.body = { scopes };
     this.sendResponse(response);
-  }
-
-  /** A value as a DAP variable; a predicted one (origin) is marked, and so are its children. */
-  private variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL): DebugProtocol.Variable {
-    const v: DebugProtocol.Variable = {
-      name,
-      value: node.display,
-      type: node.type || undefined,
-      variablesReference: node.children?.length ? this.handles.create({ kind: "node", node, path, origin }) : 0,
-    };
-    if (path) v.evaluateName = path;
-    if (node.children?.length) {
-      if (node.kind === "dict") v.namedVariables = node.children.length;
-      else v.indexedVariables = node.children.length;
-    }
-    return markVariable(v, origin);
   }
 
   /** Whether the session's states are the model's (predict mode, or compare mode with the model). */
@@ -782,10 +627,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
-    const c = this.handles.get(args.variablesReference);
+    const c = this.variables.get(args.variablesReference);
     if (!c) return this.fail(response, "these variables belong to an earlier stop");
     if (c.kind === "compare") {
-      const variable: MakeVariable = (...a) => this.variable(...a);
+      const variable: MakeVariable = (...a) => this.variables.variable(...a);
       try {
         response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.originOfFrame(0), variable) };
       } catch (e) {
@@ -803,39 +648,23 @@ export class NeuralPythonSession extends LoggingDebugSession {
         // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
         const hole = this.predictor?.guessed?.(returned.frame)?.get("(return)");
         const origin = hole ? originOfGuess(hole, this.config?.lowConfidence ?? 1) : this.originOf(returned.state);
-        const rv = this.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
+        const rv = this.variables.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
-        const rv = this.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
+        const rv = this.variables.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "exception" && frame.value !== undefined) {
-        const ev = this.variable("(exception)", reprToNode(frame.value), undefined, origin);
+        const ev = this.variables.variable("(exception)", reprToNode(frame.value), undefined, origin);
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name)));
-    } else {
-      const node = c.node;
-      // A child's evaluateName subscripts its parent's: `x[0]`, `d['k']`, `(a + b)[1]`.
-      const base = c.path && (/^[\p{ID_Start}_][\p{ID_Continue}]*(\[.*\])*$/u.test(c.path) ? c.path : `(${c.path})`);
-      const childPath = (name: string): string | undefined => {
-        if (!base) return undefined;
-        if (node.kind === "list" || node.kind === "tuple") return `${base}${name}`;
-        if (node.kind === "dict") return `${base}[${name}]`;
-        return undefined; // set elements cannot be named
-      };
-      vars = (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name), c.origin));
-    }
-    if (args.filter === "named" && c.kind === "node" && c.node.kind !== "dict") vars = [];
-    if (args.filter === "indexed" && c.kind === "node" && c.node.kind === "dict") vars = [];
-    if (args.start !== undefined || args.count !== undefined) {
-      const s = args.start ?? 0;
-      vars = vars.slice(s, args.count ? s + args.count : undefined);
-    }
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name)));
+    } else vars = this.variables.children(c);
+    vars = page(vars, c, args);
     response.body = { variables: vars };
     this.sendResponse(response);
   }
@@ -878,7 +707,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       }
       const node = reprToNode(result);
       const origin = this.originOfValue(at?.index ?? 0, expression);
-      const v = this.variable(expression, node, expression, origin);
+      const v = this.variables.variable(expression, node, expression, origin);
       const body = { result, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
@@ -890,7 +719,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const engine = this.engine;
       if (!engine || !this.predictor) throw new Error("the program has not been launched");
       if (this.ended || engine.ended) throw new Error("the program has ended");
-      const c = this.handles.get(args.variablesReference);
+      const c = this.variables.get(args.variablesReference);
       if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
       if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
       const refusal = this.predictor.refuseEdit ? this.predictor.refuseEdit(engine.current, args.name) : this.predictor.editRefusal;
@@ -907,7 +736,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (edited.step.frame) this.printed.add(edited.step.frame);
       this.frames = engine.stack();
       this.showComparison();
-      const v = this.variable(args.name, reprToNode(repr), args.name);
+      const v = this.variables.variable(args.name, reprToNode(repr), args.name);
       response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       this.sendResponse(response);
     });

@@ -13,7 +13,8 @@ import { Engine } from "../engine/engine.js";
 import { runTrace, type TraceOptions, type TraceResult } from "../real/tracer.js";
 import { normalizeSource, sameExit, sameFrame, type Exit, type Frame } from "../format/trajectory.js";
 import { HybridPredictor } from "../predictors/hybrid.js";
-import { DataError, modelPredictor, type ModelOptions } from "./evaluation.js";
+import { DataError } from "./programs.js";
+import { modelPredictor, type ModelOptions } from "./predicting.js";
 
 export const HOLE_KINDS = ["stub", "name", "import", "predict"] as const;
 export type HoleKind = (typeof HOLE_KINDS)[number];

@@ -69,7 +69,7 @@ class SpecialTokens(unittest.TestCase):
             self.skipTest("node with tsx is absent: the list was checked against its shape only")
         out = subprocess.run(
             [node, "--import", "tsx", "-e",
-             'import("./adapter/trajectory.ts").then(m => console.log(JSON.stringify(m.SPECIAL_TOKENS)))'],
+             'import("./adapter/format/trajectory.ts").then(m => console.log(JSON.stringify(m.SPECIAL_TOKENS)))'],
             cwd=REPO, capture_output=True, text=True, timeout=60)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertEqual(json.loads(out.stdout), toks)

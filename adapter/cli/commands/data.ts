@@ -3,7 +3,7 @@
 // debugger sessions on each trace (adapter/tools/sampling.ts) and writes one JSON line per example:
 // {"id", "text", "targets": [[start, end], ...]}. It reads only the file it is given.
 import { open, rename, rm } from "node:fs/promises";
-import { DataError, readPrograms, traceOf } from "../../tools/evaluation.js";
+import { DataError, readPrograms, traceOf } from "../../tools/programs.js";
 import { TraceBatch } from "../../real/tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../../format/trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../../tools/sampling.js";

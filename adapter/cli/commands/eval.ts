@@ -1,20 +1,14 @@
-// ndbg eval: how good a model is, measured against real runs (adapter/tools/evaluation.ts).
+// ndbg eval: how good a model is, measured against real runs (adapter/tools/steps.ts and cruxeval.ts).
 //   eval steps     next-state accuracy per debugger action, beside the trivial baselines
 //   eval cruxeval  CRUXEval output / input prediction, pass@1 by executed asserts
 //   eval hybrid    hybrid against predict mode on incomplete programs (adapter/tools/hybridEval.ts)
 // A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
 import { disposeAll } from "../../model/backend.js";
 import { ModelFileError } from "../../model/gguf.js";
-import {
-  DataError,
-  evalCruxeval,
-  evalSteps,
-  readPrograms,
-  type ActionFigures,
-  type CruxReport,
-  type ModelOptions,
-  type StepsReport,
-} from "../../tools/evaluation.js";
+import { DataError, readPrograms } from "../../tools/programs.js";
+import { evalCruxeval, type CruxReport } from "../../tools/cruxeval.js";
+import { evalSteps, type ActionFigures, type StepsReport } from "../../tools/steps.js";
+import { type ModelOptions } from "../../tools/predicting.js";
 import { ACTION_KINDS } from "../../format/trajectory.js";
 import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";

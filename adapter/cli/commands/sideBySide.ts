@@ -5,8 +5,9 @@
 // predict session would: after a miss the model predicts from its own (wrong) state.
 import type { Engine } from "../../engine/engine.js";
 import type { Predicted } from "../../engine/predictor.js";
-import { score, type Score } from "../../tools/evaluation.js";
-import { checkPair, describeDifference, type RealState } from "../../predictors/compare.js";
+import { score, type Score } from "../../tools/steps.js";
+import { checkPair, describeDifference } from "../../predictors/comparePairs.js";
+import type { RealState } from "../../predictors/compareReal.js";
 import type { Step } from "../../format/trajectory.js";
 import { describe } from "../actions.js";
 

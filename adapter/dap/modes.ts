@@ -1,0 +1,86 @@
+// Launch modes: the one place where a launch mode becomes a source of states (a predictor).
+// Predict, hybrid and compare modes load what they need only when chosen.
+import { dirname } from "node:path";
+import type { Predictor } from "../engine/predictor.js";
+import { RecordedPredictor } from "../predictors/recorded.js";
+import type { ModelStatus } from "../predictors/model.js";
+import { startComparison } from "../predictors/compare.js";
+import { findDebugpyPython } from "../real/debugpy.js";
+import { runTrace, type TraceOptions } from "../real/tracer.js";
+import type { LaunchConfig } from "./launch.js";
+
+/** What a predictor may tell the session while it is made and used. */
+export interface PredictorHooks {
+  /** Diagnostics (llama.cpp's messages): for the log, never stdout. */
+  log?: (message: string) => void;
+  /** Predict mode: resolving, downloading and loading the model, then what was loaded. */
+  status?: (s: ModelStatus) => void;
+  /** Lines for the user (the Debug Console): hybrid mode's holes. */
+  console?: (line: string) => void;
+  /** The session ended: a recording in progress is killed. */
+  signal?: AbortSignal;
+}
+
+/** How record and hybrid mode run the program: the launch's limits, in the program's folder, ended with the session. */
+function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
+  return {
+    call: config.call,
+    python: config.python,
+    maxEvents: config.maxSteps,
+    timeout: config.timeout,
+    maxOutput: config.maxOutput,
+    maxRepr: config.maxRepr,
+    cwd: dirname(config.program),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+  };
+}
+
+/** `source`: predict mode's program text when it is not the file's (hybrid mode's model). */
+export async function createPredictor(config: LaunchConfig, hooks: PredictorHooks = {}, source?: string): Promise<Predictor> {
+  switch (config.mode) {
+    case "record": {
+      const trace = await runTrace(config.program, runOptions(config, hooks));
+      return new RecordedPredictor(trace);
+    }
+    case "hybrid": {
+      const { HybridPredictor } = await import("../predictors/hybrid.js");
+      return HybridPredictor.create(config.program, {
+        ...runOptions(config, hooks),
+        predict: config.predict,
+        model: (source) => createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source),
+        ...(hooks.console ? { console: hooks.console } : {}),
+      });
+    }
+    case "predict": {
+      const { ModelPredictor } = await import("../predictors/model.js");
+      return ModelPredictor.create({
+        program: config.program,
+        ...(source !== undefined ? { source } : {}),
+        ...(config.call !== undefined ? { call: config.call } : {}),
+        ...(config.model !== undefined ? { model: config.model } : {}),
+        dialect: config.dialect,
+        layout: config.layout,
+        ...(config.python !== undefined ? { python: config.python } : {}),
+        gpu: config.gpu,
+        threads: config.threads,
+        cwd: dirname(config.program),
+        ...(hooks.log ? { log: hooks.log } : {}),
+        ...(hooks.status ? { onStatus: hooks.status } : {}),
+      });
+    }
+    case "compare":
+      return createComparison(config, hooks);
+    case "replay":
+      return RecordedPredictor.fromTraceFile(config.program);
+  }
+}
+
+/** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
+async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
+  const python = await findDebugpyPython(config.python);
+  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python }, hooks);
+  return startComparison(
+    { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
+    inner,
+  );
+}

@@ -1,0 +1,79 @@
+// One model prediction for an evaluation: the predictor for a program with the evaluation's model
+// options, and a prediction from a given history, timed, with its token cost.
+import type { Predicted } from "../engine/predictor.js";
+import { ModelPredictor } from "../predictors/model.js";
+import type { GpuSetting } from "../model/backend.js";
+import type { LayoutName } from "../pyread/layout.js";
+import { PredictionError } from "../model/dialect.js";
+import type { Action, Step } from "../format/trajectory.js";
+import type { Program } from "./programs.js";
+
+/** The model and how it runs; shared by both evaluations. */
+export interface ModelOptions {
+  /** GGUF path or URI; empty: the bundled model. */
+  model?: string;
+  gpu?: GpuSetting;
+  /** CPU threads (0: from the machine). */
+  threads?: number;
+  contextSize?: number;
+  /** Most tokens one predicted state may take. */
+  maxTokens?: number;
+  /** Python for tracing, checking and reading the canonical layout (default: see findPython). */
+  python?: string;
+  /** The layout the model reads programs in (default canonical; see ModelPredictorOptions.layout). */
+  layout?: LayoutName;
+  /** llama.cpp's messages. */
+  log?: (message: string) => void;
+  /** Progress: programs done of all. */
+  onProgress?: (done: number, total: number, id: string) => void;
+}
+
+export const TRACE_LIMITS = { maxEvents: 2000, timeout: 5 };
+
+export function predictorFor(p: Program, o: ModelOptions): Promise<ModelPredictor> {
+  return modelPredictor(o, `${p.id}.py`, p.code);
+}
+
+/** A model predictor for one program (`source`, shown as `program`) with the evaluation's model options. */
+export function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
+  return ModelPredictor.create({
+    program,
+    source,
+    ...(call ? { call } : {}),
+    ...(o.model ? { model: o.model } : {}),
+    gpu: o.gpu ?? "auto",
+    threads: o.threads ?? 0,
+    ...(o.contextSize ? { contextSize: o.contextSize } : {}),
+    ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}),
+    ...(o.layout ? { layout: o.layout } : {}),
+    ...(o.python ? { python: o.python } : {}),
+    ...(o.log ? { log: o.log } : {}),
+  });
+}
+
+/** Model calls made by `p` since its stats had `from` entries: generated and evaluated tokens. */
+function costSince(p: ModelPredictor, from: number): { tokens: number; evaluated: number } {
+  let tokens = 0;
+  let evaluated = 0;
+  for (const s of p.stats.slice(from)) {
+    tokens += s.generatedTokens;
+    evaluated += s.evaluatedTokens;
+  }
+  return { tokens, evaluated };
+}
+
+/** One prediction from a given history, timed; a PredictionError (an answer that is no state) is a result, not a crash. */
+export async function predictOne(p: ModelPredictor, history: Predicted[], action: Action): Promise<{ step?: Step; error?: string; ms: number; tokens: number; evaluated: number }> {
+  const before = p.stats.length;
+  const t0 = performance.now();
+  try {
+    const r = await p.predict(history, action);
+    return { step: r.step, ms: performance.now() - t0, ...costSince(p, before) };
+  } catch (e) {
+    if (!(e instanceof PredictionError)) throw e;
+    return { error: e.message, ms: performance.now() - t0, ...costSince(p, before) };
+  }
+}
+
+/** The share k of n; null when n is 0. */
+export const rate = (k: number, n: number): number | null => (n ? k / n : null);
