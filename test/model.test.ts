@@ -17,6 +17,7 @@ import { resolveModel } from "../adapter/model/resolve.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { runTrace } from "../adapter/real/tracer.js";
 import type { Predicted } from "../adapter/engine/predictor.js";
+import { Engine } from "../adapter/engine/engine.js";
 import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
 import { randomModel } from "./support/models.js";
 
@@ -279,14 +280,16 @@ test("continue with breakpoints asks for the most plausible breakpoint first", T
   }
 });
 
-test("evaluate answers from the state: locals, then what expr.ts computes; native models answer nothing else", T, async () => {
+test("evaluate answers from the state through the engine (locals, what expr.ts computes); a native model answers nothing else", T, async () => {
   const p = await create({ program: join(BROKEN, "syntax_error.py"), call: "fine(3, 'a', scale=2)" });
   try {
-    const history = [await p.start()];
-    assert.equal(await p.evaluate(history, "n"), "3");
-    assert.equal(await p.evaluate(history, "rest"), "('a',)");
-    assert.equal(await p.evaluate(history, "n * scale + len(rest)"), "7");
-    assert.equal(await p.evaluate(history, "open('x')"), undefined);
+    const engine = new Engine(p);
+    const history = [await engine.start()];
+    assert.equal(await engine.evaluate("n"), "3");
+    assert.equal(await engine.evaluate("rest"), "('a',)");
+    assert.equal(await engine.evaluate("n * scale + len(rest)"), "7");
+    await assert.rejects(engine.evaluate("open('x')"), /cannot evaluate "open\('x'\)"/);
+    assert.equal(await p.evaluate(history, "n"), undefined, "the engine computes what it can; the predictor is asked only for the rest");
   } finally {
     await p.dispose();
   }

@@ -6,6 +6,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { BreakpointSpec } from "../engine/engine.js";
 import { breakpointProblem, type ClientBreakpoint } from "../engine/breakpoints.js";
 import { parseExpression } from "../format/expr.js";
+import { breakpointCanHit, type Frame } from "../format/trajectory.js";
 import { parsePythonSync } from "../pyread/pysource.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 
@@ -81,8 +82,8 @@ export class BreakpointTable {
   }
 
   /** Ids of the program's breakpoints that a state stands on (log points never stop). */
-  hitIds(frame: { event: string; line: number; file?: string }, isProgram: (path: string) => boolean): number[] {
-    if (frame.event !== "line" || frame.file !== undefined) return [];
+  hitIds(frame: Frame, isProgram: (path: string) => boolean): number[] {
+    if (!breakpointCanHit(frame)) return [];
     const out: number[] = [];
     for (const [path, bps] of this.byPath) if (isProgram(path)) for (const b of bps) if (b.line === frame.line && b.logMessage === undefined) out.push(b.id);
     return out;

@@ -3,7 +3,7 @@
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
 import type { BreakpointSpec as PredictorBreakpoint, Predicted, Predictor } from "./predictor.js";
-import { FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { breakpointCanHit, FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
 import { cutText } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
@@ -363,7 +363,7 @@ export class Engine {
 
   /** Breakpoints that a state hits: line events of the main file on a breakpoint line. */
   private hits(f: Frame | undefined): BreakpointSpec[] {
-    return f && f.event === "line" && f.file === undefined ? this.bps.filter((b) => b.line === f.line) : [];
+    return f && breakpointCanHit(f) ? this.bps.filter((b) => b.line === f.line) : [];
   }
 
   /** Whether state path[i] stops a run: a breakpoint (not a log point) hit there whose condition and hit condition hold. */

@@ -74,7 +74,10 @@ export interface Predictor {
    * (a recording knows every caller's state at any point; a history skips what a continue ran).
    */
   callers?(history: readonly Predicted[]): Frame[] | undefined;
-  /** Answers an expression about the last state of `history` without running code; undefined when it cannot. */
+  /**
+   * Answers an expression about the last state of `history` that the engine could not compute from
+   * the state itself (adapter/format/expr.ts), without running code; undefined when it cannot.
+   */
   evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
   dispose(): Promise<void> | void;
 }

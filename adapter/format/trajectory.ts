@@ -369,3 +369,11 @@ export function sameFrame(a: Frame, b: Frame): boolean {
 export function sameExit(a: Exit, b: Exit): boolean {
   return a.status === b.status && a.value === b.value && (a.stdout ?? "") === (b.stdout ?? "");
 }
+
+/**
+ * The one rule of where a breakpoint can hit: a line event in the program's own file (before the
+ * line runs). Calls, returns, exceptions and other files' lines never stop on a breakpoint.
+ */
+export function breakpointCanHit(f: Frame): boolean {
+  return f.event === "line" && f.file === undefined;
+}

@@ -24,7 +24,7 @@ import { parsePython, scopeAt, type PySource } from "../pyread/pysource.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "../real/debugpy.js";
 import { transition } from "../real/semantics.js";
 import { evaluateCondition, ExprError } from "../format/expr.js";
-import type { Action, Exit, Frame, Step } from "../format/trajectory.js";
+import { breakpointCanHit, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import type { Observable, RealOrigin } from "../protocol.js";
 import { dirname, resolve } from "node:path";
@@ -185,7 +185,7 @@ export class RealSide {
   /** Whether a known state is a breakpoint hit whose condition holds (debugpy evaluates it at its current stop). */
   private async hits(s: RealState, atStop: boolean, bps: readonly BreakpointLine[]): Promise<boolean> {
     const f = s.step.frame!;
-    if (f.event !== "line" || f.file !== undefined) return false;
+    if (!breakpointCanHit(f)) return false;
     const here = bps.filter((b) => b.line === f.line);
     if (!here.length) return false;
     if (here.some((b) => !b.condition)) return true;

@@ -218,10 +218,6 @@ export class HybridPredictor implements Predictor {
     return this.inner.callers(history);
   }
 
-  evaluate(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined> {
-    return this.inner.evaluate(history, expression, opts);
-  }
-
   async dispose(): Promise<void> {
     const model = this.model;
     this.model = undefined;

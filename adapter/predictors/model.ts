@@ -11,7 +11,6 @@ import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { FORMAT_VERSION, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
-import { evaluateExpression, ExprError } from "../format/expr.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
@@ -271,22 +270,14 @@ export class ModelPredictor implements Predictor {
   }
 
   /**
-   * An expression about the current state: a local's repr; what adapter/format/expr.ts computes from
-   * the locals; else, for chat models, the model's answer. Never by running code.
+   * An expression the engine could not compute from the state (adapter/format/expr.ts): a chat
+   * model's answer; a native model has none. Never by running code.
    */
   async evaluate(history: readonly Predicted[], expression: string, opts: PredictOptions = {}): Promise<string | undefined> {
-    const steps = history.map((h) => this.toSeen(h.step));
-    const frame = lastFrame(steps);
-    if (!frame) return undefined;
-    const e = expression.trim();
-    if (Object.hasOwn(frame.locals, e)) return frame.locals[e];
-    try {
-      return evaluateExpression(e, frame.locals);
-    } catch (err) {
-      if (!(err instanceof ExprError)) throw err;
-    }
     if (!this.dialect.question || !this.dialect.answer) return undefined;
-    const req = this.fit(await this.dialect.question(steps, e));
+    const steps = history.map((h) => this.toSeen(h.step));
+    if (!lastFrame(steps)) return undefined;
+    const req = this.fit(await this.dialect.question(steps, expression.trim()));
     const r = await this.generate(req, opts.signal);
     unfinished(r, req);
     return this.dialect.answer(r.text);

@@ -6,7 +6,6 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { transition } from "../real/semantics.js";
-import { evaluateExpression, ExprError } from "../format/expr.js";
 
 /** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
 export interface Recording {
@@ -143,18 +142,6 @@ export class RecordedPredictor implements Predictor {
     const from = this.indexOf(history);
     const to = this.moves(this.frames, from, action, opts?.breakpoints?.map((b) => b.line));
     return this.at(to, action, from);
-  }
-
-  async evaluate(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined> {
-    opts?.signal?.throwIfAborted();
-    const last = history.at(-1)?.step.frame;
-    if (!last) return undefined;
-    try {
-      return evaluateExpression(expression, last.locals);
-    } catch (e) {
-      if (e instanceof ExprError) return undefined;
-      throw e;
-    }
   }
 
   dispose(): void {}

@@ -8,7 +8,7 @@
 // tracer writes a return (without value) for every frame an exception unwinds, so depth only
 // ever falls through return events and exceptions need no rule of their own: they propagate by
 // the caller's exception event after the callee's return.
-import type { Action, Frame } from "../format/trajectory.js";
+import { breakpointCanHit, type Action, type Frame } from "../format/trajectory.js";
 
 /** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
 export function transition(frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly number[]): number {
@@ -53,7 +53,7 @@ export function transition(frames: readonly Frame[], i: number, action: Action, 
       return invStepReturn(frames, i);
     case "inv_breakpoint": {
       // Back to the latest earlier time line L of the main file was about to execute, else the start.
-      for (let k = i - 1; k >= 0; k--) if (isMainLine(frames[k]) && frames[k].line === action.line) return k;
+      for (let k = i - 1; k >= 0; k--) if (breakpointCanHit(frames[k]) && frames[k].line === action.line) return k;
       return 0;
     }
     default:
@@ -61,10 +61,9 @@ export function transition(frames: readonly Frame[], i: number, action: Action, 
   }
 }
 
-const isMainLine = (f: Frame): boolean => f.event === "line" && f.file === undefined;
 
 function nextLine(frames: readonly Frame[], i: number, hit: (line: number) => boolean): number {
-  for (let j = i + 1; j < frames.length; j++) if (isMainLine(frames[j]) && hit(frames[j].line)) return j;
+  for (let j = i + 1; j < frames.length; j++) if (breakpointCanHit(frames[j]) && hit(frames[j].line)) return j;
   return frames.length;
 }
 

@@ -17,6 +17,7 @@ import {
   serializeHeader,
   serializeStep,
   TOKENS,
+  breakpointCanHit,
   type Action,
   type ActionKind,
   type Exit,
@@ -145,7 +146,6 @@ export function drawKind(rng: Rng, mix: Mix, allowed: (k: ActionKind) => boolean
   return last;
 }
 
-const isMainLine = (f: Frame): boolean => f.event === "line" && f.file === undefined;
 const isInverse = (k: ActionKind): boolean => k.startsWith("inv_");
 
 /**
@@ -158,9 +158,9 @@ function breakpointLine(rng: Rng, frames: readonly Frame[], i: number, inverse: 
   if (rng.chance(0.8)) {
     const cands: number[] = [];
     if (inverse) {
-      for (let k = Math.min(i, frames.length) - 1; k >= 0; k--) if (isMainLine(frames[k])) cands.push(frames[k].line);
+      for (let k = Math.min(i, frames.length) - 1; k >= 0; k--) if (breakpointCanHit(frames[k])) cands.push(frames[k].line);
     } else {
-      for (let k = i + 1; k < frames.length; k++) if (isMainLine(frames[k])) cands.push(frames[k].line);
+      for (let k = i + 1; k < frames.length; k++) if (breakpointCanHit(frames[k])) cands.push(frames[k].line);
     }
     if (cands.length) return rng.pick(cands);
   }
@@ -217,7 +217,7 @@ export function stateAt(run: Recording, to: number, from: number, action?: Actio
 /** Lines the run executes in the main file, each once, in order of first execution. */
 function executedLines(frames: readonly Frame[]): number[] {
   const seen = new Set<number>();
-  for (const f of frames) if (isMainLine(f)) seen.add(f.line);
+  for (const f of frames) if (breakpointCanHit(f)) seen.add(f.line);
   return [...seen];
 }
 

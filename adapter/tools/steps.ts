@@ -9,7 +9,7 @@ import { PySourceError } from "../pyread/pysource.js";
 import { transition } from "../real/semantics.js";
 import { hash32, Rng, stateAt } from "./sampling.js";
 import { TraceBatch } from "../real/tracer.js";
-import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "../format/trajectory.js";
+import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "../format/trajectory.js";
 import { traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, rate, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
 
@@ -22,7 +22,6 @@ export interface EvalCase {
   to: number;
 }
 
-const isMainLine = (f: Frame): boolean => f.event === "line" && f.file === undefined;
 
 /** The first k of xs in a seeded random order (all of them when there are fewer). */
 function choose<T>(rng: Rng, xs: T[], k: number): T[] {
@@ -50,7 +49,7 @@ export function sampleCases(frames: readonly Frame[], k: number, seed: number, i
     const rng = new Rng(hash32(`${seed}:${id}:${kind}`));
     if (kind === "breakpoint" || kind === "inv_breakpoint") {
       const forward = kind === "breakpoint";
-      const mains = frames.map((f, i) => (isMainLine(f) ? i : -1)).filter((i) => i >= 0);
+      const mains = frames.map((f, i) => (breakpointCanHit(f) ? i : -1)).filter((i) => i >= 0);
       if (!mains.length) continue;
       const states: number[] = [];
       for (let i = 0; i < n; i++) if (forward ? i < mains[mains.length - 1] : i > mains[0]) states.push(i);
