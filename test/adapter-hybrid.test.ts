@@ -151,6 +151,30 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
   }
 });
 
+test("hybrid mode: a stub's return value is set where it returns, and the program runs again with it", T, async () => {
+  const s = await openSession(60_000);
+  try {
+    await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, incomplete);
+    for (const step of ["in", "in", "next", "next"]) await stopAfter(s.dc, (dc) => (step === "in" ? dc.stepInRequest(THREAD) : dc.nextRequest(THREAD)));
+    const returned = await inspect(s.dc);
+    assert.equal(returned.frame.name, "parse_price");
+    const rv = returned.vars.find((v) => v.name === "(return)");
+    assert.ok(rv && isPredicted(rv), `the hole's return value is the model's: ${shown(returned)}`);
+    assert.deepEqual(rv.presentationHint?.attributes ?? [], [], "a hole's return value can be set");
+    const set = await s.dc.setVariableRequest({ variablesReference: returned.scope.variablesReference, name: "(return)", value: "7.25" });
+    assert.equal(set.body.value, "7.25");
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    const back = await inspect(s.dc);
+    assert.equal(back.frame.name, "main");
+    const p = back.vars.find((v) => v.name === "p");
+    assert.equal(p?.value, "7.25", shown(back));
+    assert.equal(isPredicted(p), false, "a value the user set is no guess");
+    assert.match(s.text("console"), /the program ran again with \(return\) = 7\.25/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("hybrid mode: a name defined nowhere is a hole; its value is marked, or the refusal is the program's exception there", T, async () => {
   const program = join(dir, "words.py");
   writeFileSync(program, 'def main():\n    text = "the cat the dog"\n    n = count_words(text)\n    return n\n');

@@ -83,6 +83,7 @@ async function expectState(s: Session, trace: TraceResult, i: number, program: s
     const expected =
       top?.event === "return" && top.value !== undefined ? [["(return)", top.value]] : top?.event === "exception" ? [["(exception)", top.value]] : [];
     assert.deepEqual(pseudo.map((v) => [v.name, v.value]), expected, `pseudo-variables at state ${i}`);
+    for (const v of pseudo) assert.deepEqual(v.presentationHint?.attributes, ["readOnly"], `${v.name} of a real run cannot be set (state ${i})`);
   }
 }
 

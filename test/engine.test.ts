@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Engine } from "../adapter/engine/engine.js";
+import { RETURN_VALUE } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { transition } from "../adapter/real/semantics.js";
@@ -342,11 +343,20 @@ test("setVariable edits a copy of the current state; record mode refuses to pred
   assert.throws(() => e.setVariable("1x", "1"), /not a variable name/);
   assert.throws(() => e.setVariable("nope", "1"), /no local named "nope"/);
   assert.throws(() => e.setVariable("x", "  "), /value is needed/);
+  assert.throws(() => e.setVariable(RETURN_VALUE, "1"), /only a return has a return value to set/);
   // Going back in the history is still possible.
   assert.equal(at(await e.stepBack()), "6 call f");
   const done = await engine(r);
   await done.continue();
   assert.throws(() => done.setVariable("x", "1"), /program has ended/);
+  // At a return, its value is set like a local.
+  const ret = await engine(r, { historyOnly: true });
+  while (!(ret.current.step.frame?.event === "return" && ret.current.step.frame.depth === 0)) await ret.step("step_into");
+  const atReturn = ret.current;
+  const returned = ret.setVariable(RETURN_VALUE, "99");
+  assert.equal(frameOf(returned).value, "99");
+  assert.deepEqual(frameOf(returned).locals, frameOf(atReturn).locals);
+  assert.notEqual(frameOf(atReturn).value, "99", "the recorded state is not changed");
 });
 
 test("settle: once per move at its last state, with the breakpoints' conditions; a state it answers instead is the one every reader sees", async () => {

@@ -11,7 +11,7 @@ import {
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, namesOf } from "../engine/engine.js";
-import type { Predicted, Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
@@ -622,7 +622,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const frame = this.frames[index];
     const guesses = frame && !o.predicted ? this.predictor?.guessed?.(frame) : undefined;
     if (!guesses?.size) return o;
-    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== "(return)" && new RegExp(`(?<![\\p{ID_Continue}.])${n}(?![\\p{ID_Continue}])`, "u").test(name))?.[1];
+    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && new RegExp(`(?<![\\p{ID_Continue}.])${n}(?![\\p{ID_Continue}])`, "u").test(name))?.[1];
     return g ? originOfGuess(g, this.config?.lowConfidence ?? 1) : o;
   }
 
@@ -646,15 +646,16 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const returned = c.frame === 0 && !c.globals ? this.returnedHere() : undefined;
       if (returned) {
         // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
-        const hole = this.predictor?.guessed?.(returned.frame)?.get("(return)");
+        const hole = this.predictor?.guessed?.(returned.frame)?.get(RETURN_VALUE);
         const origin = hole ? originOfGuess(hole, this.config?.lowConfidence ?? 1) : this.originOf(returned.state);
         const rv = this.variables.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
-        const rv = this.variables.variable("(return)", reprToNode(frame.value), undefined, this.originOfValue(0, "(return)"));
-        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        // Settable where the state may be edited: a predicted return, or a hole's value in hybrid mode.
+        const rv = this.variables.variable(RETURN_VALUE, reprToNode(frame.value), undefined, this.originOfValue(0, RETURN_VALUE));
+        rv.presentationHint = this.editRefusal(RETURN_VALUE) ? { kind: "virtual", attributes: ["readOnly"] } : { kind: "virtual" };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "exception" && frame.value !== undefined) {
@@ -714,6 +715,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
     });
   }
 
+  /** Why `name` (a local of the current state, or RETURN_VALUE) cannot be set, when it cannot. */
+  private editRefusal(name: string): string | undefined {
+    const p = this.predictor;
+    if (!p || !this.engine) return "the program has not been launched";
+    return p.refuseEdit ? p.refuseEdit(this.engine.current, name) : p.editRefusal;
+  }
+
   protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
     await this.answer(response, () => {
       const engine = this.engine;
@@ -722,7 +730,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const c = this.variables.get(args.variablesReference);
       if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
       if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
-      const refusal = this.predictor.refuseEdit ? this.predictor.refuseEdit(engine.current, args.name) : this.predictor.editRefusal;
+      const refusal = this.editRefusal(args.name);
       if (refusal) throw new Error(refusal);
       const frame = engine.current.step.frame!;
       let repr: string;
@@ -736,7 +744,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (edited.step.frame) this.printed.add(edited.step.frame);
       this.frames = engine.stack();
       this.showComparison();
-      const v = this.variables.variable(args.name, reprToNode(repr), args.name);
+      const v = this.variables.variable(args.name, reprToNode(repr), args.name === RETURN_VALUE ? undefined : args.name);
       response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       this.sendResponse(response);
     });

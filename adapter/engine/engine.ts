@@ -2,7 +2,7 @@
 // breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
-import type { BreakpointSpec as PredictorBreakpoint, Predicted, Predictor } from "./predictor.js";
+import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Predicted, type Predictor } from "./predictor.js";
 import { breakpointCanHit, FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
 import { cutText } from "../format/values.js";
@@ -210,17 +210,20 @@ export class Engine {
     this.exceptionStops = { ...stops };
   }
 
-  /** Edits a local of the current state (see edit). */
+  /** Edits a local of the current state, or its return value (RETURN_VALUE, at a return); see edit. */
   setVariable(name: string, repr: string): Predicted {
     const cur = this.current;
     const frame = cur.step.frame;
     if (!frame) throw new Error("the program has ended: there are no variables to set");
     if (this.predictor.editRefusal) throw new Error(this.predictor.editRefusal);
-    if (!IDENTIFIER.test(name)) throw new Error(`"${cutText(name)}" is not a variable name`);
+    const returned = name === RETURN_VALUE;
+    if (returned && (frame.event !== "return" || frame.value === undefined)) throw new Error("only a return has a return value to set");
+    if (!returned && !IDENTIFIER.test(name)) throw new Error(`"${cutText(name)}" is not a variable name`);
     // Own names only: "toString" or "__proto__" are in every object, not locals.
-    if (!Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
+    if (!returned && !Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
-    const edited: Predicted = { ...cur, step: { ...cur.step, frame: { ...frame, locals: { ...frame.locals, [name]: repr } } } };
+    const changed = returned ? { ...frame, value: repr } : { ...frame, locals: { ...frame.locals, [name]: repr } };
+    const edited: Predicted = { ...cur, step: { ...cur.step, frame: changed } };
     delete edited.confidence;
     return this.edit(edited);
   }

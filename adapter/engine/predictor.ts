@@ -23,6 +23,9 @@ export interface BreakpointSpec {
   condition?: string;
 }
 
+/** The name a return state's value goes by where names are given: in marks, edits and the Variables view. */
+export const RETURN_VALUE = "(return)";
+
 /** A value of a real state that the model filled in (hybrid mode): which hole it came from, and the confidence of the answer. */
 export interface Guess {
   hole: number;
@@ -61,11 +64,11 @@ export interface Predictor {
   settle?(history: readonly Predicted[], opts?: PredictOptions): Promise<Predicted | undefined>;
   /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
   readonly editRefusal?: string;
-  /** Why the local `name` of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */
+  /** Why the local `name` (or RETURN_VALUE) of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */
   refuseEdit?(state: Predicted, name: string): string | undefined;
   /**
    * The values of a real state (the current one, or a caller's frame) that the model filled in,
-   * by local name ("(return)": the return value); for predictors whose states are real but for
+   * by local name (RETURN_VALUE: the return value); for predictors whose states are real but for
    * some values (hybrid mode). Predictors whose every state is a guess leave it out.
    */
   guessed?(frame: Frame): ReadonlyMap<string, Guess> | undefined;

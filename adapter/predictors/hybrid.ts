@@ -8,7 +8,7 @@
 import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { cutText } from "../format/values.js";
-import type { Guess, Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { RecordedPredictor } from "./recorded.js";
 
@@ -168,11 +168,11 @@ export class HybridPredictor implements Predictor {
     return this.guesses.get(frame);
   }
 
-  /** Only a marked value that is a hole's own answer can be set: its hole is then filled with it. */
+  /** Only a marked value that is a hole's own answer (a stub's return value, or the name it was assigned to) can be set: its hole is then filled with it. */
   refuseEdit(state: Predicted, name: string): string | undefined {
     const frame = state.step.frame;
     const g = frame && this.guesses.get(frame)?.get(name);
-    if (g && this.fills[g.hole]?.repr === frame.locals[name]) return undefined;
+    if (g && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
     return g
       ? `${name} is computed from a predicted value (hole ${this.fills[g.hole]?.name}()), not the value itself: set the variable its result is assigned to`
       : "hybrid mode runs the program for real: only a predicted value (marked \"predicted\") can be set; its hole is then filled with it and the program runs again";
@@ -198,18 +198,19 @@ export class HybridPredictor implements Predictor {
     const old = ref === undefined ? undefined : this.inner.frames[ref];
     if (!frame || !old || frame === old) return undefined;
     const marks = this.marksAt.get(ref!);
-    const set = [...(marks ?? [])].find(([name]) => frame.locals[name] !== undefined && frame.locals[name] !== old.locals[name]);
+    const set = [...(marks ?? [])].find(([name]) => valueOf(frame, name) !== undefined && valueOf(frame, name) !== valueOf(old, name));
     if (!set) return undefined; // not a hole's value: the recording refuses it as record mode does
     const [name, g] = set;
-    this.overrides.set(g.hole, frame.locals[name]);
+    const value = valueOf(frame, name)!;
+    this.overrides.set(g.hole, value);
     await this.record();
     const now = this.inner.frames[ref!];
-    if (!now) throw new Error(`the program ran again with ${name} = ${cut(frame.locals[name])} and ended before this point (${this.inner.exit.status}${this.inner.exit.value ? `: ${cut(this.inner.exit.value)}` : ""}): restart the session to follow the new run`);
-    const same = now && now.line === old.line && now.func === old.func && now.depth === old.depth && now.locals[name] === frame.locals[name];
+    if (!now) throw new Error(`the program ran again with ${name} = ${cut(value)} and ended before this point (${this.inner.exit.status}${this.inner.exit.value ? `: ${cut(this.inner.exit.value)}` : ""}): restart the session to follow the new run`);
+    const same = now && now.line === old.line && now.func === old.func && now.depth === old.depth && valueOf(now, name) === value;
     this.opts.console?.(
       same
-        ? `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}`
-        : `hybrid · the program ran again with ${name} = ${cut(frame.locals[name])}, and went another way before this point: the session goes on from the same step of the new run`,
+        ? `hybrid · the program ran again with ${name} = ${cut(value)}`
+        : `hybrid · the program ran again with ${name} = ${cut(value)}, and went another way before this point: the session goes on from the same step of the new run`,
     );
     return this.tag({ step: { frame: now }, ref: ref! });
   }
@@ -237,6 +238,9 @@ export class HybridPredictor implements Predictor {
  * names its return changed; a missing call's target. A mark stays while the value stays the same
  * in that frame (a new call at that depth starts afresh).
  */
+/** A local's value, or the return value (RETURN_VALUE). */
+const valueOf = (f: Frame, name: string): string | undefined => (name === RETURN_VALUE ? f.value : f.locals[name]);
+
 export function markValues(frames: readonly Frame[], fills: readonly HoleFill[]): Map<number, Map<string, Guess>> {
   const fresh = new Map<number, Map<string, Guess>>();
   const add = (i: number, name: string, g: Guess): void => {
@@ -260,7 +264,7 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[])
       const d = frames[h].depth;
       const r = next(h + 1, (f) => f.depth <= d);
       if (r < 0 || frames[r].event !== "return" || frames[r].depth !== d) continue;
-      add(r, "(return)", g);
+      add(r, RETURN_VALUE, g);
       const c = next(r + 1, (f) => f.depth <= d - 1);
       const before = prev(h, (f) => f.depth === d - 1);
       if (c < 0 || before < 0 || frames[c].depth !== d - 1) continue;
@@ -281,10 +285,10 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[])
     const m = live[f.depth];
     for (const [name, t] of m) if (f.locals[name] !== t.repr) m.delete(name);
     const now = fresh.get(i);
-    for (const [name, g] of now ?? []) if (name !== "(return)") m.set(name, { repr: f.locals[name], guess: g });
+    for (const [name, g] of now ?? []) if (name !== RETURN_VALUE) m.set(name, { repr: f.locals[name], guess: g });
     const marks = new Map([...m].map(([name, t]) => [name, t.guess]));
-    const rv = now?.get("(return)");
-    if (rv) marks.set("(return)", rv);
+    const rv = now?.get(RETURN_VALUE);
+    if (rv) marks.set(RETURN_VALUE, rv);
     if (marks.size) out.set(i, marks);
   });
   return out;

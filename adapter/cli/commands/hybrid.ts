@@ -7,7 +7,7 @@ import { HybridPredictor } from "../../predictors/hybrid.js";
 import { ModelPredictor } from "../../predictors/model.js";
 import { disposeAll } from "../../model/backend.js";
 import type { Step } from "../../format/trajectory.js";
-import type { Guess, Predicted } from "../../engine/predictor.js";
+import { RETURN_VALUE, type Guess, type Predicted } from "../../engine/predictor.js";
 import { InputError, RUN_FLAGS, flags, gpuFlag, guarded, integer, traceOptions } from "../args.js";
 import { describe, parseActions, parseLines } from "../actions.js";
 
@@ -19,7 +19,7 @@ function marks(step: Step, guesses: ReadonlyMap<string, Guess> | undefined): str
   if (!guesses?.size || !step.frame) return "";
   const f = step.frame;
   const parts = [...guesses].map(([name, g]) => {
-    const value = name === "(return)" ? f.value : f.locals[name];
+    const value = name === RETURN_VALUE ? f.value : f.locals[name];
     const how = g.set ? "set by you" : `predicted${g.confidence !== undefined ? ` ${Math.round(g.confidence * 100)}%` : ""}`;
     return `${name}=${value} (${how})`;
   });
