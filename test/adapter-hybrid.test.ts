@@ -103,6 +103,11 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
     assert.equal(shown(entered).replace(/:\d+ /, " "), truth[2].replace(/:\d+ /, " "));
     assert.equal(entered.frame.name, "parse_price");
     assert.ok(entered.vars.every((v) => !isPredicted(v)), "the hole's arguments are real");
+    // A real value cannot be set: the program runs for real.
+    await assert.rejects(
+      s.dc.setVariableRequest({ variablesReference: entered.scope.variablesReference, name: "text", value: "'$9'" }),
+      /only a predicted value \(marked "predicted"\) can be set/,
+    );
 
     // Its return value is the model's, and marked.
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
@@ -123,8 +128,16 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
       assert.match(e.body.result, /\(predicted, \d+%/, context);
     }
 
+    // q = p: computed for real from the guess, and marked as such.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    const derived = (await inspect(s.dc)).vars.find((v) => v.name === "q");
+    assert.match(derived?.type ?? "", /from a predicted value \(\d+%\)/, `q is marked as computed from the guess: ${derived?.type}`);
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    const again = await inspect(s.dc);
+    assert.equal(again.frame.line, 11);
+
     // Set the hole's value: the program runs again with it, and q (assigned from p) follows.
-    const set = await s.dc.setVariableRequest({ variablesReference: back.scope.variablesReference, name: "p", value: "2.5" });
+    const set = await s.dc.setVariableRequest({ variablesReference: again.scope.variablesReference, name: "p", value: "2.5" });
     assert.equal(set.body.value, "2.5");
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     const after = await inspect(s.dc);
@@ -133,10 +146,10 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
     assert.equal(isPredicted(after.vars.find((v) => v.name === "p")), false, "a value the user set is no guess");
     assert.match(console(), /the program ran again with p = 2\.5/);
 
-    // A real value cannot be set: the program ran for real.
+    // q was computed from the hole's value: the hole is set, not q.
     await assert.rejects(
       s.dc.setVariableRequest({ variablesReference: after.scope.variablesReference, name: "q", value: "1" }),
-      /only a predicted value \(marked "predicted"\) can be set/,
+      /q is computed from the value of hole parse_price\(\), not that value itself/,
     );
 
     // The missing module's call: filled and marked, or refused and raised there, said as such.

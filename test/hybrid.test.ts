@@ -163,26 +163,39 @@ test("the program's time limit stops while a hole is answered", async () => {
   assert.equal(r.asked.length, 2);
 });
 
-test("marks: a stub's return value and what it was assigned to, kept while the value stays the same in its frame", () => {
+test("marks: a stub's return value and what it was assigned to, kept while the value stays the same in its frame; values computed from them are marked as derived", () => {
   const f = (event: Frame["event"], line: number, depth: number, func: string, locals: Record<string, string>, value?: string): Frame =>
     ({ event, line, depth, func, locals, ...(value !== undefined ? { value } : {}) }) as Frame;
+  const source = ["def main():", "    v = stub(1)", "    w = v + 1", "    v = 8", "    return twice(w)", "def stub(x):", "    ...", "def twice(n):", "    return n * 2", ""].join("\n");
   const frames = [
     f("call", 1, 0, "main", {}),
     f("line", 2, 0, "main", {}),
-    f("call", 5, 1, "stub", { x: "1" }),
-    f("line", 6, 1, "stub", { x: "1" }),
-    f("return", 6, 1, "stub", { x: "1" }, "7"),
+    f("call", 6, 1, "stub", { x: "1" }),
+    f("line", 7, 1, "stub", { x: "1" }),
+    f("return", 7, 1, "stub", { x: "1" }, "7"),
     f("line", 3, 0, "main", { v: "7" }),
     f("line", 4, 0, "main", { v: "7", w: "8" }),
-    f("return", 4, 0, "main", { v: "8", w: "8" }, "8"),
+    f("line", 5, 0, "main", { v: "8", w: "8" }),
+    f("call", 8, 1, "twice", { n: "8" }),
+    f("line", 9, 1, "twice", { n: "8" }),
+    f("return", 9, 1, "twice", { n: "8" }, "16"),
+    f("return", 5, 0, "main", { v: "8", w: "8" }, "16"),
   ];
-  const fills: HoleFill[] = [{ kind: "function", name: "stub", line: 6, index: 0, at: 4, repr: "7", confidence: 0.5, by: "model" }];
-  const m = markValues(frames, fills);
-  assert.deepEqual([...m.keys()], [4, 5, 6]);
-  assert.deepEqual([...m.get(4)!.keys()], ["(return)"]);
-  assert.deepEqual(m.get(5)!.get("v"), { hole: 0, confidence: 0.5 });
-  assert.equal(m.get(6)!.has("w"), false, "a value computed from a guess is not the guess");
-  assert.equal(m.has(7), false, "the mark ends when the value changes");
+  const fills: HoleFill[] = [{ kind: "function", name: "stub", line: 7, index: 0, at: 4, repr: "7", confidence: 0.5, by: "model" }];
+  const m = markValues(frames, fills, source);
+  const hole = { hole: 0, confidence: 0.5 };
+  const derived = { ...hole, derived: true };
+  assert.deepEqual([...m.get(4)!], [["(return)", hole]]);
+  assert.deepEqual([...m.get(5)!], [["v", hole]]);
+  assert.deepEqual([...m.get(6)!], [["v", hole], ["w", derived]], "w = v + 1 reads the guess");
+  assert.deepEqual([...m.get(7)!], [["w", derived]], "v = 8 reads no guess: v's mark ends");
+  assert.deepEqual([...m.get(8)!], [["n", derived]], "an argument passed from a guess");
+  assert.deepEqual([...m.get(10)!], [["n", derived], ["(return)", derived]]);
+  assert.deepEqual([...m.get(11)!], [["w", derived], ["(return)", derived]], "return twice(w): a call's marked return");
+  // Without the program's text nothing is derived: only the hole's own values.
+  const plain = markValues(frames, fills);
+  assert.deepEqual([...plain.keys()], [4, 5, 6]);
+  assert.equal(plain.get(6)!.has("w"), false);
 });
 
 test("hideBodies: the model reads each stub's body as `...`, every line in its place", () => {

@@ -6,12 +6,13 @@
 // threshold every value ends in a "⚠ low confidence" mark; evaluate results (hover, watch, the
 // Debug Console) end in "(predicted, 84%)"; predicted stdout goes to the console as labelled
 // lines, never as the program's own output. Record and replay values are real: no marks. In
-// hybrid mode states are real but for the values the model filled in: those are marked one by one.
+// hybrid mode states are real but for the values the model filled in: those are marked one by one,
+// and so are values computed from them ("from a predicted value").
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { Guess, Predicted } from "../engine/predictor.js";
 
 /** Where a state's values come from: the real program (or the entry call's arguments), or the model. */
-export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean };
+export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean; derived?: boolean };
 
 export const REAL: Origin = { predicted: false };
 
@@ -29,11 +30,16 @@ export function originOf(p: Predicted | undefined, predicts: boolean, threshold:
 
 /** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */
 export function originOfGuess(g: Guess, threshold: number): Origin {
-  return g.set ? REAL : predicted(g.confidence, threshold);
+  if (g.set) return REAL;
+  const o = predicted(g.confidence, threshold);
+  return g.derived ? { ...o, derived: true } : o;
 }
 
+/** "predicted", or for a value computed from one, "from a predicted value". */
+const guessWord = (o: Origin): string => (o.predicted && o.derived ? "from a predicted value" : "predicted");
+
 /** A guess, with the model's confidence where it is known, low below the user's threshold. */
-function predicted(c: number | undefined, threshold: number): Origin {
+function predicted(c: number | undefined, threshold: number): Extract<Origin, { predicted: true }> {
   return c === undefined ? { predicted: true, low: false } : { predicted: true, confidence: c, low: c < threshold };
 }
 
@@ -53,7 +59,7 @@ export function scopeName(o: Origin, base = "Locals", predicted = "Predicted loc
 /** A variable of a predicted state: "predicted" in its type, and the low-confidence mark on its value. */
 export function markVariable<V extends { value: string; type?: string }>(v: V, o: Origin): V {
   if (!o.predicted) return v;
-  const mark = `predicted${o.confidence !== undefined ? ` (${Math.round(o.confidence * 100)}%)` : ""}`;
+  const mark = `${guessWord(o)}${o.confidence !== undefined ? ` (${Math.round(o.confidence * 100)}%)` : ""}`;
   return { ...v, type: v.type ? `${v.type} · ${mark}` : mark, value: o.low ? `${v.value}  ${LOW_MARK}` : v.value };
 }
 
@@ -69,7 +75,7 @@ export function markEvaluation(body: DebugProtocol.EvaluateResponse["body"], o: 
   const typed = markVariable({ value: body.result, ...(body.type !== undefined ? { type: body.type } : {}) }, o);
   if (context === "clipboard" || context === "variables") return { ...body, type: typed.type };
   const c = confidenceText(o);
-  return { ...body, type: typed.type, result: `${body.result}  (predicted${c ? `, ${c}` : ""})` };
+  return { ...body, type: typed.type, result: `${body.result}  (${guessWord(o)}${c ? `, ${c}` : ""})` };
 }
 
 /** A log point's message as an output event body: in the console, and where its values are predicted, saying so. */

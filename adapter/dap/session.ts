@@ -16,7 +16,7 @@ import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
-import { ExprError, evaluateExpression } from "../format/expr.js";
+import { ExprError, evaluateExpression, mentions } from "../format/expr.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
@@ -622,7 +622,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const frame = this.frames[index];
     const guesses = frame && !o.predicted ? this.predictor?.guessed?.(frame) : undefined;
     if (!guesses?.size) return o;
-    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && new RegExp(`(?<![\\p{ID_Continue}.])${n}(?![\\p{ID_Continue}])`, "u").test(name))?.[1];
+    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && mentions(name, n))?.[1];
     return g ? originOfGuess(g, this.config?.lowConfidence ?? 1) : o;
   }
 

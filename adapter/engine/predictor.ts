@@ -32,6 +32,8 @@ export interface Guess {
   confidence?: number;
   /** The user set this hole's value: no longer a guess, but still the hole's (it can be set again). */
   set?: boolean;
+  /** Computed for real from the hole's value (`q = p`, `s += p`, an argument, a return): not the hole's own answer, so not settable. */
+  derived?: boolean;
 }
 
 export interface PredictOptions {

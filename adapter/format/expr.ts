@@ -1768,3 +1768,9 @@ export function checkSingleExpression(src: string): string | undefined {
   if (stack.length) return `unclosed "${{ ")": "(", "]": "[", "}": "{" }[stack[stack.length - 1]]}"`;
   return undefined;
 }
+
+/** Whether Python text reads `name` as a whole name (`p` in `q = p + 1`, not in `x.p` or `pp`). */
+export function mentions(text: string, name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\p{ID_Continue}.])${escaped}(?![\\p{ID_Continue}])`, "u").test(text);
+}

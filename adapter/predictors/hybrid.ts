@@ -8,6 +8,7 @@
 import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { cutText } from "../format/values.js";
+import { mentions } from "../format/expr.js";
 import { RETURN_VALUE, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -93,7 +94,7 @@ export class HybridPredictor implements Predictor {
     });
     this.inner = new RecordedPredictor(result);
     this.fills = fills;
-    this.marksAt = markValues(result.frames, fills);
+    this.marksAt = markValues(result.frames, fills, result.source);
     this.guesses = new WeakMap();
     this.marksAt.forEach((m, i) => this.guesses.set(result.frames[i], m));
   }
@@ -172,9 +173,9 @@ export class HybridPredictor implements Predictor {
   refuseEdit(state: Predicted, name: string): string | undefined {
     const frame = state.step.frame;
     const g = frame && this.guesses.get(frame)?.get(name);
-    if (g && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
+    if (g && !g.derived && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
     return g
-      ? `${name} is computed from a predicted value (hole ${this.fills[g.hole]?.name}()), not the value itself: set the variable its result is assigned to`
+      ? `${name} is computed from the value of hole ${this.fills[g.hole]?.name}(), not that value itself: set the variable its result is assigned to`
       : "hybrid mode runs the program for real: only a predicted value (marked \"predicted\") can be set; its hole is then filled with it and the program runs again";
   }
 
@@ -198,7 +199,7 @@ export class HybridPredictor implements Predictor {
     const old = ref === undefined ? undefined : this.inner.frames[ref];
     if (!frame || !old || frame === old) return undefined;
     const marks = this.marksAt.get(ref!);
-    const set = [...(marks ?? [])].find(([name]) => valueOf(frame, name) !== undefined && valueOf(frame, name) !== valueOf(old, name));
+    const set = [...(marks ?? [])].find(([name, g]) => !g.derived && valueOf(frame, name) !== undefined && valueOf(frame, name) !== valueOf(old, name));
     if (!set) return undefined; // not a hole's value: the recording refuses it as record mode does
     const [name, g] = set;
     const value = valueOf(frame, name)!;
@@ -233,15 +234,24 @@ export class HybridPredictor implements Predictor {
   }
 }
 
-/**
- * Which values of each frame came from the model: a stub's return value, and in its caller the
- * names its return changed; a missing call's target. A mark stays while the value stays the same
- * in that frame (a new call at that depth starts afresh).
- */
+/** What a statement's line reads: the right side of a plain assignment (`v = 8` does not read v), the iterable of a `for`, else all of it. */
+function readPart(line: string): string {
+  const loop = /^\s*(?:async\s+)?for\s+.+?\s+in\s+(.*)$/.exec(line);
+  if (loop) return loop[1];
+  const assign = /^\s*[^=()[\]{}'"#]+?(?<![=!<>+\-*/%&|^@:])=(?!=)(.*)$/.exec(line);
+  return assign ? assign[1] : line;
+}
+
 /** A local's value, or the return value (RETURN_VALUE). */
 const valueOf = (f: Frame, name: string): string | undefined => (name === RETURN_VALUE ? f.value : f.locals[name]);
 
-export function markValues(frames: readonly Frame[], fills: readonly HoleFill[]): Map<number, Map<string, Guess>> {
+/**
+ * Which values of each frame came from the model: a stub's return value, and in its caller the
+ * names its return changed; a missing call's target; and the values computed from those. A mark
+ * stays while the value stays the same in that frame (a new call at that depth starts afresh).
+ * `source`: the program's text, to tell which statements read a marked value.
+ */
+export function markValues(frames: readonly Frame[], fills: readonly HoleFill[], source?: string): Map<number, Map<string, Guess>> {
   const fresh = new Map<number, Map<string, Guess>>();
   const add = (i: number, name: string, g: Guess): void => {
     let m = fresh.get(i);
@@ -277,18 +287,54 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[])
       if (c >= 0 && frames[c].depth === d && frames[c].locals[fill.target] !== undefined) add(c, fill.target, g);
     }
   }
+  // What is marked, frame by frame: each depth keeps its marked values while they stay the same;
+  // a value that changes between two events of its frame was written by the statement of the
+  // first, and is derived from a marked value when that statement reads one (by name), or when a
+  // call in between returned a marked value. A call's arguments equal to a marked value the
+  // calling line reads are derived from it too.
+  const lines = source?.split("\n");
+  const reads = (at: Frame, live: ReadonlyMap<string, { guess: Guess }>): Guess | undefined => {
+    const line = at.file === undefined ? lines?.[at.line - 1] : undefined;
+    if (!line) return undefined;
+    const text = readPart(line);
+    for (const [name, t] of live) if (mentions(text, name)) return t.guess;
+    return undefined;
+  };
+  const derive = (g: Guess): Guess => ({ ...g, derived: true });
   const out = new Map<number, Map<string, Guess>>();
   const live: Map<string, { repr: string; guess: Guess }>[] = [];
+  const last: number[] = []; // the latest event of each depth
+  let returned: Guess | undefined; // the marked value of the return just before, one level down
   frames.forEach((f, i) => {
-    if (f.event === "call" || !live[f.depth]) live[f.depth] = new Map();
-    live.length = f.depth + 1;
-    const m = live[f.depth];
+    const d = f.depth;
+    const filled = fresh.get(i);
+    const derived = new Map<string, Guess>();
+    if (f.event === "call" || !live[d]) {
+      const caller = d > 0 ? live[d - 1] : undefined;
+      const from = d > 0 ? last[d - 1] : undefined;
+      live[d] = new Map();
+      if (f.event === "call" && caller?.size && from !== undefined) {
+        const g = reads(frames[from], caller);
+        if (g) for (const [name, v] of Object.entries(f.locals)) if ([...caller.values()].some((t) => t.repr === v)) derived.set(name, derive(g));
+      }
+    } else if (last[d] !== undefined) {
+      const prev = frames[last[d]];
+      const g = reads(prev, live[d]) ?? returned;
+      if (g) {
+        for (const [name, v] of Object.entries(f.locals)) if (prev.locals[name] !== v && !filled?.has(name)) derived.set(name, derive(g));
+        if (f.event === "return" && f.value !== undefined && !filled?.has(RETURN_VALUE)) derived.set(RETURN_VALUE, derive(g));
+      }
+    }
+    live.length = d + 1;
+    last.length = d + 1;
+    last[d] = i;
+    const m = live[d];
     for (const [name, t] of m) if (f.locals[name] !== t.repr) m.delete(name);
-    const now = fresh.get(i);
-    for (const [name, g] of now ?? []) if (name !== RETURN_VALUE) m.set(name, { repr: f.locals[name], guess: g });
+    for (const [name, g] of [...derived, ...(filled ?? [])]) if (name !== RETURN_VALUE) m.set(name, { repr: f.locals[name], guess: g });
     const marks = new Map([...m].map(([name, t]) => [name, t.guess]));
-    const rv = now?.get(RETURN_VALUE);
+    const rv = filled?.get(RETURN_VALUE) ?? derived.get(RETURN_VALUE);
     if (rv) marks.set(RETURN_VALUE, rv);
+    returned = f.event === "return" ? rv : undefined;
     if (marks.size) out.set(i, marks);
   });
   return out;

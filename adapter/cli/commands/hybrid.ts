@@ -20,7 +20,7 @@ function marks(step: Step, guesses: ReadonlyMap<string, Guess> | undefined): str
   const f = step.frame;
   const parts = [...guesses].map(([name, g]) => {
     const value = name === RETURN_VALUE ? f.value : f.locals[name];
-    const how = g.set ? "set by you" : `predicted${g.confidence !== undefined ? ` ${Math.round(g.confidence * 100)}%` : ""}`;
+    const how = g.set ? (g.derived ? "from your value" : "set by you") : `${g.derived ? "from a predicted value" : "predicted"}${g.confidence !== undefined ? ` ${Math.round(g.confidence * 100)}%` : ""}`;
     return `${name}=${value} (${how})`;
   });
   return "   [" + parts.join(", ") + "]";
