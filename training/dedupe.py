@@ -48,8 +48,9 @@ def code_key(code: str) -> str:
 
 
 def input_key(inp: str) -> str:
+    """Formatting-insensitive identity of an argument text (keyword arguments included)."""
     try:
-        return ast.dump(ast.parse(inp, mode="eval"))
+        return ast.dump(ast.parse(f"f({inp})", mode="eval").body)
     except SyntaxError:
         return normalize_ws(inp)
 

@@ -11,6 +11,13 @@ import re
 
 # Types. CH is a one-character string, usable wherever a str is.
 INT, STR, CH, BOOL, LI, LS, DSI, SI, TI = "int", "str", "ch", "bool", "li", "ls", "dsi", "si", "ti"
+# Accumulators of the real style only, built by their own productions and returned, never read by
+# other expressions: an int or None (`best = None`), a dict of lists, a list of pairs.
+OPT, DL, LP = "opt", "dl", "lp"
+# The mix of constructs: "classic" is the generator as the bundled model was trained on it (its
+# output, seed for seed, never changes); "real" moves the mix toward the frequencies measured on
+# code people write (training/constructs.py, training/README.md "Toward real code").
+STYLES = ("classic", "real")
 CONTAINERS = (STR, LI, LS, DSI, SI, TI)
 ELEM = {STR: CH, CH: CH, LI: INT, LS: STR, DSI: STR, SI: INT, TI: INT}  # what iterating yields
 
@@ -30,6 +37,9 @@ NAMES = {
     SI: ["seen", "uniq", "visited", "pool", "found", "marks", "used"],
     TI: ["pair", "point", "coords", "bounds", "triple", "span"],
     BOOL: ["flag", "ok", "found", "done", "valid", "changed", "is_sorted", "match"],
+    OPT: ["best", "largest", "smallest", "first", "last", "winner"],
+    DL: ["groups", "buckets", "by_key", "table", "index"],
+    LP: ["pairs", "found", "matches", "hits", "spans"],
 }
 HELPER_NAMES = ["helper", "g", "h", "process", "transform", "score", "clean", "normalize", "step",
                 "pick", "weight", "combine", "check", "to_key", "fmt", "aux", "update", "convert",
@@ -91,8 +101,13 @@ class Scope:
 class FuncGen:
     """Composes one program: optional helpers and a class, then `f`."""
 
-    def __init__(self, rng: random.Random):
+    def __init__(self, rng: random.Random, style: str = "classic"):
+        if style not in STYLES:
+            raise ValueError(f"style {style!r}: one of {', '.join(STYLES)}")
         self.r = rng
+        self.real = style == "real"
+        self.defaults: list[tuple[str, str, str]] = []  # f's parameters with a default: (name, type, default text)
+        self.ret_type: str | None = None  # what the function being written returns (None: f, anything)
         self.lines: list[str] = []
         self.ind = 0
         self.sc = Scope()
@@ -119,6 +134,10 @@ class FuncGen:
             if any(n in self.sc.derived for n in reads):
                 for n in targets:
                     self.sc.derived[n] = True
+
+    def w(self, classic: float, real: float) -> float:
+        """A production's weight in the current style."""
+        return real if self.real else classic
 
     def chance(self, p: float) -> bool:
         return self.r.random() < p
@@ -222,10 +241,10 @@ class FuncGen:
             (3, lambda: E(f"{self.sub(INT, d).at(ADD)} {self.pick(['+', '-'])} {self.sub(INT, d).at(MUL)}", ADD)),
             (2, lambda: E(f"{self.sub(INT, d).at(MUL)} {self.pick(['*', '//', '%'])} {self.small().s}", MUL)),
             (2, self._agg),
-            (2, lambda: E(f"{(v := self.var(STR))}.{self.pick(['count', 'find', 'rfind'])}({self.other(v, STR, d)})")),
+            (self.w(2, 0.5), lambda: E(f"{(v := self.var(STR))}.{self.pick(['count', 'find', 'rfind'])}({self.other(v, STR, d)})")),
             (1, lambda: E(f"{self.var(LI)}.count({self.sub(INT, d).s})")),
             (1, lambda: E(f"{self.var(LS)}.count({self.sub(STR, d).s})")),
-            (2, lambda: E(f"{self.var(DSI)}.get({self.sub(STR, d).s}, {self.int_lit().s})")),
+            (self.w(2, 0.4), lambda: E(f"{self.var(DSI)}.get({self.sub(STR, d).s}, {self.int_lit().s})")),
             (1, lambda: E(f"ord({self.var(CH)})")),
             (1, lambda: E(f"len({self.var(STR)}.split({self.pick(['', repr(self.pick(CH_LITS))])}))")),
             (1, lambda: E(f"abs({(v := self.sub(INT, d).s)} - {self.other(v, INT, d)})")),
@@ -278,10 +297,10 @@ class FuncGen:
             (4, lambda: lit(self.pick(STR_LITS))), (10, lambda: E(s())),
             (3, lambda: E(f"{s()}.{self.pick(['upper', 'lower', 'strip', 'capitalize', 'title', 'swapcase', 'lstrip', 'rstrip', 'casefold'])}()")),
             (3, lambda: E(f"{(v := s())}.replace({(a := self.other(v, STR, d))}, {self.other(a, STR, d)})")),
-            (2, lambda: E(f"{s()}[::-1]")),
-            (3, lambda: E(f"{s()}[{self.slice_spec()}]")),
+            (self.w(2, 1), lambda: E(f"{s()}[::-1]")),
+            (self.w(3, 1.5), lambda: E(f"{s()}[{self.slice_spec()}]")),
             (5, lambda: E(f"{self.pick([repr(''), repr(''), repr(' '), repr(','), repr('-'), self.var(CH)])}.join({self.var(LS)})")),
-            (1, lambda: E(f"''.join(sorted({s()}))")),
+            (self.w(1, 0.3), lambda: E(f"''.join(sorted({s()}))")),
             (1, lambda: E(f"''.join(reversed({s()}))")),
             (2, lambda: E(f"str({self.sub(INT, d).s})")),
             (3, lambda: E(f"{self.sub(STR, d).at(ADD)} + {self.sub(STR, d).at(MUL)}", ADD)),
@@ -324,15 +343,15 @@ class FuncGen:
             (2, lambda: E(self.var(BOOL))),
             (5, lambda: self.compare(d)),
             (3, lambda: self.member(d)),
-            (3, lambda: E(f"{(v := self.var(STR))}.{self.pick(['startswith', 'endswith'])}({self.other(v, STR, d)})")),
-            (3, lambda: E(f"{self.var(STR)}.{self.pick(['isdigit', 'isalpha', 'isupper', 'islower', 'isspace', 'isalnum', 'isdecimal', 'istitle', 'isnumeric', 'isidentifier'])}()")),
+            (self.w(3, 1), lambda: E(f"{(v := self.var(STR))}.{self.pick(['startswith', 'endswith'])}({self.other(v, STR, d)})")),
+            (self.w(3, 1), lambda: E(f"{self.var(STR)}.{self.pick(['isdigit', 'isalpha', 'isupper', 'islower', 'isspace', 'isalnum', 'isdecimal', 'istitle', 'isnumeric', 'isidentifier'])}()")),
             (1, lambda: E(f"not {self.var(self.pick(CONTAINERS))}", NOT)),
             (2, lambda: E(f"{self.var(INT)} % {self.small(2, 3).s} == {self.pick(['0', '1'])}", CMP)),
-            (1, lambda: self._andor(d)),
+            (self.w(1, 5), lambda: self._andor(d)),
             (1, lambda: E(f"not {self.sub(BOOL, d).at(NOT)}", NOT)),
             (1, lambda: E(f"len({self.var(self.pick([STR, LI, LS, DSI]))}) {self.pick(['>', '<', '=='])} {self.small(0, 4).s}", CMP)),
             (1, lambda: self._allany(d)),
-            (1, lambda: E(f"{self.var(LI)} == sorted({self.var(LI)})", CMP)),
+            (self.w(1, 0.3), lambda: E(f"{self.var(LI)} == sorted({self.var(LI)})", CMP)),
             (1, lambda: E(f"{(v := self.var(STR))} == {v}[::-1]", CMP)),
             (1, lambda: self._call_helper(BOOL, d)),
         ]
@@ -369,14 +388,14 @@ class FuncGen:
         l = lambda: self.var(LI)
         return [
             (2, lambda: self.literal(LI)), (8, lambda: E(l())),
-            (2, lambda: E(f"sorted({l()}{self.pick(['', ', reverse=True'])})")),
-            (2, lambda: E(f"{l()}[{self.slice_spec()}]")),
+            (self.w(2, 0.5), lambda: E(f"sorted({l()}{self.pick(['', ', reverse=True'])})")),
+            (self.w(2, 1), lambda: E(f"{l()}[{self.slice_spec()}]")),
             (1, lambda: E(f"{l()}[::-1]")),
             (2, lambda: E(f"list(range({self.pick(['len(' + self.var(self.pick(CONTAINERS)) + ')', str(self.r.randint(2, 6)), self.var(INT) + ' % ' + str(self.r.randint(4, 8))])}))")),
             (4, lambda: self._list_comp(INT, d)),
             (1, lambda: E(f"{l()} + {self.sub(LI, d).at(MUL)}", ADD)),
             (1, lambda: E(f"list({self.var(DSI)}.values())")),
-            (1, lambda: E(f"sorted(set({l()}))")),
+            (self.w(1, 0.3), lambda: E(f"sorted(set({l()}))")),
             (2, lambda: E(f"{l()}.copy()")),
             (1, lambda: E(f"list(map(abs, {l()}))") if self.chance(0.5) else E(f"list(map(len, {self.var(LS)}))")),
             (1, lambda: E(f"[{self.pick(['int(c)', 'ord(c)'])} for c in {self.var(STR)} if c.isdigit()]")),
@@ -411,6 +430,9 @@ class FuncGen:
         raise Retry
 
     def cond_on(self, x: str, xt: str) -> str:
+        if xt == INT and self.real and self.chance(0.4):
+            lo = self.r.randint(-2, 3)
+            return f"{lo} {self.pick(['<', '<='])} {x} {self.pick(['<', '<='])} {lo + self.r.randint(3, 9)}"
         if xt == INT:
             return self.pick([f"{x} % 2 == 0", f"{x} % 2 == 1", f"{x} > {self.int_lit().s}", f"{x} < {self.int_lit().s}",
                               f"{x} != {self.int_lit().s}", f"{x} >= {self.var(INT) if self.sc.of(INT) and self.chance(0.5) else self.int_lit().s}",
@@ -427,7 +449,7 @@ class FuncGen:
             (2, lambda: self.literal(LS)), (6, lambda: E(self.var(LS))),
             (3, lambda: E(f"{s()}.split({self.pick(['', repr(' '), repr(','), repr('-'), self.var(CH) if self.sc.of(CH) else repr('a')])})")),
             (2, lambda: E(f"list({s()})")),
-            (2, lambda: E(f"sorted({self.var(LS)}{self.pick(['', ', key=len', ', reverse=True', ', key=lambda w: (len(w), w)', ', key=str.lower'])})")),
+            (self.w(2, 0.5), lambda: E(f"sorted({self.var(LS)}{self.pick(['', ', key=len', ', reverse=True', ', key=lambda w: (len(w), w)', ', key=str.lower'])})")),
             (3, lambda: self._list_comp(STR, d)),
             (1, lambda: E(f"list({self.var(DSI)}{self.pick(['', '.keys()'])})")),
             (1, lambda: E(f"{self.var(LS)}[{self.slice_spec()}]")),
@@ -440,10 +462,10 @@ class FuncGen:
     def ex_dsi(self, d):
         return [
             (3, lambda: self.literal(DSI)), (6, lambda: E(self.var(DSI))),
-            (2, lambda: E(f"{{w: len(w) for w in {self.var(LS)}}}")),
-            (2, lambda: E(f"{{{(c := self.loop_name(CH))}: {(v := self.var(STR))}.count({c}) for {c} in {v}}}")),
+            (self.w(2, 0.4), lambda: E(f"{{w: len(w) for w in {self.var(LS)}}}")),
+            (self.w(2, 0.4), lambda: E(f"{{{(c := self.loop_name(CH))}: {(v := self.var(STR))}.count({c}) for {c} in {v}}}")),
             (2, lambda: E(f"dict(zip({self.var(LS)}, {self.var(LI)}))")),
-            (2, lambda: E(f"{{k: v for k, v in {self.var(DSI)}.items() if v {self.pick(['>', '<', '!=', '>='])} {self.int_lit().s}}}")),
+            (self.w(2, 0.4), lambda: E(f"{{k: v for k, v in {self.var(DSI)}.items() if v {self.pick(['>', '<', '!=', '>='])} {self.int_lit().s}}}")),
             (1, lambda: E(f"dict.fromkeys({self.var(self.pick([LS, STR]))}, {self.int_lit().s})")),
             (1, lambda: E(f"{self.var(DSI)}.copy()")),
             (1, lambda: E(f"dict(sorted({self.var(DSI)}.items(){self.pick(['', ', key=lambda kv: kv[1]', ', reverse=True'])}))")),
@@ -511,15 +533,18 @@ class FuncGen:
         self.budget -= 1
         nested_ok = self.block_depth < 3 and self.budget > 0
         opts = [
-            (6, self.s_assign), (3, self.s_reassign), (5, self.s_aug), (5, self.s_mutate),
+            (6, self.s_assign), (3, self.s_reassign), (self.w(5, 2), self.s_aug), (self.w(5, 4), self.s_mutate),
             (3 if nested_ok else 0, self.s_if),
             (3 if nested_ok and self.loop < 2 else 0, self.s_for),
             (1 if nested_ok and self.loop < 1 else 0, self.s_while),
-            (1.5 if nested_ok else 0, self.s_try),
-            (0.2, self.s_print), (0.7, self.s_unpack), (3, self.s_transform),
+            (self.w(1.5, 0.2) if nested_ok else 0, self.s_try),
+            (self.w(0.2, 0.05), self.s_print), (self.w(0.7, 2), self.s_unpack), (self.w(3, 0.6), self.s_transform),
         ]
+        if self.real and self.ret_type is None:
+            opts += [(0.5 if self.block_depth else 0, self.s_early_return)]
         if self.loop:
-            opts += [(2 if not first else 0, self.s_break), (1.5 if not first and not self.in_while else 0, self.s_continue)]
+            opts += [(self.w(2, 0.8) if not first else 0, self.s_break),
+                     (self.w(1.5, 0.4) if not first and not self.in_while else 0, self.s_continue)]
         if loop_vars:
             opts += [(8, lambda: self.s_use_loop_var(loop_vars))]
         for _ in range(20):
@@ -588,7 +613,7 @@ class FuncGen:
             self.emit(f"{name} += {self.pick(['[' + self.ex(ELEM[t], 1).s + ']', self.ex(t, 1).s])}")
 
     def s_mutate(self) -> None:
-        t = self.weighted([(5, LI), (2, LS), (4, DSI), (2, SI)])
+        t = self.weighted([(5, LI), (2, LS), (self.w(4, 1.5), DSI), (self.w(2, 1), SI)])
         name = self.var(t, mutable=True)
         et = ELEM[t]
         if t in (LI, LS):
@@ -634,7 +659,8 @@ class FuncGen:
             self.block(self.r.randint(1, 2))
 
     def s_for(self) -> None:
-        kind = self.weighted([(5, "elem"), (2, "range"), (2, "enumerate"), (2, "items"), (1, "zip"), (0.5, "sorted")])
+        kind = self.weighted([(5, "elem"), (self.w(2, 8), "range"), (2, "enumerate"), (self.w(2, 0.6), "items"), (1, "zip"),
+                              (self.w(0.5, 0.2), "sorted")])
         if kind == "items":
             d = self.var(DSI, derived=0)
             k, v = self.pick([("k", "v"), ("key", "value"), ("name", "cnt"), ("word", "n")])
@@ -647,7 +673,10 @@ class FuncGen:
                 raise Retry
             c = self.var(self.pick([STR, LI, LS]), derived=0)
             self.sc.used[i] = INT
-            head = f"for {i} in range({self.pick(['len(' + c + ')', '1, len(' + c + ')', 'len(' + c + ') - 1, -1, -1', str(self.r.randint(2, 5))])}):"
+            spans = ['len(' + c + ')', '1, len(' + c + ')', 'len(' + c + ') - 1, -1, -1', str(self.r.randint(2, 5))]
+            if self.real and self.sc.of(INT) and self.chance(0.3):  # range(1, n + 1) over a counted int
+                spans = [f"{self.r.randint(1, 2)}, {self.var(INT)} % {self.r.randint(6, 12)} + 1"]
+            head = f"for {i} in range({self.pick(spans)}):"
             binds, frz = ((i, INT),), c
             self._loop(head, binds, frz, extra=(c, i))
             return
@@ -819,7 +848,10 @@ class FuncGen:
         xt = self.sc.vars.get(x)
         if xt is None:
             raise Retry
-        kind = self.weighted([(3, "append"), (3, "count"), (2, "ifacc"), (2, "dict"), (1, "concat"), (1, "set"), (1, "max")])
+        kind = self.weighted([(3, "append"), (self.w(3, 2), "count"), (2, "ifacc"), (self.w(2, 1), "dict"), (1, "concat"), (1, "set"), (1, "max"),
+                              # an accumulator of the real style is declared for this production: it is used, or dropped
+                              (self.w(0, 6 if self.sc.of(OPT) else 0), "opt"), (self.w(0, 8 if self.sc.of(DL) else 0), "group"),
+                              (self.w(0, 8 if self.sc.of(LP) else 0), "pair")])
         if kind == "append":
             t = LI if xt == INT else LS
             acc = self.var(t, mutable=True)
@@ -860,6 +892,27 @@ class FuncGen:
             if self.sc.vars[acc] == CH:
                 raise Retry
             self.emit(f"{acc} = {self.pick([f'{acc} + ' + (x if xt != INT else f'str({x})'), (x if xt != INT else f'str({x})') + f' + {acc}'])}")
+        elif kind == "opt":  # best = None before the loop: the first element, or a better one
+            o = self.var(OPT, mutable=True)
+            if xt == INT:
+                self.emit(f"if {o} is None or {x} {self.pick(['>', '<'])} {o}:")
+            else:
+                self.emit(f"if {o} is None and {self.cond_on(x, xt)}:")
+            self.emit(f"    {o} = {x}")
+        elif kind == "group":  # a dict of lists: the nested container people build most
+            g = self.var(DL, mutable=True)
+            key = self.pick([f"{x} % {self.small(2, 4).s}", f"{x} > 0"]) if xt == INT else f"len({x})" if xt == STR else self.pick([f"{x}.isalpha()", x])
+            val = self._elem_expr(x, xt, INT).s if self.chance(0.3) else x
+            self.emit(f"{g}.setdefault({key}, []).append({val})")
+        elif kind == "pair":  # a list of tuples
+            p = self.var(LP, mutable=True)
+            other = [n for n in loop_vars if n != x] or [self._elem_expr(x, xt, INT).s if xt in (INT, STR) else f"ord({x})"]
+            line = f"{p}.append(({x}, {self.pick(other)}))"
+            if self.chance(0.5):
+                self.emit(f"if {self.cond_on(x, xt)}:")
+                self.emit(f"    {line}")
+            else:
+                self.emit(line)
         elif kind == "set":
             st = self.var(SI, mutable=True)
             if xt != INT:
@@ -874,6 +927,26 @@ class FuncGen:
             if xt != INT or acc == x:
                 raise Retry
             self.emit(self.pick([f"{acc} = max({acc}, {x})", f"{acc} = min({acc}, {x})", f"if {x} > {acc}:\n    {acc} = {x}".replace("\n", "\n" + "    " * self.ind)]))
+
+    def s_early_return(self) -> None:
+        """`if cond: return value` inside f's loops and branches: real functions return early."""
+        cond = self.ex(BOOL, 1)
+        vs = [n for n in self.sc.vars if self.sc.vars[n] not in (OPT, DL, LP) and n not in self.param_names]
+        value = self.pick(vs) if vs and self.chance(0.6) else self.literal(self.pick([INT, STR, BOOL, LI])).s
+        self.emit(f"if {cond.s}:")
+        self.emit(f"    return {value}")
+
+    def guard(self, params: list[tuple[str, str]]) -> None:
+        """The checks real functions open with: a wrong type raises, an empty input returns early."""
+        name, t = self.pick(params)
+        py = {INT: "int", STR: "str", CH: "str", LI: "list", LS: "list", DSI: "dict", SI: "set", TI: "tuple", BOOL: "bool"}[t]
+        if t in (INT, BOOL) or self.chance(0.5):
+            msg = self.pick([f"'{name} must be a {py}'", f"f'expected {py}, got {{type({name}).__name__}}'", f"'invalid {name}'"])
+            self.emit(f"if not isinstance({name}, {py}):")
+            self.emit(f"    raise {self.pick(['TypeError', 'ValueError'])}({msg})")
+        else:
+            self.emit(f"if {self.pick([f'not {name}', f'len({name}) == 0', f'not {name} or len({name}) < 2'])}:")
+            self.emit(f"    return {self.literal(self.pick([INT, STR, LI, BOOL])).s if self.chance(0.7) else 'None'}")
 
     def s_break(self) -> None:
         self.emit(f"if {self.ex(BOOL, 1).s}:")
@@ -961,7 +1034,8 @@ class FuncGen:
     def params(self, n: int) -> list[tuple[str, str]]:
         out = []
         for _ in range(n):
-            t = self.weighted([(6, STR), (5, LI), (2, LS), (3, INT), (2, DSI), (1.5, CH), (0.5, TI), (0.3, SI), (0.3, BOOL)])
+            t = self.weighted([(self.w(6, 2.5), STR), (self.w(5, 5.5), LI), (self.w(2, 1.5), LS), (self.w(3, 5), INT),
+                               (self.w(2, 1), DSI), (self.w(1.5, 1), CH), (0.5, TI), (0.3, SI), (0.3, BOOL)])
             nm = self.fresh(t)
             out.append((nm, t))
         return out
@@ -970,6 +1044,13 @@ class FuncGen:
         """The value returned: mostly a variable the body built from the inputs."""
         if t:
             return self.ex(t)
+        if self.real and self.chance(0.25):  # an average, the commonest true division
+            ints = [n for n in self.sc.of(INT) if n in self.sc.derived and n not in self.param_names]
+            cs = self.sc.of(LI) + self.sc.of(LS)
+            if ints and cs:
+                c = self.pick(cs)
+                a = self.pick(ints)
+                return self.pick([E(f"round({a} / len({c}), 2) if {c} else 0.0", TERN), E(f"{a} / max(len({c}), 1)", MUL)])
         vs = [n for n in self.sc.vars if self.sc.vars[n] != BOOL or self.chance(0.3)]
         assigned = [n for n in vs if n not in self.param_names]
         good = [n for n in assigned if n in self.sc.derived]
@@ -988,7 +1069,8 @@ class FuncGen:
         return self.ex(self.pick([INT, STR, LI, LS, DSI, BOOL, TI]))
 
     def function(self, name: str, params: list[tuple[str, str]], n_stmts: int, ret: str | None = None, indent: int = 0) -> None:
-        saved = (self.sc, self.loop, self.in_while, self.block_depth, self.budget)
+        saved = (self.sc, self.loop, self.in_while, self.block_depth, self.budget, self.ret_type)
+        self.ret_type = ret
         self.sc = Scope()
         self.loop, self.in_while, self.block_depth, self.budget = 0, False, 0, n_stmts
         for nm, t in params:
@@ -1002,14 +1084,14 @@ class FuncGen:
             self.stmt()
         self.emit(f"return {self.ret_expr(ret).s}")
         self.ind = indent
-        self.sc, self.loop, self.in_while, self.block_depth, self.budget = saved
+        self.sc, self.loop, self.in_while, self.block_depth, self.budget, self.ret_type = saved
 
     def helper(self) -> None:
         """A small helper that f may call, sometimes raising."""
         name = self.pick([h for h in HELPER_NAMES if h not in [x[0] for x in self.helpers]])
         ps = self.params(self.r.randint(1, 2))
         ret = self.weighted([(4, INT), (3, STR), (2, LI), (2, BOOL), (1, LS)])
-        if self.chance(0.15):  # a validator that raises: f must catch it
+        if self.chance(self.w(0.15, 0.05)):  # a validator that raises: f must catch it
             self.sc = Scope()
             for nm, t in ps:
                 self.bind(nm, t)
@@ -1141,11 +1223,12 @@ class FuncGen:
         self.rec = self.cls = None
         self.result_hint = None
         self.param_names = []
+        self.ret_type = None
         plan = r.random()
-        if plan < 0.08:
+        if plan < self.w(0.08, 0.06):
             self.klass()
             self.lines.append("")
-        elif plan < 0.2:
+        elif plan < self.w(0.2, 0.26):
             self.recursive()
         for _ in range(self.weighted([(6, 0), (3, 1), (1, 2)])):
             self.helper()
@@ -1159,13 +1242,25 @@ class FuncGen:
         self.loop, self.in_while, self.block_depth = 0, False, 0
         self.budget = self.weighted([(1, 2), (3, 3), (3, 4), (2, 5), (1, 7)])
         self.ind = 0
-        self.emit(f"def f({', '.join(p for p, _ in ps)}):")
-        self.ind = 1
-        # accumulators first, as people write them
-        for _ in range(self.weighted([(2, 0), (4, 1), (2, 2)])):
-            t = self.weighted([(4, LI), (3, INT), (3, STR), (2, DSI), (1, LS), (0.5, SI)])
+        self.defaults = []
+        if self.real and self.chance(0.3):  # a parameter with a default, which most calls leave out
+            t = self.pick([INT, INT, STR, CH, BOOL])
             nm = self.fresh(t)
-            self.emit(f"{nm} = {ex if (ex := self.pick({INT: ['0', '0', '1'], STR: [repr(''), repr('')], LI: ['[]'], LS: ['[]'], DSI: ['{}'], SI: ['set()']}[t])) else ''}")
+            self.defaults.append((nm, t, self.pick({INT: ["0", "1", "2", "3", "10"], STR: ["' '", "','", "'-'", "''"],
+                                                    CH: ["' '", "','", "'*'"], BOOL: ["False", "True"]}[t])))
+            self.bind(nm, t)
+            self.sc.derived[nm] = True
+            self.param_names.append(nm)
+        self.emit(f"def f({', '.join([p for p, _ in ps] + [f'{n}={v}' for n, _, v in self.defaults])}):")
+        self.ind = 1
+        if self.real and self.chance(0.2):
+            self.guard(ps)
+        # accumulators first, as people write them
+        kinds = [(4, LI), (3, INT), (3, STR), (2, DSI), (1, LS), (0.5, SI)] + ([(1.2, OPT), (0.8, DL), (0.8, LP)] if self.real else [])
+        for _ in range(self.weighted([(2, 0), (4, 1), (2, 2)])):
+            t = self.weighted(kinds)
+            nm = self.fresh(t)
+            self.emit(f"{nm} = {ex if (ex := self.pick({INT: ['0', '0', '1'], STR: [repr(''), repr('')], LI: ['[]'], LS: ['[]'], DSI: ['{}'], SI: ['set()'], OPT: ['None'], DL: ['{}'], LP: ['[]']}[t])) else ''}")
             self.bind(nm, t)
         if self.cls:
             self.class_use()
@@ -1261,8 +1356,14 @@ def gen_value(r: random.Random, t: str):
     raise ValueError(t)
 
 
-def gen_input(r: random.Random, types: list[str]) -> str:
-    return ", ".join(repr(gen_value(r, t)) for t in types)
+def gen_input(r: random.Random, types: list[str], defaults: list[tuple[str, str, str]] = ()) -> str:
+    """An argument text for parameters of these types; now and then a defaulted one given by keyword."""
+    text = ", ".join(repr(gen_value(r, t)) for t in types)
+    if defaults and r.random() < 0.3:
+        name, t, _ = r.choice(defaults)
+        value = {INT: lambda: r.randint(1, 4), STR: lambda: r.choice("-,_ "), CH: lambda: r.choice("-,_*"), BOOL: lambda: True}[t]()
+        text += f"{', ' if text else ''}{name}={value!r}"
+    return text
 
 
 # ---------------------------------------------------------------------------------------------

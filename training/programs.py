@@ -42,7 +42,8 @@ if __package__ in (None, ""):  # run as a script, or imported with training/ on 
 
 from training.constructs import constructs  # noqa: E402
 from training.dedupe import CRUXEVAL, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
-from training.grammar import FuncGen, entry_name, gen_input  # noqa: E402
+from training.grammar import STYLES, FuncGen, entry_name, gen_input  # noqa: E402
+from training.layout import real_layout  # noqa: E402
 from training.runner import Runner  # noqa: E402
 from training.simplify import simplify  # noqa: E402
 
@@ -87,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-exclude", action="store_true", help="run without any excluded corpus (never for training data)")
     ap.add_argument("--entry-names", type=float, default=0.5,
                     help="share of generated functions given a name of their own instead of f (the line then has an \"entry\")")
+    ap.add_argument("--style", choices=STYLES, default="real",
+                    help="mix of constructs: real (toward code people write, the default) or classic (the bundled model's data)")
+    ap.add_argument("--layout", choices=("canonical", "real"), default="canonical",
+                    help="how programs are written: canonical (as the model is shown code) or real (docstrings with examples, "
+                         "annotations, comments, blank lines; canonical_programs.py maps it back to the canonical text)")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs candidates")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -115,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     events: list[int] = []
     cons: Counter = Counter()
     tried = funcs = 0
+    layout_kept: Counter = Counter()  # functions written in the real layout, or left canonical
 
     def accept(code: str, inp: str, ident: str, entry: str = "f") -> bool:
         """Checks and runs the program as `f`; keeps it under `entry`."""
@@ -140,6 +147,23 @@ def main(argv: list[str] | None = None) -> int:
         events.append(res["events"])
         return True
 
+    def written_as_people_do(mine: list[dict], lr: random.Random, entry: str, g: FuncGen) -> None:
+        """One function's lines with its code in the real layout (its own generator, so the programs stay
+        those of the canonical layout), kept when it runs every input to the same output under the tracer;
+        otherwise the canonical code stays and the summary counts it."""
+        text = real_layout(mine[0]["code"], lr, entry, g.ps, g.defaults, g.helpers, [(row["input"], row["output"]) for row in mine])
+        for row in mine if text else []:
+            res = runner.run(text, row["input"], entry)
+            if not res["ok"] or res["output"] != row["output"]:
+                text = None
+                break
+        if text is None:
+            layout_kept["canonical"] += 1
+            return
+        layout_kept["real"] += 1
+        for row in mine:
+            row["code"] = text
+
     try:
         for d in a.add_dir:
             for ident, code, inp in added_programs(Path(d)):
@@ -147,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 accept(code, inp, f"add_{ident}")
         n_added = len(rows)
         while len(rows) - n_added < a.count:
-            g = FuncGen(random.Random(r.getrandbits(64)))
+            g = FuncGen(random.Random(r.getrandbits(64)), a.style)
             code = simplify(g.program())
             tried += 1
             if code is None:
@@ -169,12 +193,14 @@ def main(argv: list[str] | None = None) -> int:
             for k in range(a.inputs):
                 if len(rows) - n_added >= a.count:
                     break
-                inp = gen_input(g.r, types)
+                inp = gen_input(g.r, types, g.defaults)
                 if accept(code, inp, f"g{a.seed}_{funcs}_{ok}", entry):
                     ok += 1
             if ok:
                 funcs += 1
                 cons.update(constructs(code))
+                if a.layout == "real":
+                    written_as_people_do(rows[-ok:], random.Random(a.seed * 2_000_003 + tried), entry, g)
     finally:
         runner.close()
     elapsed = time.monotonic() - t0
@@ -196,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             "excluded_corpora": [str(p) for p in excl_paths] or "none (--no-exclude)",
             "excluded_lines": why["excluded"],
             "rejected": dict(why.most_common()),
+            **({"layout": {"style": a.style, "real": layout_kept["real"], "kept_canonical": layout_kept["canonical"]}}
+               if a.layout == "real" else {"style": a.style}),
             "constructs_per_100_functions": {k: round(100 * v / max(funcs, 1), 1) for k, v in sorted(cons.items(), key=lambda kv: -kv[1])},
         }
         print(json.dumps(summary, indent=1), file=sys.stderr)

