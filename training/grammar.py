@@ -249,7 +249,7 @@ class FuncGen:
             (1, lambda: E(f"len({self.var(STR)}.split({self.pick(['', repr(self.pick(CH_LITS))])}))")),
             (1, lambda: E(f"abs({(v := self.sub(INT, d).s)} - {self.other(v, INT, d)})")),
             (1, lambda: E(f"{self.pick(['max', 'min'])}({(v := self.sub(INT, d).s)}, {self.other(v, INT, d)})")),
-            (2, lambda: self._count_comp(d)),
+            (self.w(2, 3), lambda: self._count_comp(d)),
             (1, lambda: E(f"sum({self.var(DSI)}.values())")),
             (1, lambda: E(f"len(set({self.var(self.pick([LI, STR]))}))")),
             (1, lambda: E(f"{self.var(TI)}[{self.pick(['0', '1', '-1'])}]")),
@@ -295,8 +295,8 @@ class FuncGen:
         s = lambda: self.var(STR)
         return [
             (4, lambda: lit(self.pick(STR_LITS))), (10, lambda: E(s())),
-            (3, lambda: E(f"{s()}.{self.pick(['upper', 'lower', 'strip', 'capitalize', 'title', 'swapcase', 'lstrip', 'rstrip', 'casefold'])}()")),
-            (3, lambda: E(f"{(v := s())}.replace({(a := self.other(v, STR, d))}, {self.other(a, STR, d)})")),
+            (self.w(3, 1.5), lambda: E(f"{s()}.{self.pick(['upper', 'lower', 'strip', 'capitalize', 'title', 'swapcase', 'lstrip', 'rstrip', 'casefold'])}()")),
+            (self.w(3, 1.5), lambda: E(f"{(v := s())}.replace({(a := self.other(v, STR, d))}, {self.other(a, STR, d)})")),
             (self.w(2, 1), lambda: E(f"{s()}[::-1]")),
             (self.w(3, 1.5), lambda: E(f"{s()}[{self.slice_spec()}]")),
             (5, lambda: E(f"{self.pick([repr(''), repr(''), repr(' '), repr(','), repr('-'), self.var(CH)])}.join({self.var(LS)})")),
@@ -350,7 +350,7 @@ class FuncGen:
             (self.w(1, 5), lambda: self._andor(d)),
             (1, lambda: E(f"not {self.sub(BOOL, d).at(NOT)}", NOT)),
             (1, lambda: E(f"len({self.var(self.pick([STR, LI, LS, DSI]))}) {self.pick(['>', '<', '=='])} {self.small(0, 4).s}", CMP)),
-            (1, lambda: self._allany(d)),
+            (self.w(1, 2), lambda: self._allany(d)),
             (self.w(1, 0.3), lambda: E(f"{self.var(LI)} == sorted({self.var(LI)})", CMP)),
             (1, lambda: E(f"{(v := self.var(STR))} == {v}[::-1]", CMP)),
             (1, lambda: self._call_helper(BOOL, d)),
@@ -392,7 +392,7 @@ class FuncGen:
             (self.w(2, 1), lambda: E(f"{l()}[{self.slice_spec()}]")),
             (1, lambda: E(f"{l()}[::-1]")),
             (2, lambda: E(f"list(range({self.pick(['len(' + self.var(self.pick(CONTAINERS)) + ')', str(self.r.randint(2, 6)), self.var(INT) + ' % ' + str(self.r.randint(4, 8))])}))")),
-            (4, lambda: self._list_comp(INT, d)),
+            (self.w(4, 5), lambda: self._list_comp(INT, d)),
             (1, lambda: E(f"{l()} + {self.sub(LI, d).at(MUL)}", ADD)),
             (1, lambda: E(f"list({self.var(DSI)}.values())")),
             (self.w(1, 0.3), lambda: E(f"sorted(set({l()}))")),
@@ -450,7 +450,7 @@ class FuncGen:
             (3, lambda: E(f"{s()}.split({self.pick(['', repr(' '), repr(','), repr('-'), self.var(CH) if self.sc.of(CH) else repr('a')])})")),
             (2, lambda: E(f"list({s()})")),
             (self.w(2, 0.5), lambda: E(f"sorted({self.var(LS)}{self.pick(['', ', key=len', ', reverse=True', ', key=lambda w: (len(w), w)', ', key=str.lower'])})")),
-            (3, lambda: self._list_comp(STR, d)),
+            (self.w(3, 4), lambda: self._list_comp(STR, d)),
             (1, lambda: E(f"list({self.var(DSI)}{self.pick(['', '.keys()'])})")),
             (1, lambda: E(f"{self.var(LS)}[{self.slice_spec()}]")),
             (1, lambda: E(f"[{(v := s())}[i:i + {self.small(2, 3).s}] for i in range(0, len({v}), {self.small(2, 3).s})]")),
@@ -533,12 +533,12 @@ class FuncGen:
         self.budget -= 1
         nested_ok = self.block_depth < 3 and self.budget > 0
         opts = [
-            (6, self.s_assign), (3, self.s_reassign), (self.w(5, 2), self.s_aug), (self.w(5, 4), self.s_mutate),
+            (6, self.s_assign), (3, self.s_reassign), (self.w(5, 1.2), self.s_aug), (self.w(5, 4), self.s_mutate),
             (3 if nested_ok else 0, self.s_if),
             (3 if nested_ok and self.loop < 2 else 0, self.s_for),
             (1 if nested_ok and self.loop < 1 else 0, self.s_while),
             (self.w(1.5, 0.2) if nested_ok else 0, self.s_try),
-            (self.w(0.2, 0.05), self.s_print), (self.w(0.7, 2), self.s_unpack), (self.w(3, 0.6), self.s_transform),
+            (self.w(0.2, 0.05), self.s_print), (self.w(0.7, 2), self.s_unpack), (self.w(3, 0.3), self.s_transform),
         ]
         if self.real and self.ret_type is None:
             opts += [(0.5 if self.block_depth else 0, self.s_early_return)]
@@ -619,10 +619,10 @@ class FuncGen:
         if t in (LI, LS):
             e = lambda: self.ex(et, 1).s
             form = self.weighted([
-                (6, lambda: f"{name}.append({e()})"), (2, lambda: f"{name}.insert({self.pick(['0', '1', '-1', 'len(' + name + ') // 2'])}, {e()})"),
-                (2, lambda: f"if {name}:\n    {name}.pop({self.pick(['', '0', '-1'])})"),
-                (1, lambda: f"{name}.pop({self.pick(['', '0'])})"),
-                (2, lambda: f"if {(v := e())} in {name}:\n    {name}.remove({v})"),
+                (6, lambda: f"{name}.append({e()})"), (self.w(2, 0.5), lambda: f"{name}.insert({self.pick(['0', '1', '-1', 'len(' + name + ') // 2'])}, {e()})"),
+                (self.w(2, 1), lambda: f"if {name}:\n    {name}.pop({self.pick(['', '0', '-1'])})"),
+                (self.w(1, 0.4), lambda: f"{name}.pop({self.pick(['', '0'])})"),
+                (self.w(2, 0.5), lambda: f"if {(v := e())} in {name}:\n    {name}.remove({v})"),
                 (2, lambda: f"{name}.sort({self.pick(['', 'reverse=True', 'key=abs' if t == LI else 'key=len'])})"),
                 (1.5, lambda: f"{name}.reverse()"), (1, lambda: f"{name}.extend({self.ex(t, 1).s})"),
                 (1, lambda: f"{name}.insert({name}.index({(v := self.ex(et, 2).at(ADD))}) if {v} in {name} else 0, {e()})"),
@@ -659,7 +659,7 @@ class FuncGen:
             self.block(self.r.randint(1, 2))
 
     def s_for(self) -> None:
-        kind = self.weighted([(5, "elem"), (self.w(2, 8), "range"), (2, "enumerate"), (self.w(2, 0.6), "items"), (1, "zip"),
+        kind = self.weighted([(5, "elem"), (self.w(2, 12), "range"), (2, "enumerate"), (self.w(2, 0.6), "items"), (1, "zip"),
                               (self.w(0.5, 0.2), "sorted")])
         if kind == "items":
             d = self.var(DSI, derived=0)
@@ -848,7 +848,7 @@ class FuncGen:
         xt = self.sc.vars.get(x)
         if xt is None:
             raise Retry
-        kind = self.weighted([(3, "append"), (self.w(3, 2), "count"), (2, "ifacc"), (self.w(2, 1), "dict"), (1, "concat"), (1, "set"), (1, "max"),
+        kind = self.weighted([(3, "append"), (self.w(3, 1.5), "count"), (2, "ifacc"), (self.w(2, 1), "dict"), (1, "concat"), (1, "set"), (1, "max"),
                               # an accumulator of the real style is declared for this production: it is used, or dropped
                               (self.w(0, 6 if self.sc.of(OPT) else 0), "opt"), (self.w(0, 8 if self.sc.of(DL) else 0), "group"),
                               (self.w(0, 8 if self.sc.of(LP) else 0), "pair")])
@@ -940,10 +940,16 @@ class FuncGen:
         """The checks real functions open with: a wrong type raises, an empty input returns early."""
         name, t = self.pick(params)
         py = {INT: "int", STR: "str", CH: "str", LI: "list", LS: "list", DSI: "dict", SI: "set", TI: "tuple", BOOL: "bool"}[t]
-        if t in (INT, BOOL) or self.chance(0.5):
+        if t == INT and self.chance(0.5):  # a value check: inputs it refuses are not kept
+            self.emit(f"if {name} < 0:")
+            self.emit(f"    raise ValueError({self.pick([repr(name + ' must be non-negative'), 'f' + repr(name + '={' + name + '} is negative')])})")
+        elif t in (INT, BOOL) or self.chance(0.4):
             msg = self.pick([f"'{name} must be a {py}'", f"f'expected {py}, got {{type({name}).__name__}}'", f"'invalid {name}'"])
             self.emit(f"if not isinstance({name}, {py}):")
             self.emit(f"    raise {self.pick(['TypeError', 'ValueError'])}({msg})")
+        elif self.chance(0.3):
+            self.emit(f"if not {name}:")
+            self.emit(f"    raise ValueError({self.pick([repr(name + ' is empty'), repr('empty input')])})")
         else:
             self.emit(f"if {self.pick([f'not {name}', f'len({name}) == 0', f'not {name} or len({name}) < 2'])}:")
             self.emit(f"    return {self.literal(self.pick([INT, STR, LI, BOOL])).s if self.chance(0.7) else 'None'}")
@@ -1034,8 +1040,8 @@ class FuncGen:
     def params(self, n: int) -> list[tuple[str, str]]:
         out = []
         for _ in range(n):
-            t = self.weighted([(self.w(6, 2.5), STR), (self.w(5, 5.5), LI), (self.w(2, 1.5), LS), (self.w(3, 5), INT),
-                               (self.w(2, 1), DSI), (self.w(1.5, 1), CH), (0.5, TI), (0.3, SI), (0.3, BOOL)])
+            t = self.weighted([(self.w(6, 2), STR), (self.w(5, 5.5), LI), (self.w(2, 1.5), LS), (self.w(3, 5), INT),
+                               (self.w(2, 1), DSI), (self.w(1.5, 0.7), CH), (0.5, TI), (0.3, SI), (0.3, BOOL)])
             nm = self.fresh(t)
             out.append((nm, t))
         return out
@@ -1044,13 +1050,14 @@ class FuncGen:
         """The value returned: mostly a variable the body built from the inputs."""
         if t:
             return self.ex(t)
-        if self.real and self.chance(0.25):  # an average, the commonest true division
+        if self.real and self.chance(0.4):  # an average, the commonest true division
             ints = [n for n in self.sc.of(INT) if n in self.sc.derived and n not in self.param_names]
             cs = self.sc.of(LI) + self.sc.of(LS)
             if ints and cs:
                 c = self.pick(cs)
                 a = self.pick(ints)
-                return self.pick([E(f"round({a} / len({c}), 2) if {c} else 0.0", TERN), E(f"{a} / max(len({c}), 1)", MUL)])
+                return self.pick([E(f"round({a} / len({c}), 2) if {c} else 0.0", TERN), E(f"{a} / max(len({c}), 1)", MUL),
+                                  E(f"round({a} / max(len({c}), 1), 2)")])
         vs = [n for n in self.sc.vars if self.sc.vars[n] != BOOL or self.chance(0.3)]
         assigned = [n for n in vs if n not in self.param_names]
         good = [n for n in assigned if n in self.sc.derived]
@@ -1224,6 +1231,14 @@ class FuncGen:
         self.result_hint = None
         self.param_names = []
         self.ret_type = None
+        consts = []
+        if self.real and self.chance(0.25):  # a module constant above everything, which f reads
+            name, t, value = self.pick([("LIMIT", INT, str(self.r.randint(2, 10))), ("BASE", INT, self.pick(["2", "10", "16"])),
+                                        ("THRESHOLD", INT, str(self.r.randint(0, 5))), ("VOWELS", STR, "'aeiou'"),
+                                        ("SEPARATOR", STR, self.pick(["', '", "'-'", "' '"])), ("DIGITS", STR, "'0123456789'"),
+                                        ("ALPHABET", STR, "'abcdefghijklmnopqrstuvwxyz'"), ("PUNCTUATION", STR, "'.,;:!?'")])
+            self.lines += [f"{name} = {value}", ""]
+            consts.append((name, t))
         plan = r.random()
         if plan < self.w(0.08, 0.06):
             self.klass()
@@ -1239,6 +1254,9 @@ class FuncGen:
             self.bind(nm, t)
             self.sc.derived[nm] = True
         self.param_names = [p for p, _ in ps]
+        for name, t in consts:  # readable, never assigned: an assignment would make it local to f
+            self.bind(name, t)
+            self.sc.frozen[name] = 1
         self.loop, self.in_while, self.block_depth = 0, False, 0
         self.budget = self.weighted([(1, 2), (3, 3), (3, 4), (2, 5), (1, 7)])
         self.ind = 0
@@ -1253,10 +1271,10 @@ class FuncGen:
             self.param_names.append(nm)
         self.emit(f"def f({', '.join([p for p, _ in ps] + [f'{n}={v}' for n, _, v in self.defaults])}):")
         self.ind = 1
-        if self.real and self.chance(0.2):
+        if self.real and self.chance(0.3):
             self.guard(ps)
         # accumulators first, as people write them
-        kinds = [(4, LI), (3, INT), (3, STR), (2, DSI), (1, LS), (0.5, SI)] + ([(1.2, OPT), (0.8, DL), (0.8, LP)] if self.real else [])
+        kinds = [(4, LI), (3, INT), (3, STR), (2, DSI), (1, LS), (0.5, SI)] + ([(1.2, OPT), (2, DL), (2, LP)] if self.real else [])
         for _ in range(self.weighted([(2, 0), (4, 1), (2, 2)])):
             t = self.weighted(kinds)
             nm = self.fresh(t)

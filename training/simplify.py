@@ -122,7 +122,7 @@ def _dead_stores(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def simplify(code: str) -> str | None:
-    """Drops unread assignments, empty blocks and unused helpers; returns normalized source."""
+    """Drops unread assignments, empty blocks, unused helpers and constants; returns normalized source."""
     tree = ast.parse(code)
     for _ in range(20):
         changed = False
@@ -135,8 +135,10 @@ def simplify(code: str) -> str | None:
         keep = []
         loads = [_loads(m) for m in tree.body]
         for i, n in enumerate(tree.body):
-            if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name != "f":
-                if not any(n.name in ld for j, ld in enumerate(loads) if j != i):
+            name = n.name if isinstance(n, (ast.FunctionDef, ast.ClassDef)) else \
+                n.targets[0].id if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name) else None
+            if name is not None and name != "f":  # a helper, a class or a module constant nobody reads goes
+                if not any(name in ld for j, ld in enumerate(loads) if j != i):
                     changed = True
                     continue
             keep.append(n)

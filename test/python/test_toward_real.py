@@ -12,6 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from training import constructs  # noqa: E402
+from training.printer import canonical  # noqa: E402
 from training.runner import Runner  # noqa: E402
 
 # Real code in the repository: the held-out set of training/realcode.py (functions people wrote).
@@ -69,6 +70,7 @@ class TowardReal(unittest.TestCase):
         runner = Runner(sys.executable, 2.0, 300, 120)
         try:
             for row in self.rows("real"):
+                self.assertEqual(canonical(row["code"])["canonical"], row["code"], "written in the canonical layout")
                 res = runner.run(row["code"], row["input"], row.get("entry", "f"))
                 self.assertTrue(res["ok"], (res, row["code"]))
                 self.assertEqual(res["output"], row["output"], row["code"])
