@@ -98,6 +98,8 @@ def run(req):
         return {"ok": False, "why": "recursion"}
     except BaseException as e:
         return {"ok": False, "why": "error", "exc": type(e).__name__}
+    if n[0] > max_events:  # Budget raised in a generator's frame can be swallowed (tracing then stops): still too long
+        return {"ok": False, "why": "events"}
     if bad[0]:
         return {"ok": False, "why": bad[0]}
     b = check(res, max_repr)

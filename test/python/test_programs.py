@@ -222,6 +222,12 @@ class Options(unittest.TestCase):
             self.assertEqual(runner.run("def f(s):\n    return set(s)\n", "'abc'")["why"], "unordered")
             self.assertEqual(runner.run("def f(x):\n    return object()\n", "1")["why"], "address")
             self.assertEqual(runner.run("def f(x):\n    return [x] * 100\n", "1234")["why"], "long")
+            # the budget running out inside a generator expression: the exception is swallowed there, the count is not
+            nested = ("def f(word):\n    if not word:\n        raise ValueError('empty input')\n    for j in range(1, len(word)):\n"
+                      "        for i in range(len(word) - 1, -1, -1):\n            letter = word[i]\n"
+                      "            if not (all(ch not in word for ch in word) or word.endswith(letter)):\n                j += j\n"
+                      "        j = min(len(word), j)\n    return dict.fromkeys(word, 0)\n")
+            self.assertEqual(runner.run(nested, "'oak jam oak'")["why"], "events")
             ok = runner.run("def f(xs):\n    return sorted(xs)\n", "[3, 1]")
             self.assertEqual((ok["ok"], ok["output"], ok["events"]), (True, "[1, 3]", 3))
         finally:
