@@ -2,7 +2,11 @@
 `def f(...)` (with helpers, a recursive helper or a small class sometimes), their inputs, and the
 name a share of them is called by. Valid and terminating by construction: loops run over finite
 containers or strictly decreasing counters, and a container is never grown while it is iterated.
-Every choice comes from the random.Random given, so a seed gives the same programs.
+Every choice comes from the random.Random given, so a seed gives the same programs. Two mixes
+(`style`): "classic", the generator the bundled model was trained on, unchanged draw for draw, and
+"real", whose weights and extra productions (guards, early returns, defaults, constants above,
+dicts of lists, lists of pairs, `best = None`, averages) follow the real-code corpus
+(training/constructs.py measures both).
 """
 from __future__ import annotations
 

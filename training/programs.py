@@ -18,13 +18,16 @@ Output lines: {"code", "input", "output", "id"[, "entry"]}: `f(<input>)` returns
 repr is `output`; a line with "entry" names its function so instead of `f` (--entry-names, the
 share of generated functions renamed; CRUXEval's are all `f`). --count counts generated lines.
 --add-dir DIR adds each NAME.py of DIR that defines `f`, with its inputs in NAME.inputs beside
-it (one argument text a line, e.g. `[1, 2], 'x'`; blank and `#` lines skipped). Standard library
-only; deterministic for a seed. See training/README.md ("Programs").
+it (one argument text a line, e.g. `[1, 2], 'x'`; blank and `#` lines skipped). --style picks the
+generator's mix (real, the default, or classic: the bundled model's data); --layout real writes
+each function as people do (docstring with examples, annotations, comments), which
+canonical_programs.py maps back to the canonical layout exactly. Standard library only;
+deterministic for a seed. See training/README.md ("Programs", "Toward real code").
 
 This file is the command line; the parts are modules of their own: training/grammar.py (the
 program generator and inputs), simplify.py (dead code and input-ignoring functions),
 runner.py with runner_worker.py (running candidates under the tracer), dedupe.py (program
-identity and excluded corpora), constructs.py (what a program uses).
+identity and excluded corpora), constructs.py (what a program uses), layout.py (--layout real).
 """
 from __future__ import annotations
 
@@ -81,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-events", type=int, default=5)
     ap.add_argument("--max-events", type=int, default=300)
     ap.add_argument("--max-repr", type=int, default=120, help="longest repr of any value along the run")
-    ap.add_argument("--max-lines", type=int, default=30, help="longest generated program, in lines")
+    ap.add_argument("--max-lines", type=int, default=30, help="longest generated program, in lines of the canonical layout")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds per candidate run")
     ap.add_argument("--exclude", action="append", default=None,
                     help="JSONL corpus whose functions must not appear (default: the CRUXEval file; it must be there)")
