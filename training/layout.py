@@ -122,7 +122,7 @@ def real_layout(code: str, r: random.Random, entry: str, params: list[tuple[str,
                 defaults: list[tuple[str, str, str]], helpers: list[tuple[str, list[str], str]],
                 examples: list[tuple[str, str]]) -> str | None:
     """The program `code` (canonical layout) as people write it: canonical() of the result is `code`
-    (None where a layout would not map back so; never seen, but checked).
+    (None where it would not map back so: the caller keeps the canonical text).
 
     entry: the entry function's name; params: its (name, type) parameters, then defaults (name, type,
     default text); helpers: (name, parameter types, return type) of the generated helpers; examples:
@@ -132,7 +132,7 @@ def real_layout(code: str, r: random.Random, entry: str, params: list[tuple[str,
     for name, pts, ret in helpers:
         sigs[name] = (pts, _annotation(ret, typing_style))
     out: list[str] = []
-    in_def = None
+    in_function = False  # past the first top-level def: blank lines may go into bodies
     opens_block = False  # the line before opens a block: no blank line right under it
     for line in code.rstrip("\n").split("\n"):
         stripped = line.lstrip()
@@ -152,16 +152,15 @@ def real_layout(code: str, r: random.Random, entry: str, params: list[tuple[str,
                     parts.append(f"{n}: {ann} = {default}" if default and ann else f"{n}: {ann}" if ann else a)
                 line = f"def {name}({', '.join(parts)})" + (f" -> {ret}" if ret else "") + ":"
             out.append(line)
-            body = "    "
             if name == entry and r.random() < 0.9:
                 calls = [(f"{entry}({inp})", o) for inp, o in examples] if r.random() < 0.9 else []
-                out += _docstring(r, body, _summary(r, entry, names), calls)
+                out += _docstring(r, "    ", _summary(r, entry, names), calls)
             elif name != entry and r.random() < 0.5:
-                out += _docstring(r, body, f"Helper for {entry}.", [])
-            in_def, opens_block = name, True
+                out += _docstring(r, "    ", f"Helper for {entry}.", [])
+            in_function = opens_block = True
             continue
         head = stripped.split(" ", 1)[0].rstrip(":")
-        if in_def and indent and not opens_block and head in ("for", "while", "if", "return", "try") and r.random() < 0.3:
+        if in_function and indent and not opens_block and head in ("for", "while", "if", "return", "try") and r.random() < 0.3:
             out.append("")
         key = head if head in COMMENTS else "=" if re.match(r"\w+ = ", stripped) else None
         if key and r.random() < 0.08:
