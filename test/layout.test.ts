@@ -96,9 +96,9 @@ test("what only the annotations needed goes too: typing imports nothing reads, u
   assert.equal(layout.statementAfter(5), 3, "a dropped type variable's line goes to the next statement");
 });
 
-test("the canonical text is the training layout: training/programs.py prints it unchanged", async () => {
+test("the canonical text is the training layout: training/printer.py prints it unchanged", async () => {
   const layout = await canonicalLayout(USER);
-  const script = "import ast, sys; sys.path.insert(0, 'training'); import programs; t = sys.stdin.read(); sys.stdout.write(programs.unparse(ast.parse(t)) + '\\n')";
+  const script = "import ast, sys; from training.printer import unparse; t = sys.stdin.read(); sys.stdout.write(unparse(ast.parse(t)) + '\\n')";
   const r = spawnSync("python3", ["-c", script], { cwd: ROOT, input: layout.text, encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, layout.text);

@@ -10,8 +10,9 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "adapter" / "python"))
-from canonical import canonical  # noqa: E402
+if __package__ in (None, ""):  # run as a script: make "training" importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from training.printer import canonical  # noqa: E402
 
 
 def main(argv):

@@ -7,7 +7,7 @@ programs on every core, sessions, tokens, training for a time budget, an f16 GGU
 
 Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
 1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
-   seed+1 ..), all at once on every core, each run by the traced Python, excluding the held-out
+   seed+1 .., `--style`), all at once on every core, each run by the traced Python, excluding the held-out
    programs and every `--exclude` corpus.
 2. realcode: the real-code corpus (`--realcode`, training/realcode.py) re-printed in the layout
    the adapter shows the model (adapter/python/canonical.py), so training sees what users' code
@@ -68,6 +68,8 @@ def parse_args(argv):
     ap.add_argument("--batch-tokens", type=int)
     ap.add_argument("--sets", type=int, default=14)
     ap.add_argument("--programs", type=int, default=40000, help="programs per set")
+    ap.add_argument("--style", choices=("real", "classic"), default="real",
+                    help="the generator's mix (programs.py --style): classic made the bundled model's data")
     ap.add_argument("--seed", type=int, default=100, help="sets use seed+1, seed+2, ...")
     ap.add_argument("--heldout", default=str(REPO / "training/data/heldout.jsonl"), help="held-out generated programs")
     ap.add_argument("--heldout-programs", type=int, default=200, help="of them, sampled for the evaluation loss")
@@ -149,7 +151,7 @@ class Run:
         jobs = []
         for i in range(1, a.sets + 1):
             out = self.out / f"p{i}.jsonl"
-            jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i),
+            jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i), "--style", a.style,
                           "--python", a.python, "--out", str(out), "--quiet", *(excl or ["--no-exclude"])],
                          self.traced_env, self.out / f"p{i}.log"))
         self.parallel(jobs)

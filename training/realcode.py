@@ -16,7 +16,7 @@ whose code is the function with the functions, classes, constants and standard-l
 it needs from its module, cut from the file in its original layout (docstrings, comments, blank
 lines and annotations kept), and whose output is what the call returned in the module. A line is
 kept when it runs standalone (fresh namespace, PYTHONHASHSEED=0, twice) to that same output under
-the rules of programs.py's generated lines (MIN..MAX traced events, short reprs, no addresses,
+the rules of programs.py's generated lines (training/runner.py: MIN..MAX traced events, short reprs, no addresses,
 no hash-ordered sets of strings, little printing); lines are deduplicated by AST (program and
 input), at most --per-function inputs per function, and every function that matches an excluded
 corpus (CRUXEval) by normalized text or AST is refused. Files are then split: a seeded order of
@@ -40,8 +40,10 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from programs import CRUXEVAL, Runner, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
+if __package__ in (None, ""):  # run as a script: make "training" importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from training.dedupe import CRUXEVAL, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
+from training.runner import Runner  # noqa: E402
 
 CAPTURE = Path(__file__).resolve().parent / "realcode_capture.py"
 

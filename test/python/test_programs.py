@@ -12,13 +12,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "training" / "programs.py"
-sys.path.insert(0, str(REPO / "training"))
-import programs  # noqa: E402
+sys.path.insert(0, str(REPO))
+from training import constructs, dedupe  # noqa: E402
+from training.runner import Runner  # noqa: E402
 
 # The CRUXEval file, where programs.py finds it ($NDBG_CRUXEVAL, else ../shared/data/cruxeval.jsonl).
 # Not in the repository: without the variable its tests are skipped where it is absent; a variable
 # naming a missing file is an error.
-CRUXEVAL = programs.CRUXEVAL
+CRUXEVAL = dedupe.CRUXEVAL
 if os.environ.get("NDBG_CRUXEVAL") and not CRUXEVAL.exists():
     raise FileNotFoundError(f"NDBG_CRUXEVAL names {CRUXEVAL}, which is not there")
 NO_CRUXEVAL = f"CRUXEval data not found at {CRUXEVAL} (set NDBG_CRUXEVAL to the cruxeval.jsonl file)"
@@ -84,7 +85,7 @@ class GeneratedCorpus(unittest.TestCase):
         for r in self.rows:
             tree = ast.parse(r["code"])
             self.assertTrue(any(isinstance(n, ast.FunctionDef) and n.name == r.get("entry", "f") for n in tree.body), r["code"])
-            ast.parse(r["input"], mode="eval")
+            ast.parse(f"f({r['input']})", mode="eval")  # positional arguments, now and then a keyword one
             self.assertLessEqual(r["code"].count("\n"), 31)
 
     def test_outputs_and_event_counts_hold_when_run_again(self):
@@ -105,19 +106,19 @@ class GeneratedCorpus(unittest.TestCase):
         self.assertNotEqual(other, self.text[: len(other)])
 
     def test_deduplicated(self):
-        keys = [programs.code_key(r["code"]) + "\0" + programs.input_key(r["input"]) for r in self.rows]
+        keys = [dedupe.code_key(r["code"]) + "\0" + dedupe.input_key(r["input"]) for r in self.rows]
         self.assertEqual(len(keys), len(set(keys)))
         # several inputs per function at most --inputs (2): the corpus is mostly distinct functions
-        funcs = {programs.code_key(r["code"]) for r in self.rows}
+        funcs = {dedupe.code_key(r["code"]) for r in self.rows}
         self.assertGreaterEqual(len(funcs), len(self.rows) // 2)
 
     def test_diverse(self):
         funcs = {r["code"]: r for r in self.rows}
         cons = Counter()
         for code in funcs:
-            cons.update(programs.constructs(code))
+            cons.update(constructs.constructs(code))
         n = len(funcs)
-        for kind, at_least in {"for": 0.25, "if": 0.3, "while": 0.05, "try": 0.05, "listcomp": 0.04, "helper": 0.05,
+        for kind, at_least in {"for": 0.25, "if": 0.3, "while": 0.05, "try": 0.01, "listcomp": 0.04, "helper": 0.05,
                                "recursion": 0.03, "slice": 0.08, "break": 0.03, "augassign": 0.2, "dictcomp": 0.01,
                                "genexp": 0.02, "class": 0.01, "raise": 0.02, "continue": 0.01}.items():
             self.assertGreaterEqual(cons[kind] / n, at_least, f"{kind}: {cons[kind]} of {n} functions")
@@ -142,11 +143,11 @@ class GeneratedCorpus(unittest.TestCase):
         crux = [json.loads(line)["code"] for line in CRUXEVAL.read_text(encoding="utf-8").splitlines() if line.strip()]
         self.assertGreater(len(crux), 700)
         crux_ws = {ws(c) for c in crux}
-        crux_ast = {programs.code_key(c) for c in crux}
+        crux_ast = {dedupe.code_key(c) for c in crux}
         for r in self.rows:  # compared as `f`, as CRUXEval names its functions
-            code = programs.as_f(r)
+            code = dedupe.as_f(r)
             self.assertNotIn(ws(code), crux_ws, code)
-            self.assertNotIn(programs.code_key(code), crux_ast, code)
+            self.assertNotIn(dedupe.code_key(code), crux_ast, code)
 
     def test_entry_names(self):
         """About half the functions get a name of their own (no builtin, no word of the program);
@@ -159,13 +160,13 @@ class GeneratedCorpus(unittest.TestCase):
         for code, name in named.items():
             self.assertNotIn(name, dir(builtins))
             self.assertNotIn("f", {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)}, code)
-            self.assertEqual(programs.rename_entry(programs.rename_entry(code, "f", name), name), code)
+            self.assertEqual(dedupe.rename_entry(dedupe.rename_entry(code, "f", name), name), code)
         plain, _, _ = generate("--count", "400", "--seed", "11", "--quiet", "--entry-names", "0")
         self.assertEqual(len(plain), len(self.rows))
         for p, r in zip(plain, self.rows):
             self.assertNotIn("entry", p)
             self.assertEqual((p["input"], p["output"], p["id"]), (r["input"], r["output"], r["id"]))
-            self.assertEqual(p["code"], programs.as_f(r))
+            self.assertEqual(p["code"], dedupe.as_f(r))
 
 
 class Options(unittest.TestCase):
@@ -201,8 +202,8 @@ class Options(unittest.TestCase):
             ex.write_text("".join(json.dumps(r) + "\n" for r in rows[:10]))
             again, _, _ = generate("--count", "30", "--seed", "5", "--quiet", "--exclude", str(ex))
         self.assertTrue(any("entry" in r for r in rows[:10]), "a named function is excluded by its body, whatever its name")
-        banned = {programs.code_key(programs.as_f(r)) for r in rows[:10]}
-        self.assertFalse(banned & {programs.code_key(programs.as_f(r)) for r in again})
+        banned = {dedupe.code_key(dedupe.as_f(r)) for r in rows[:10]}
+        self.assertFalse(banned & {dedupe.code_key(dedupe.as_f(r)) for r in again})
 
     def test_bad_arguments(self):
         p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3", "--out", "-", "--add-dir", "/nonexistent/dir"],
@@ -214,13 +215,19 @@ class Options(unittest.TestCase):
         self.assertIn("--out", p.stderr)
 
     def test_runaway_candidates_are_dropped(self):
-        runner = programs.Runner(sys.executable, timeout=2.0, max_events=300, max_repr=120)
+        runner = Runner(sys.executable, timeout=2.0, max_events=300, max_repr=120)
         try:
             self.assertEqual(runner.run("def f(n):\n    while True:\n        n += 1\n", "0")["why"], "events")
             self.assertEqual(runner.run("def f(n):\n    return 'x' * n\n", "10 ** 10")["why"], "memory")
             self.assertEqual(runner.run("def f(s):\n    return set(s)\n", "'abc'")["why"], "unordered")
             self.assertEqual(runner.run("def f(x):\n    return object()\n", "1")["why"], "address")
             self.assertEqual(runner.run("def f(x):\n    return [x] * 100\n", "1234")["why"], "long")
+            # the budget running out inside a generator expression: the exception is swallowed there, the count is not
+            nested = ("def f(word):\n    if not word:\n        raise ValueError('empty input')\n    for j in range(1, len(word)):\n"
+                      "        for i in range(len(word) - 1, -1, -1):\n            letter = word[i]\n"
+                      "            if not (all(ch not in word for ch in word) or word.endswith(letter)):\n                j += j\n"
+                      "        j = min(len(word), j)\n    return dict.fromkeys(word, 0)\n")
+            self.assertEqual(runner.run(nested, "'oak jam oak'")["why"], "events")
             ok = runner.run("def f(xs):\n    return sorted(xs)\n", "[3, 1]")
             self.assertEqual((ok["ok"], ok["output"], ok["events"]), (True, "[1, 3]", 3))
         finally:

@@ -14,9 +14,9 @@ HELDOUT = REPO / "training" / "heldout" / "realcode.jsonl"
 TRAIN = REPO / "training" / "data" / "realcode.jsonl"
 PROGRAMS = REPO / "training" / "programs.py"
 CRUXEVAL = REPO.parent / "shared" / "data" / "cruxeval.jsonl"
-sys.path.insert(0, str(REPO / "training"))
-import programs  # noqa: E402
-import realcode  # noqa: E402
+sys.path.insert(0, str(REPO))
+from training import dedupe, realcode  # noqa: E402
+from training.runner import Runner  # noqa: E402
 
 
 def build(*extra, src=FIXTURE):
@@ -151,7 +151,7 @@ class CommittedHeldout(unittest.TestCase):
         self.assertLessEqual(max(per_file.values()), 4)
 
     def test_runs_standalone_to_its_output(self):
-        runner = programs.Runner(sys.executable, 5.0, 300, 120)
+        runner = Runner(sys.executable, 5.0, 300, 120)
         try:
             for r in self.rows:
                 res = runner.run(r["code"], r["input"], r["entry"])
@@ -163,7 +163,7 @@ class CommittedHeldout(unittest.TestCase):
 
     @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
     def test_no_cruxeval_function(self):
-        ws, keys = programs.load_excluded([CRUXEVAL])
+        ws, keys = dedupe.load_excluded([CRUXEVAL])
         for r in self.rows:
             texts, mine = realcode.benchmark_keys(r["code"], r["entry"])
             self.assertFalse(set(texts) & ws or set(mine) & keys, r["id"])

@@ -1,0 +1,119 @@
+"""The worker of training/runner.py: runs one candidate program per request under sys.settrace.
+
+Reads JSON requests from stdin, one a line: {"code", "input", "entry", "max_events", "max_repr"};
+executes `code` in a fresh namespace, calls `entry(<input>)` and writes one JSON line back:
+{"ok": true, "output": repr of the result, "events": events in the program's own code, "stdout":
+characters printed} or {"ok": false, "why": reason[, "exc": exception name]}. Reasons: compile,
+events (past max_events), memory, recursion, error, long / address / unordered (a value along the
+run whose repr is too long, shows a memory address, or depends on string hashing), stdout (more
+than 300 characters printed), worker. Started by Runner with `-I` and PYTHONHASHSEED=0; standard
+library only.
+"""
+import contextlib
+import io
+import json
+import resource
+import sys
+
+resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+FILE = "<program>"  # the filename the candidate is compiled under: the tracer counts only its frames
+
+
+class Budget(BaseException):
+    """Raised inside the traced call when it passes max_events (BaseException: the program cannot catch it)."""
+
+
+def stable(v, depth=0):
+    """Whether v prints the same in every run: hash-ordered containers of str/bytes do not."""
+    if isinstance(v, (set, frozenset)):
+        return all(isinstance(e, (int, float, bool, type(None))) or (isinstance(e, tuple) and stable(e, depth + 1)) for e in v)
+    if depth > 3:
+        return True
+    if isinstance(v, (list, tuple)):
+        return all(stable(e, depth + 1) for e in v)
+    if isinstance(v, dict):
+        return all(stable(e, depth + 1) for e in v.values()) and stable(list(v), depth + 1)
+    return True
+
+
+def check(v, limit):
+    """Why a value is unfit to show (None when it is fit)."""
+    try:
+        s = repr(v)
+    except Exception:
+        return None  # e.g. self inside __init__: the tracer shows a marker
+    if len(s) > limit:
+        return "long"
+    if " at 0x" in s:
+        return "address"
+    if not stable(v):
+        return "unordered"
+    return None
+
+
+def run(req):
+    code, inp, max_events, max_repr = req["code"], req["input"], req["max_events"], req["max_repr"]
+    ns = {"__name__": "__program__"}
+    try:
+        exec(compile(code, FILE, "exec"), ns)
+        call = compile(req.get("entry", "f") + "(" + inp + ")", "<call>", "eval")
+    except BaseException:
+        return {"ok": False, "why": "compile"}
+    n = [0]
+    bad = [None]
+
+    def tr(frame, event, arg):
+        if frame.f_code.co_filename != FILE:
+            return None
+        n[0] += 1
+        if n[0] > max_events:
+            raise Budget()
+        if bad[0] is None:
+            for k, v in frame.f_locals.items():
+                if k.startswith("."):
+                    continue  # a comprehension's hidden iterator
+                b = check(v, max_repr)
+                if b:
+                    bad[0] = b
+                    break
+            if bad[0] is None and event in ("return", "exception"):
+                b = check(arg if event == "return" else arg[1], max_repr)
+                if b:
+                    bad[0] = b
+        return tr
+
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            sys.settrace(tr)
+            try:
+                res = eval(call, ns)
+            finally:
+                sys.settrace(None)
+    except Budget:
+        return {"ok": False, "why": "events"}
+    except MemoryError:
+        return {"ok": False, "why": "memory"}
+    except RecursionError:
+        return {"ok": False, "why": "recursion"}
+    except BaseException as e:
+        return {"ok": False, "why": "error", "exc": type(e).__name__}
+    if n[0] > max_events:  # Budget raised in a generator's frame can be swallowed (tracing then stops): still too long
+        return {"ok": False, "why": "events"}
+    if bad[0]:
+        return {"ok": False, "why": bad[0]}
+    b = check(res, max_repr)
+    if b:
+        return {"ok": False, "why": b}
+    if len(out.getvalue()) > 300:
+        return {"ok": False, "why": "stdout"}
+    return {"ok": True, "output": repr(res), "events": n[0], "stdout": len(out.getvalue())}
+
+
+for line in sys.stdin:
+    try:
+        r = run(json.loads(line))
+    except BaseException as e:
+        r = {"ok": False, "why": "worker", "exc": type(e).__name__}
+    sys.stdout.write(json.dumps(r) + "\n")
+    sys.stdout.flush()
