@@ -78,7 +78,7 @@ export async function record(file: string, opts: TraceOptions): Promise<TraceRes
 export function toTrajectory(run: TraceResult, meta: Record<string, unknown>): Trajectory {
   const steps: Step[] = run.frames.map((frame, i) => (i === 0 ? { frame } : { action: { kind: "step_into" }, frame }));
   steps.push(steps.length ? { action: { kind: "step_into" }, exit: run.exit } : { exit: run.exit });
-  return { version: FORMAT_VERSION, meta, source: run.source, steps };
+  return { version: FORMAT_VERSION, ...(run.python ? { python: run.python } : {}), meta, source: run.source, steps };
 }
 
 /** Parses flags; usage errors become InputError(…, 2). */
