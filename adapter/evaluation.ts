@@ -22,7 +22,7 @@ import { PredictionError } from "./model/dialect.js";
 import { findFunction, parsePython, PySourceError, type PyFunction, type PySource } from "./pysource.js";
 import { transition } from "./semantics.js";
 import { hash32, Rng, stateAt } from "./sampling.js";
-import { findPython, TraceBatch } from "./tracer.js";
+import { findPython, TraceBatch, whichPython } from "./tracer.js";
 import { ACTION_KINDS, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "./trajectory.js";
 
 /**
@@ -131,9 +131,13 @@ function predictorFor(p: Program, o: ModelOptions): Promise<ModelPredictor> {
   return modelPredictor(o, `${p.id}.py`, p.code);
 }
 
-/** A model predictor for one program (`source`, shown as `program`) with the evaluation's model options. */
-export function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
+/**
+ * A model predictor for one program (`source`, shown as `program`) with the evaluation's model
+ * options. Its states are those of the Python the cases are traced with (its version, asked).
+ */
+export async function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
   return ModelPredictor.create({
+    pythonVersion: (await whichPython(o.python)).version,
     program,
     source,
     ...(call ? { call } : {}),

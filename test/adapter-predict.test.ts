@@ -255,6 +255,16 @@ test("ndbg predict prints a state (or the model's error) per action, as ndbg ste
   const bad = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "nope()", "--actions", "step_into", "--model", gguf], { encoding: "utf8", timeout: 60_000 });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /names nope, which this file does not define/);
+  // The shipped model on 3.12: it steps over the comprehension's line, into no frame of its own.
+  const comp = join(dir, "comp-cli.py");
+  writeFileSync(comp, "def f(xs):\n    ys = [x * 2 for x in xs]\n    return sum(ys)\n");
+  const v12 = spawnSync(process.execPath, [NDBG, "predict", comp, "--call", "f([1, 2])", "--actions", "step_into,step_into,step_into", "--model", shippedModel(), "--threads", "1", "--gpu", "cpu", "--json", "--python-version", "3.12"], { encoding: "utf8", timeout: 120_000 });
+  assert.equal(v12.status, 0, v12.stderr);
+  const funcs = v12.stdout.trim().split("\n").map((l) => JSON.parse(l).func);
+  assert.ok(funcs.length === 3 && !funcs.some((f) => /comp>/.test(f ?? "")), funcs.join(", "));
+  const badVersion = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "fine(2)", "--actions", "step_into", "--model", gguf, "--python-version", "3.x"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(badVersion.status, 2);
+  assert.match(badVersion.stderr, /--python-version must be a Python version such as "3.11" or "3.12"/);
 });
 
 test("pythonVersion: the shipped model steps into a list comprehension's frame on 3.11 and never on 3.12; the version is in the model event and the saved trace", T, async () => {
