@@ -56,6 +56,10 @@ test("the session's version: pythonVersion, else the launch's Python (asked), el
   assert.equal(await sessionPython({}, ["3.12", "3.11"]), "3.12");
   assert.equal(await sessionPython({}, ["3.11"]), "3.11");
   await assert.rejects(sessionPython({ pythonVersion: "3.x" }, ["3.11"]), /"pythonVersion" must be a Python version/);
+  // A Python that cannot be asked: the newest the model knows, and why.
+  const logs: string[] = [];
+  assert.equal(await sessionPython({ python: join(dir, "no-such-python"), log: (m) => logs.push(m) }, ["3.11", "3.12"]), "3.12");
+  assert.match(logs.join("\n"), /predicting Python 3.12's states, the newest the model knows: The configured Python .*no-such-python.* cannot be used/);
 });
 
 /** The text of the prompt a predictor's model reads for a step from its first state. */

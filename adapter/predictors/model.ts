@@ -316,12 +316,19 @@ export class ModelPredictor implements Predictor {
 /**
  * The session's Python version: the "pythonVersion" launch attribute; else that of the launch's
  * Python, asked (it runs no user code; a launch's "python" reaches here only from a trusted
- * workspace); else the newest version the model knows.
+ * workspace); else, or where that Python cannot be asked (said through `log`), the newest
+ * version the model knows.
  */
-export async function sessionPython(opts: Pick<ModelPredictorOptions, "python" | "pythonVersion">, known: readonly string[]): Promise<string> {
+export async function sessionPython(opts: Pick<ModelPredictorOptions, "python" | "pythonVersion" | "log">, known: readonly string[]): Promise<string> {
   if (opts.pythonVersion !== undefined) return checkPythonVersion(opts.pythonVersion);
-  if (opts.python) return (await whichPython(opts.python)).version;
-  return [...known].sort(byVersion).at(-1)!;
+  const newest = [...known].sort(byVersion).at(-1)!;
+  if (!opts.python) return newest;
+  try {
+    return (await whichPython(opts.python)).version;
+  } catch (e) {
+    opts.log?.(`predicting Python ${newest}'s states, the newest the model knows: ${(e as Error).message}`);
+    return newest;
+  }
 }
 
 async function readLayout(text: string, opts: ModelPredictorOptions): Promise<CanonicalLayout | undefined> {
