@@ -168,11 +168,17 @@ export interface HeaderFields {
  * must stay as they were) has no Python version.
  */
 export function serializeHeader(h: HeaderFields = {}, format = FORMAT_VERSION): string {
-  if (!READ_VERSIONS.includes(format)) throw new TrajectoryError(`trajectory format version ${format} is not supported (this writes ${READ_VERSIONS.join(" and ")})`);
-  if (h.python !== undefined && !PYTHON_VERSION_RE.test(h.python)) throw new TrajectoryError(`bad Python version ${JSON.stringify(h.python)}: expected MAJOR.MINOR such as 3.11`);
-  if (h.python !== undefined && format < 2) throw new TrajectoryError(`a version ${format} header has no Python version (it came in version 2)`);
+  checkHeader(format, h.python);
   const python = h.python !== undefined ? ` python${h.python}` : "";
   return `#ndbg ${format}${python}` + (h.meta && Object.keys(h.meta).length ? " " + JSON.stringify(h.meta) : "") + "\n";
+}
+
+/** A header's format version and Python version, read or to be written: one this knows, and one that version can say. */
+function checkHeader(version: number, python: string | undefined): void {
+  if (!READ_VERSIONS.includes(version)) throw new TrajectoryError(`trajectory format version ${version} is not supported (this reads and writes ${READ_VERSIONS.join(" and ")})`);
+  if (python === undefined) return;
+  if (version < 2) throw new TrajectoryError(`a version ${version} header has no Python version (it came in version 2)`);
+  if (!PYTHON_VERSION_RE.test(python)) throw new TrajectoryError(`bad Python version "${python}" in the header: expected MAJOR.MINOR such as python3.11`);
 }
 
 /** A trajectory's text up to its first step: the header, then the program (a model prompt without metadata starts so). */
@@ -358,13 +364,9 @@ export function parseHeader(line: string): HeaderFields & { version: number } {
   const m = HEADER_RE.exec(line.endsWith("\n") ? line : line + "\n");
   if (!m) throw new TrajectoryError(`a trajectory starts with "${HEADER}" then "${TOKENS.src}"`);
   const version = Number(m[1]);
-  if (!READ_VERSIONS.includes(version)) throw new TrajectoryError(`trajectory format version ${version} is not supported (this reads ${READ_VERSIONS.join(" and ")})`);
+  checkHeader(version, m[2]);
   const h: HeaderFields & { version: number } = { version };
-  if (m[2] !== undefined) {
-    if (version < 2) throw new TrajectoryError(`a version ${version} header has no Python version (it came in version 2)`);
-    if (!PYTHON_VERSION_RE.test(m[2])) throw new TrajectoryError(`bad Python version "${m[2]}" in the header: expected MAJOR.MINOR such as python3.11`);
-    h.python = m[2];
-  }
+  if (m[2] !== undefined) h.python = m[2];
   if (m[3]) {
     try {
       h.meta = JSON.parse(m[3].slice(1));

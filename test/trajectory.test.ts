@@ -253,7 +253,7 @@ test("malformed: bad or missing header", () => {
 });
 
 test("malformed: wrong version", () => {
-  parseError(ok.replace("#ndbg 2", "#ndbg 3"), /version 3 is not supported \(this reads 1 and 2\)/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 3"), /version 3 is not supported \(this reads and writes 1 and 2\)/);
   parseError(ok.replace("#ndbg 2", "#ndbg 0"), /version 0 is not supported/);
 });
 
