@@ -38,6 +38,8 @@ export interface ModelEventBody {
   dialect: string;
   /** The backends passed over for `device`, each with why. */
   skipped?: { backend: string; reason: string }[];
+  /** The Python version whose states are predicted ("3.11"). */
+  python?: string;
   /** After a predicted step: its generated tokens per second, and the model's confidence in it. */
   tokensPerSecond?: number;
   confidence?: number;
@@ -60,6 +62,8 @@ export interface ModelDescription {
   loadMs: number;
   /** The layout the model reads the program in. */
   layout: "canonical" | "original";
+  /** The session's Python version: the states are that Python's. */
+  python: string;
 }
 
 /** What one model call cost; `stop` is "limit" when the answer was cut off (not a whole frame). */

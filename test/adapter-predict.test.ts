@@ -255,4 +255,70 @@ test("ndbg predict prints a state (or the model's error) per action, as ndbg ste
   const bad = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "nope()", "--actions", "step_into", "--model", gguf], { encoding: "utf8", timeout: 60_000 });
   assert.equal(bad.status, 1);
   assert.match(bad.stderr, /names nope, which this file does not define/);
+  // The shipped model on 3.12: it steps over the comprehension's line, into no frame of its own.
+  const comp = join(dir, "comp-cli.py");
+  writeFileSync(comp, "def f(xs):\n    ys = [x * 2 for x in xs]\n    return sum(ys)\n");
+  const v12 = spawnSync(process.execPath, [NDBG, "predict", comp, "--call", "f([1, 2])", "--actions", "step_into,step_into,step_into", "--model", shippedModel(), "--threads", "1", "--gpu", "cpu", "--json", "--python-version", "3.12"], { encoding: "utf8", timeout: 120_000 });
+  assert.equal(v12.status, 0, v12.stderr);
+  const funcs = v12.stdout.trim().split("\n").map((l) => JSON.parse(l).func);
+  assert.ok(funcs.length === 3 && !funcs.some((f) => /comp>/.test(f ?? "")), funcs.join(", "));
+  const badVersion = spawnSync(process.execPath, [NDBG, "predict", program, "--call", "fine(2)", "--actions", "step_into", "--model", gguf, "--python-version", "3.x"], { encoding: "utf8", timeout: 60_000 });
+  assert.equal(badVersion.status, 2);
+  assert.match(badVersion.stderr, /--python-version must be a Python version such as "3.11" or "3.12"/);
+});
+
+test("pythonVersion: the shipped model steps into a list comprehension's frame on 3.11 and never on 3.12; the version is in the model event and the saved trace", T, async () => {
+  const program = join(dir, "comp.py");
+  writeFileSync(program, "def f(xs):\n    ys = [x * 2 for x in xs]\n    return sum(ys)\n");
+  const seen: Record<string, { frames: string[]; python?: string; header: string }> = {};
+  for (const pythonVersion of ["3.11", "3.12"]) {
+    const s = await open();
+    try {
+      await launch(s, { program, call: "f([1, 2])", model: shippedModel(), pythonVersion });
+      const frames: string[] = [];
+      for (let k = 0; k < 4; k++) {
+        const e = await move(s, (dc) => dc.stepInRequest(THREAD));
+        if (e.event !== "stopped") break;
+        frames.push(...(await stack(s)).map((f) => f.name));
+      }
+      const text = ((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;
+      seen[pythonVersion] = { frames, python: s.events.find((e) => e.body?.python)?.body.python, header: text.split("\n")[0] };
+      assert.match(s.text("console"), new RegExp(`Python ${pythonVersion.replace(".", "\\.")} states`));
+    } finally {
+      await s.dc.stop();
+    }
+  }
+  // 3.11: what the model was trained on, a frame of its own; 3.12 runs the comprehension inline.
+  assert.ok(seen["3.11"].frames.some((n) => n.endsWith("<listcomp>")), seen["3.11"].frames.join(", "));
+  assert.ok(seen["3.12"].frames.length > 0 && !seen["3.12"].frames.some((n) => /<(list|dict|set)comp>/.test(n)), seen["3.12"].frames.join(", "));
+  assert.deepEqual([seen["3.11"].python, seen["3.12"].python], ["3.11", "3.12"]);
+  assert.match(seen["3.11"].header, /^#ndbg 2 python3\.11 /);
+  assert.match(seen["3.12"].header, /^#ndbg 2 python3\.12 /);
+});
+
+test("a bad pythonVersion ends the launch with a message that names it", T, async () => {
+  const cases: [unknown, RegExp][] = [
+    ["3.x", /"pythonVersion" must be a Python version such as "3.11" or "3.12" \(major.minor\), not "3.x"/],
+    [3.12, /"pythonVersion" must be a Python version .* not 3.12$/],
+    ["2.7", /"pythonVersion" must be a Python version .* not "2.7"/],
+    ["3.12.1", /not "3.12.1"/],
+    ["3.7", /"pythonVersion" must be Python 3.8 or newer/],
+  ];
+  for (const [pythonVersion, re] of cases) {
+    const s = await open();
+    try {
+      await s.dc.initializeRequest({ adapterID: "neural-python", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true });
+      await assert.rejects(s.dc.launch(base({ program: join(BROKEN, "unfinished.py"), call: "run('x')", pythonVersion })), (err: Error) => re.test(err.message));
+    } finally {
+      await s.dc.stop();
+    }
+  }
+  // Other modes run or replay real states: the attribute is refused there.
+  const s = await open();
+  try {
+    await s.dc.initializeRequest({ adapterID: "neural-python", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true });
+    await assert.rejects(s.dc.launch(base({ program: join(BROKEN, "unfinished.py"), mode: "record", trusted: true, pythonVersion: "3.12" })), /"pythonVersion" says which Python's states predict mode predicts; record mode runs or replays real ones/);
+  } finally {
+    await s.dc.stop();
+  }
 });

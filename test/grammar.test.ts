@@ -92,6 +92,12 @@ describe("ndbg TextMate grammar", { skip: missing }, () => {
     assert.ok(has(find(tokens, "#ndbg", 0), "keyword.other.header"));
     assert.ok(has(find(tokens, "1", 0), "constant.numeric.version"));
     assert.ok(tokens.filter((t) => t.line === 0 && t.text.includes("demo.py")).every((t) => has(t, "meta.header.metadata")));
+    // Version 2 names the Python version.
+    const v2 = tokenize(read("golden/comprehension.ndbg"));
+    assert.ok(has(find(v2, "2", 0), "constant.numeric.version"));
+    assert.ok(has(find(v2, "python", 0), "keyword.other.python"));
+    assert.ok(has(find(v2, "3.11", 0), "constant.numeric.python-version"));
+    assert.ok(v2.filter((t) => t.line === 0 && t.text.includes("squares.py")).every((t) => has(t, "meta.header.metadata")));
   });
 
   test("the source section is Python, embedded", () => {

@@ -134,15 +134,18 @@ describe("trace language server over LSP", () => {
   test("header errors: unknown version, bad metadata, no header", async () => {
     const { text } = fixture("golden/minimal.ndbg");
     const uri = "file:///tmp/header-errors.ndbg";
-    let diags = await open(uri, text.replace("#ndbg 1", "#ndbg 2"));
+    let diags = await open(uri, text.replace("#ndbg 1", "#ndbg 3"));
     assert.equal(diags.length, 1);
     assert.equal(diags[0].range.start.line, 0);
-    assert.match(msg(diags[0]), /version 2 is not supported/);
+    assert.match(msg(diags[0]), /version 3 is not supported/);
     diags = await open(uri, text.replace("#ndbg 1", '#ndbg 1 {"program": oops}'));
     assert.match(msg(diags[0]), /metadata is not valid JSON/);
+    diags = await open(uri, text.replace("#ndbg 1", "#ndbg 2 python3.x"));
+    assert.match(msg(diags[0]), /bad Python version "3.x"/);
+    assert.deepEqual(await open(uri, text.replace("#ndbg 1", "#ndbg 2 python3.12")), []);
     diags = await open(uri, "x = 1\n");
     assert.equal(diags.length, 1);
-    assert.match(msg(diags[0]), /#ndbg 1/);
+    assert.match(msg(diags[0]), /#ndbg 2/);
   });
 
   test("the outline nests frames by call depth", async () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Reach, callStack, refusal } from "../adapter/model/reach.js";
-import { reachGrammar } from "../adapter/model/grammar.js";
+import { jsonGrammar, nativeGrammar, reachGrammar, scopeTable } from "../adapter/model/grammar.js";
 import { getBackend, disposeAll } from "../adapter/model/backend.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { stateAt, type Recording } from "../adapter/tools/sampling.js";
@@ -129,4 +129,80 @@ test("the grammars written from the rules parse in llama.cpp, for every state an
   } finally {
     await disposeAll();
   }
+});
+
+// ---- the Python version (adapter/model/pyversion.ts) ----
+// 3.12 runs list, dict and set comprehensions inline (PEP 709): no frame of their own, their
+// locals in the frame that runs them while they run. 3.11's side is checked against real traces
+// here; no 3.12 interpreter is at hand, so its side is checked against the states PEP 709 says
+// a 3.12 tracer reports, with the version given explicitly.
+const COMPS = "def f(xs):\n    ys = [x * 2 for x in xs]\n    d = {k: k for k in ys}\n    s = {v for v in d}\n    g = sum(x for x in s)\n    h = (lambda a: a + 1)(g)\n    return h\n";
+const fAt = (n: number, locals: Record<string, string>): Frame => ({ event: "line", line: n, depth: 0, func: "f", locals });
+
+test("3.11: every state of a real run of list, dict and set comprehensions is allowed; on 3.12 their frames are refused", T, async () => {
+  const batch = new TraceBatch({ maxEvents: 400, timeout: 10 });
+  const run = await batch.trace({ source: COMPS, call: "f([1, 2])" });
+  await batch.close();
+  assert.equal(run.python, "3.11", "this check needs the 3.11 tracer");
+  const comps = new Set(run.frames.map((f) => f.func).filter((f) => /<(list|dict|set)comp>/.test(f)));
+  assert.deepEqual([...comps].sort(), ["f.<locals>.<dictcomp>", "f.<locals>.<listcomp>", "f.<locals>.<setcomp>"]);
+  const src = await parsePython(COMPS);
+  const on = { "3.11": new Reach(src, "3.11"), "3.12": new Reach(src, "3.12") };
+  const refused: Record<string, string[]> = { "3.11": [], "3.12": [] };
+  for (let i = 0; i + 1 < run.frames.length; i++) {
+    const truth = stateAt(run, i + 1, i, { kind: "step_into" });
+    for (const v of ["3.11", "3.12"] as const) {
+      const next = on[v].next([stateAt(run, i, i)], { kind: "step_into" });
+      const why = next ? refusal(next, truth, run.frames[i]) : `no rules for ${run.frames[i].func}`;
+      if (why) refused[v].push(`${truth.frame!.func}: ${why}`);
+    }
+  }
+  assert.deepEqual(refused["3.11"], []);
+  // 3.12 has no rules inside a comprehension's frame, and refuses every step into one.
+  const intoComp = refused["3.12"].filter((r) => /^f\.<locals>\.<(list|dict|set)comp>: .*(cannot follow|does not define|no rules|not a function)/.test(r));
+  assert.ok(intoComp.length >= 3, refused["3.12"].join("\n"));
+  assert.ok(refused["3.12"].every((r) => /<(list|dict|set)comp>/.test(r)), refused["3.12"].join("\n"));
+});
+
+test("the frame grammar names <listcomp>, <dictcomp>, <setcomp> on 3.11 and not on 3.12; <genexpr> and <lambda> on both", async () => {
+  const src = await parsePython(COMPS);
+  const funcs = (python?: string): string[] => scopeTable(src, python).flatMap((s) => [s.func, ...s.nested.map((n) => n.func)]).sort();
+  const both = ["<module>", "f", "f.<locals>.<genexpr>", "f.<locals>.<lambda>"];
+  assert.deepEqual(funcs("3.11"), [...both, "f.<locals>.<dictcomp>", "f.<locals>.<listcomp>", "f.<locals>.<setcomp>"].sort());
+  assert.deepEqual(funcs(undefined), funcs("3.11"), "an unknown version is read as 3.11 (the version of every trace before format 2)");
+  assert.deepEqual(funcs("3.12"), both.sort());
+  assert.deepEqual(funcs("3.13"), both.sort());
+  const tok = (t: string): string => JSON.stringify(t);
+  assert.match(nativeGrammar(src, tok, undefined, "3.11"), /<listcomp>/);
+  assert.doesNotMatch(nativeGrammar(src, tok, undefined, "3.12"), /<listcomp>|<dictcomp>|<setcomp>/);
+  assert.match(nativeGrammar(src, tok, undefined, "3.12"), /<genexpr>/);
+  assert.doesNotMatch(jsonGrammar(src, "3.12"), /<listcomp>/);
+  // A generator expression inside a list comprehension is named after the function on 3.12 (the comprehension has no frame).
+  const nested = await parsePython("def f(xs):\n    return [sum(y for y in x) for x in xs]\n");
+  assert.deepEqual(scopeTable(nested, "3.11")[1].nested.map((n) => n.func).sort(), ["f.<locals>.<listcomp>", "f.<locals>.<listcomp>.<genexpr>"]);
+  assert.deepEqual(scopeTable(nested, "3.12")[1].nested.map((n) => n.func), ["f.<locals>.<genexpr>"]);
+});
+
+test("3.12: a step into an inline list comprehension stays in the function, its variable there while it runs; 3.11 refuses that state and admits the frame", async () => {
+  const src = await parsePython(COMPS);
+  const at2: Step[] = [{ frame: { event: "call", line: 1, depth: 0, func: "f", locals: { xs: "[1, 2]" } } }, { action: { kind: "step_into" }, frame: fAt(2, { xs: "[1, 2]" }) }];
+  const into = { kind: "step_into" } as const;
+  const why = (python: string, step: Step): string | undefined => {
+    const next = new Reach(src, python).next(at2, into);
+    assert.ok(next);
+    return refusal(next, step, at2[1].frame);
+  };
+  const inline = { frame: fAt(2, { xs: "[1, 2]", x: "1" }) };
+  const listcomp = { frame: { event: "call", line: 2, depth: 1, func: "f.<locals>.<listcomp>", locals: {} } } as Step;
+  // The comprehension's loop, inline: f on line 2 again with x; then line 3 with ys, x gone again (locals in full).
+  assert.equal(why("3.12", inline), undefined);
+  assert.equal(why("3.12", { frame: fAt(3, { xs: "[1, 2]", ys: "[2, 4]" }) }), undefined);
+  assert.match(why("3.12", listcomp)!, /<listcomp>/);
+  assert.equal(why("3.11", listcomp), undefined);
+  assert.match(why("3.11", inline)!, /"x"/);
+  // From inside the loop, x changes from one element to the next.
+  const loop: Step[] = [...at2, { action: into, ...inline }];
+  const next = new Reach(src, "3.12").next(loop, into)!;
+  assert.equal(refusal(next, { frame: fAt(2, { xs: "[1, 2]", x: "2" }) }, inline.frame), undefined);
+  assert.equal(refusal(next, { frame: fAt(3, { xs: "[1, 2]", ys: "[2, 4]" }) }, inline.frame), undefined);
 });

@@ -37,6 +37,9 @@ const forged: [string, string, RegExp][] = [
   ["a local that is not a repr", '{"event": "line", "line": 1, "depth": 0, "func": "f", "locals": {"x": 3}}', /the local "x" is not a repr/],
   ["an unknown event", '{"event": "jump", "line": 1, "depth": 0, "func": "f", "locals": {}}', /"event" is "jump"/],
   ["an exit with a made-up status", '{"event": "exit", "status": "fine"}', /an exit's "status" is "fine"/],
+  // The tracer writes its Python version once, before the program runs: a program cannot change it.
+  ["a second start record", '{"event": "start", "python": "3.12"}', /a start record after the run began/],
+  ["a start record with a bad version", '{"event": "start", "python": "2.7"}', /a start's "python" is "2.7"/],
 ];
 
 for (const [what, record, message] of forged) {

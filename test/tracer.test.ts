@@ -199,6 +199,19 @@ test("comprehensions: their own frames (inlined from 3.12 on), iterator locals h
   assert.equal(r.frames.at(-1)!.value, "{'a': 0, 'b': 1}");
 });
 
+test("the trace says which Python ran it (minor version), in one process and in a batch", async () => {
+  const r = await trace("comprehensions.py", { call: "squares(3)" });
+  assert.equal(r.python, `3.${minor}`);
+  const batch = new TraceBatch({ python: chosen });
+  try {
+    const b = await batch.trace({ source: "x = [i for i in range(2)]\n" });
+    assert.equal(b.python, `3.${minor}`);
+    assert.equal(b.exit.status, "normal");
+  } finally {
+    await batch.close();
+  }
+});
+
 test("classes: methods carry qualified names; a __repr__ that raises is caught", async () => {
   const r = await trace("classes.py", { call: "main()" });
   const init = "Counter.__init__"; // before 3.11 too: the tracer takes the function's __qualname__

@@ -243,18 +243,52 @@ test("malformed: unknown token, with its offset", () => {
 });
 
 test("malformed: bad or missing header", () => {
-  parseError(ok.replace("#ndbg 1", "#ndbg"), /a trajectory starts with "#ndbg 1"/);
-  parseError(ok.replace("#ndbg 1", "ndbg 1"), /a trajectory starts with/);
+  parseError(ok.replace("#ndbg 2", "#ndbg"), /a trajectory starts with "#ndbg 2"/);
+  parseError(ok.replace("#ndbg 2", "ndbg 2"), /a trajectory starts with/);
   parseError("\n" + ok, /a trajectory starts with/);
   parseError("", /a trajectory starts with/);
-  parseError(ok.replace("#ndbg 1", '#ndbg 1 {"a":'), /a trajectory starts with|metadata/);
-  parseError(ok.replace("#ndbg 1", '#ndbg 1 {"a":}'), /metadata is not valid JSON/);
-  parseError(ok.replace("<|src_sep|>\n", ""), /a trajectory starts with "#ndbg 1" then "<\|src_sep\|>"/);
+  parseError(ok.replace("#ndbg 2", '#ndbg 2 {"a":'), /a trajectory starts with|metadata/);
+  parseError(ok.replace("#ndbg 2", '#ndbg 2 {"a":}'), /metadata is not valid JSON/);
+  parseError(ok.replace("<|src_sep|>\n", ""), /a trajectory starts with "#ndbg 2" then "<\|src_sep\|>"/);
 });
 
 test("malformed: wrong version", () => {
-  parseError(ok.replace("#ndbg 1", "#ndbg 2"), /version 2 is not supported \(this reads 1\)/);
-  parseError(ok.replace("#ndbg 1", "#ndbg 0"), /version 0 is not supported/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 3"), /version 3 is not supported \(this reads and writes 1 and 2\)/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 0"), /version 0 is not supported/);
+});
+
+test("header: version 2 carries the Python version, version 1 reads as unknown; both round trip as written", () => {
+  const steps: Step[] = [{ frame: frame("call", 1, { a: "1" }) }, { action: { kind: "step_into" }, frame: frame("line", 2, { a: "1" }) }];
+  const v2: Trajectory = { version: 2, python: "3.12", meta: { program: "a.py" }, source: "def f(a):\n    b = a\n", steps };
+  const text2 = serialize(v2);
+  assert.ok(text2.startsWith('#ndbg 2 python3.12 {"program":"a.py"}\n<|src_sep|>\n'), text2);
+  roundTrip(v2);
+  roundTrip({ ...v2, python: "3.11" });
+  const bare: Trajectory = { version: 2, source: "x = 1\n", steps: [] };
+  assert.equal(serialize(bare), "#ndbg 2\n<|src_sep|>\nx = 1\n");
+  roundTrip(bare);
+  // Version 1: no Python version; read, it is unknown, and it is written back as version 1, byte for byte.
+  const v1: Trajectory = { version: 1, meta: { program: "a.py" }, source: v2.source, steps };
+  const text1 = serialize(v1);
+  assert.ok(text1.startsWith('#ndbg 1 {"program":"a.py"}\n'), text1);
+  assert.equal(parse(text1).python, undefined);
+  assert.equal(parse(text1).version, 1);
+  roundTrip(v1);
+  assert.deepEqual(parse(text2).steps, parse(text1).steps);
+  // One file may hold both (a version 1 trace and a version 2 session saved after it).
+  assert.deepEqual(parseMany(text1 + text2).map((t) => [t.version, t.python]), [[1, undefined], [2, "3.12"]]);
+  assert.throws(() => serialize({ ...v1, python: "3.11" }), /a version 1 header has no Python version/);
+  assert.throws(() => serialize({ ...v2, python: "3.x" }), /bad Python version "3.x"/);
+  assert.throws(() => serialize({ ...v2, version: 3 }), /version 3 is not supported/);
+});
+
+test("malformed: a bad Python version in the header", () => {
+  parseError(ok.replace("#ndbg 2", "#ndbg 2 python3"), /bad Python version "3" in the header/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 2 python2.7"), /bad Python version "2.7"/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 2 python3.11x"), /bad Python version "3.11x"/);
+  parseError(ok.replace("#ndbg 2", "#ndbg 1 python3.11"), /a version 1 header has no Python version/);
+  // Only a header directly before <|src_sep|> starts a trajectory: "python" must follow one space.
+  parseError(ok.replace("#ndbg 2", "#ndbg 2  python3.11"), /a trajectory starts with/);
 });
 
 test("malformed: a delta where the format requires full locals, with the frame's offset", () => {
@@ -266,7 +300,7 @@ test("malformed: a delta where the format requires full locals, with the frame's
   assert.notEqual(jump, ok);
   msg = parseError(jump, /delta where the format requires them in full/);
   assert.equal(offsetOf(msg), jump.indexOf("<|line_sep|>"));
-  const first = "#ndbg 1\n<|src_sep|>\n<|frame_sep|><|line_sep|>1 0 f<|arg_sep|>..\n";
+  const first = "#ndbg 2\n<|src_sep|>\n<|frame_sep|><|line_sep|>1 0 f<|arg_sep|>..\n";
   msg = parseError(first, /delta mark must open the locals of a frame that has a predecessor/);
   assert.equal(offsetOf(msg), first.lastIndexOf("<|arg_sep|>"));
   const late = ok.replace("<|line_sep|>2 0 f<|arg_sep|>..", "<|line_sep|>2 0 f<|arg_sep|>a=1<|arg_sep|>..");
@@ -326,7 +360,7 @@ test("metadata holding U+2028 round trips", () => {
   roundTrip(traj([], "", { program: "a\u2028b.py" }));
 });
 test("text before the first trajectory is an error", () => {
-  parseError("#ndbg 1\njunk\n" + ok, /./);
+  parseError("#ndbg 2\njunk\n" + ok, /./);
 });
 
 test("locals named __proto__, constructor and toString survive a round trip, in full and as a delta", () => {

@@ -34,7 +34,7 @@ from training.tokenizer import PRE, Tokenizer, TokenizerError
 REPO = Path(__file__).resolve().parent.parent
 CONFIGS = Path(__file__).resolve().parent / "configs"
 PART_BYTES = 16 * 1024 * 1024
-NDBG_FORMAT_VERSION = 1  # the trajectory format version (docs/TRAJECTORY.md) the model speaks
+NDBG_FORMAT_VERSIONS = (1, 2)  # the trajectory format versions (docs/TRAJECTORY.md) a model may speak: its "format_version" stat (train.py), else 1
 
 GGUF_MAGIC = b"GGUF"
 GGUF_VERSION = 3
@@ -392,6 +392,14 @@ def check_gguf(path: str | Path) -> dict:
 
 # ---- export ----
 
+def format_version(stats: dict) -> int:
+    """The trajectory format a model speaks: the newest of its training data (train.py's data_versions), else 1."""
+    v = stats.get("format_version", 1)
+    if v not in NDBG_FORMAT_VERSIONS:
+        raise GGUFError(f"trajectory format version {v!r} is not one of {NDBG_FORMAT_VERSIONS}")
+    return int(v)
+
+
 def _metadata(model: dict, tok: dict, ftype: str, name: str, stats: dict) -> list[tuple[str, int, object]]:
     specials = tok["special_tokens"]
     stop_id = tok["tokens"].index(tok.get("stop_token", "<|action_sep|>"))
@@ -422,12 +430,14 @@ def _metadata(model: dict, tok: dict, ftype: str, name: str, stats: dict) -> lis
         ("tokenizer.ggml.eos_token_id", U32, stop_id),
         ("tokenizer.ggml.add_bos_token", BOOL, False),
         ("tokenizer.ggml.add_eos_token", BOOL, False),
-        ("ndbg.format_version", U32, NDBG_FORMAT_VERSION),
+        ("ndbg.format_version", U32, format_version(stats)),
         ("ndbg.dialect", STR, "native"),
         ("ndbg.special_tokens", ARR, (STR, specials)),
         ("ndbg.stop_token", STR, tok["tokens"][stop_id]),
     ]
     for k, v in stats.items():  # training stats: numbers and strings only
+        if k == "format_version":  # written above, as what the model speaks
+            continue
         if isinstance(v, bool):
             kv.append((f"ndbg.train.{k}", BOOL, v))
         elif isinstance(v, int):  # 32-bit where it fits: readers get plain numbers, not BigInts
@@ -464,8 +474,8 @@ def read_model(path: str | Path) -> tuple[dict, dict, dict[str, np.ndarray], dic
     meta, infos = read_gguf(path, tensors=True)
     if meta.get("ndbg.dialect") != "native" or meta.get("general.architecture") != "llama":
         raise GGUFError(f"{path} is not a native-dialect llama model written by this exporter")
-    if meta.get("ndbg.format_version") != NDBG_FORMAT_VERSION:
-        raise GGUFError(f"{path} speaks trajectory format {meta.get('ndbg.format_version')}, not {NDBG_FORMAT_VERSION}")
+    if meta.get("ndbg.format_version") not in NDBG_FORMAT_VERSIONS:
+        raise GGUFError(f"{path} speaks trajectory format {meta.get('ndbg.format_version')}, not one of {NDBG_FORMAT_VERSIONS}")
     model = {"dim": meta["llama.embedding_length"], "n_layers": meta["llama.block_count"],
              "n_heads": meta["llama.attention.head_count"],
              "n_kv_heads": meta.get("llama.attention.head_count_kv", meta["llama.attention.head_count"]),
@@ -482,6 +492,7 @@ def read_model(path: str | Path) -> tuple[dict, dict, dict[str, np.ndarray], dic
         raise GGUFError(f"{path}: its tokenizer is not one of ours ({e})") from e
     arrays = {k: np.ascontiguousarray(v["data"], dtype=np.float32) for k, v in infos.items()}
     stats = {k[len("ndbg.train."):]: v for k, v in meta.items() if k.startswith("ndbg.train.")}
+    stats["format_version"] = meta["ndbg.format_version"]
     return model, tok, arrays, stats
 
 
@@ -528,12 +539,13 @@ def write_card(out: str | Path, name: str, model: dict, tok: dict, ftype: str, s
             ("architecture", f"llama: {model['n_layers']} layers, dim {model['dim']}, {model['n_heads']} heads, "
                              f"ffn {model['ffn_dim']}, context {model['ctx']}"),
             ("tokenizer", f"byte-level BPE, {len(tok['tokens'])} tokens ({len(tok['special_tokens'])} special), pre-tokenizer {tok.get('pre')}"),
-            ("trajectory format", f"version {NDBG_FORMAT_VERSION}, dialect native, stop token {tok.get('stop_token', '<|action_sep|>')}")]
-    skip = {"params", "vocab"}
+            ("trajectory format", f"version {format_version(stats)}, dialect native, stop token {tok.get('stop_token', '<|action_sep|>')}")]
+    skip = {"params", "vocab", "format_version"}
     labels = {"steps": "optimizer steps", "tokens_seen": "tokens seen", "target_tokens_seen": "target (loss) tokens seen",
               "train_minutes": "training time (min)", "device": "hardware", "threads": "CPU threads", "data": "data",
               "first_loss": "first training loss", "final_train_loss": "last training loss", "eval_loss": "held-out loss (target tokens)",
-              "config": "config", "random": "random weights", "init": "continued from (earlier version)"}
+              "config": "config", "random": "random weights", "init": "continued from (earlier version)",
+              "python_versions": "traced with Python (minor versions)"}
     for k, v in stats.items():
         if k in skip:
             continue

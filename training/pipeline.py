@@ -4,6 +4,7 @@ programs on every core, sessions, tokens, training for a time budget, an f16 GGU
   python3 -m training.pipeline --out DIR --node NODE --python PY [--python-home HOME]
       [--init MODEL.gguf | --config base] --minutes M [--sets 14 --programs 40000]
       [--realcode training/data/realcode.jsonl --realcode-samples 40] [--exclude CORPUS ...]
+      [--sessions SESSIONS.jsonl.xz ...]
 
 Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
 1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
@@ -14,13 +15,18 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    becomes at inference.
 3. sessions: `ndbg data` on each set (and `--realcode-samples` sessions per real program), in
    parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
-4. train: `training.train` on all of it (`--init` continues a model), `--minutes` of training.
+4. train: `training.train` on all of it, and on `--sessions` files made elsewhere (`--init`
+   continues a model), `--minutes` of training.
 5. export: an f16 GGUF cut into parts of at most `--part-mib` MiB with a manifest
    (`python3 -m training.gguf --join DIR/export/model.f16.json --type q8_0 --card` puts it together
    again where the model ships).
 
-The traced Python (`--python`) is the one whose traces the model learns: its version goes into the
-timings and should match the Python users debug with (the bundled model: 3.11). `--python-home`
+The traced Python (`--python`) is the one whose traces the model learns: its minor version goes
+into every session's header (`#ndbg 2 python3.12`, docs/TRAJECTORY.md) and the timings. Traces
+differ between versions (3.12 runs list comprehensions in no frame of their own), so a model
+learns each version it is to predict: `--sessions` adds sessions traced by another Python (made
+by `ndbg data` on another machine), and the model is written knowing every version its data
+names (ndbg.train.python_versions; the bundled model: 3.11 only). `--python-home`
 sets PYTHONHOME and LD_LIBRARY_PATH for it and its children only (a relocated copy of an
 interpreter), never for this process. Node needs `dist/ndbg.js` (npm run build) and
 node_modules/web-tree-sitter beside it.
@@ -78,6 +84,8 @@ def parse_args(argv):
     ap.add_argument("--realcode", help="real-code training corpus (training/realcode.py)")
     ap.add_argument("--realcode-heldout", default=str(REPO / "training/heldout/realcode.jsonl"))
     ap.add_argument("--realcode-samples", type=int, default=40, help="sessions per real program")
+    ap.add_argument("--sessions", action="append", default=[],
+                    help="sessions made elsewhere (`ndbg data`, e.g. by another Python version) to train on too; repeatable")
     ap.add_argument("--samples-per-program", type=int, default=2)
     ap.add_argument("--mix", default=MIX)
     ap.add_argument("--inverse-call", default="0.2")
@@ -137,6 +145,9 @@ class Run:
             raise PipelineError(f"node does not run: {n.stderr.strip()[-300:]}")
         if not (REPO / "dist/ndbg.js").exists():
             raise PipelineError("dist/ndbg.js is missing: npm run build")
+        missing = [s for s in self.a.sessions if not Path(s).is_file()]
+        if missing:
+            raise PipelineError(f"--sessions {missing[0]} is missing")
         return {"traced_python": v.stdout.strip(), "node": n.stdout.strip(), "cores": os.cpu_count()}
 
     def programs(self):
@@ -204,7 +215,7 @@ class Run:
                 raise PipelineError(f"no sessions in {self.out}: run the sessions stage first")
         cmd = [sys.executable, "-m", "training.train", "--out", str(self.out / "run"), "--config", a.config,
                "--device", a.device, "--threads", str(a.threads), "--attention", a.attention]
-        for p in self.train_files:
+        for p in [*self.train_files, *self.a.sessions]:
             cmd += ["--data", str(p)]
         for p in self.eval_files:
             cmd += ["--eval", str(p)]
@@ -216,7 +227,7 @@ class Run:
             cmd.append("--compile")
         self.sh(cmd, None, self.out / "train.log")
         done = [json.loads(l) for l in open(self.out / "run/log.jsonl") if '"event": "done"' in l][-1]
-        return {k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "device") if k in done}
+        return {k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "device", "format_version", "python_versions") if k in done}
 
     def export(self):
         gguf = self.out / "export/model.f16.gguf"

@@ -453,6 +453,27 @@ def train(texts: Iterable[str], vocab_size: int, special_tokens: list[str] | Non
 
 # ---- data ----
 
+# The trajectory header (docs/TRAJECTORY.md): "#ndbg VERSION [pythonMAJOR.MINOR] [JSON]". Version 2
+# names the Python that ran the program (traces differ between versions); version 1 does not.
+TRAJECTORY_VERSIONS = (1, 2)
+_HEADER = re.compile(r"#ndbg (\d+)(?: python(\S+))?(?: \{[^\n]*\})?\n")
+_PYTHON = re.compile(r"3\.(0|[1-9]\d?)")
+
+
+def trajectory_header(text: str, where: str) -> tuple[int, str | None]:
+    """(format version, Python minor version or None) of an `ndbg data` text; a text that does not
+    start with a header of a version this reads is a clear error."""
+    m = _HEADER.match(text)
+    if not m:
+        raise TokenizerError(f"{where}: the text does not start with a trajectory header (#ndbg 2 python3.11)")
+    version, python = int(m[1]), m[2]
+    if version not in TRAJECTORY_VERSIONS:
+        raise TokenizerError(f"{where}: trajectory format version {version} is not supported (this reads 1 and 2)")
+    if python is not None and (version < 2 or not _PYTHON.fullmatch(python)):
+        raise TokenizerError(f"{where}: bad Python version {python!r} in a version {version} header")
+    return version, python
+
+
 def read_jsonl(path: str | Path) -> Iterator[dict]:
     """Records of an `ndbg data` file ({"id", "text", "targets"}), plain or compressed (.xz, .gz:
     the files that travel to a training machine); a bad line or a broken file is a clear error."""

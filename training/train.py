@@ -46,6 +46,7 @@ import shutil
 import signal
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -54,10 +55,10 @@ if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from training.gguf import GGUFError, load_config, read_model, read_tensors, write_tensors  # noqa: E402
-from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, train as train_tokenizer  # noqa: E402
+from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, trajectory_header, train as train_tokenizer  # noqa: E402
 
 OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
-CACHE_VERSION = 2  # bump when what the token cache holds changes
+CACHE_VERSION = 3  # bump when what the token cache holds changes
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -127,6 +128,7 @@ def _cache_dir(path: str, tok_key: str, cache_dir: Path) -> Path:
 
 
 _ARRAYS = ("tokens", "mask", "offsets", "idhash")
+_HEADERS = "headers.json"  # the trajectory format versions and Python versions of a file's texts, counted
 
 
 def tokenize_file(path: str, tok_path: str, d: Path) -> dict:
@@ -136,7 +138,11 @@ def tokenize_file(path: str, tok_path: str, d: Path) -> dict:
         raise TrainError("vocabularies above 65535 tokens do not fit the uint16 cache")
     t0 = time.time()
     toks, masks, offsets, idh, chars = [], [], [0], [], 0
+    formats, pythons = Counter(), Counter()
     for n, rec in enumerate(read_jsonl(path), 1):
+        fmt, python = trajectory_header(rec["text"], f"{path}:{n}")
+        formats[fmt] += 1
+        pythons[python or "unknown"] += 1
         ids, m = tokenize_record(tok, rec, f"{path}:{n}")
         toks.append(np.asarray(ids, dtype=np.uint16))
         masks.append(np.asarray(m, dtype=np.uint8))
@@ -154,9 +160,11 @@ def tokenize_file(path: str, tok_path: str, d: Path) -> dict:
     tmp.mkdir(parents=True)
     for n, a in arrays.items():
         np.save(tmp / f"{n}.npy", a)
+    headers = {"formats": {str(k): v for k, v in sorted(formats.items())}, "python": dict(sorted(pythons.items()))}
+    (tmp / _HEADERS).write_text(json.dumps(headers))
     shutil.rmtree(d, ignore_errors=True)
     os.replace(tmp, d)
-    return {"event": "tokenized", "data": str(path), "docs": len(toks), "tokens": int(arrays["offsets"][-1]),
+    return {"event": "tokenized", "data": str(path), "docs": len(toks), **headers, "tokens": int(arrays["offsets"][-1]),
             "target_tokens": int(arrays["mask"].sum()), "chars_per_token": round(chars / max(int(arrays["offsets"][-1]), 1), 3),
             "seconds": round(time.time() - t0, 1), "cache": str(d)}
 
@@ -166,7 +174,7 @@ def load_data(paths: list[str], tok_path: str, cache_dir: Path, log) -> list[dic
     cache, or tokenized once into it (several files in parallel processes)."""
     tok_key = hashlib.sha256(Path(tok_path).read_bytes()).hexdigest()[:12]
     dirs = [_cache_dir(p, tok_key, cache_dir) for p in paths]
-    todo = sorted({(p, d) for p, d in zip(paths, dirs) if not all((d / f"{n}.npy").exists() for n in _ARRAYS)})
+    todo = sorted({(p, d) for p, d in zip(paths, dirs) if not all((d / f"{n}.npy").exists() for n in _ARRAYS) or not (d / _HEADERS).exists()})
     if len(todo) == 1:
         log(tokenize_file(todo[0][0], tok_path, todo[0][1]))
     elif todo:
@@ -176,7 +184,22 @@ def load_data(paths: list[str], tok_path: str, cache_dir: Path, log) -> list[dic
         with ProcessPoolExecutor(min(len(todo), os.cpu_count() or 1), mp_context=mp.get_context("spawn")) as pool:
             for rec in pool.map(tokenize_file, [p for p, _ in todo], [tok_path] * len(todo), [d for _, d in todo]):
                 log(rec)
-    return [{n: np.load(d / f"{n}.npy", mmap_mode="r") for n in _ARRAYS} for d in dirs]
+    return [{**{n: np.load(d / f"{n}.npy", mmap_mode="r") for n in _ARRAYS}, "headers": json.loads((d / _HEADERS).read_text())} for d in dirs]
+
+
+def data_versions(sets: list[dict], prior: dict | None = None) -> dict:
+    """What a model trained on `sets` speaks: the newest trajectory format among its texts, and the
+    Python versions their headers name (with those of the model it continues); version 1 texts
+    name none. Written into the GGUF (ndbg.format_version, ndbg.train.python_versions), whence
+    the adapter knows which prompt header and which versions the model knows."""
+    formats = {int(k) for s in sets for k in s["headers"]["formats"]}
+    pythons = {v for s in sets for v in s["headers"]["python"] if v != "unknown"}
+    if prior and prior.get("python_versions"):
+        pythons |= set(str(prior["python_versions"]).split(","))
+    out = {"format_version": max(formats | {int((prior or {}).get("format_version", 1))})}
+    if pythons:
+        out["python_versions"] = ",".join(sorted(pythons, key=lambda v: int(v.split(".")[1])))
+    return out
 
 
 class Docs:
@@ -482,7 +505,7 @@ def run(args) -> int:
         except (OSError, KeyError) as e:
             raise TrainError(f"cannot continue from {args.init}: {e}") from e
         cfg = {**cfg, "model": {**cfg["model"], **init_model},
-               "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE}}}
+               "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE or k in _SPOKEN}}}
         (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
     tc = dict(cfg.get("train", {}))
     for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("warmup", args.warmup), ("eval_every", args.eval_every),
@@ -688,7 +711,7 @@ def run(args) -> int:
              "final_train_loss": lv,
              "eval_loss": last_eval if last_eval is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
              "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
-             "vocab": tok.vocab_size}
+             "vocab": tok.vocab_size, **data_versions(train_sets, cfg.get("init", {}).get("stats"))}
     if "init" in cfg:  # a continued model: totals over both runs, and where it started
         prior = cfg["init"]["stats"]
         for k in _CUMULATIVE:
@@ -704,6 +727,7 @@ def run(args) -> int:
 
 # Training stats that add up when a run continues from an earlier model (--init).
 _CUMULATIVE = ("steps", "tokens_seen", "target_tokens_seen", "train_minutes")
+_SPOKEN = ("format_version", "python_versions")  # what a continued model already speaks (data_versions)
 
 
 def _set_name(path: str) -> str:

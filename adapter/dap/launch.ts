@@ -8,6 +8,7 @@ import { LAYOUTS, type LayoutName } from "../pyread/layout.js";
 import { quoted } from "./requests.js";
 import { MAX_TIMEOUT_S } from "../real/tracer.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
+import { checkPythonVersion } from "../model/pyversion.js";
 
 export const MODES = ["predict", "record", "compare", "replay", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
@@ -35,6 +36,8 @@ export interface LaunchConfig {
   threads: number;
   stopOnEntry: boolean;
   python?: string;
+  /** Predict mode: the Python version whose states to predict ("3.12"); default: the launch's Python's, else the newest the model knows. */
+  pythonVersion?: string;
   resync: boolean;
   /** Compare mode: where the predicted states come from. */
   predictor: PredictorKind;
@@ -156,6 +159,15 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   const python = str("python");
   if (python instanceof Error) return fail(python.message);
   if (python !== undefined && python.trim() === "") return fail('"python" is empty: leave it out to use a Python on PATH');
+  let pythonVersion: string | undefined;
+  if (a.pythonVersion !== undefined && a.pythonVersion !== null) {
+    try {
+      pythonVersion = checkPythonVersion(a.pythonVersion);
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+    if (mode !== "predict") return fail(`"pythonVersion" says which Python's states predict mode predicts; ${mode} mode runs or replays real ones`);
+  }
   const stopOnEntry = bool("stopOnEntry", LAUNCH_DEFAULTS.stopOnEntry);
   if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
   const resync = bool("resync", LAUNCH_DEFAULTS.resync);
@@ -209,5 +221,6 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   // it never runs the program), and "python" names the executable: from an untrusted workspace's
   // launch.json that could be any file in it. There the Python on PATH parses instead.
   if (python !== undefined && (trusted || mode !== "predict")) config.python = python;
+  if (pythonVersion !== undefined) config.pythonVersion = pythonVersion;
   return { ok: true, config };
 }

@@ -61,6 +61,7 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
         dialect: config.dialect,
         layout: config.layout,
         ...(config.python !== undefined ? { python: config.python } : {}),
+        ...(config.pythonVersion !== undefined ? { pythonVersion: config.pythonVersion } : {}),
         gpu: config.gpu,
         threads: config.threads,
         cwd: dirname(config.program),

@@ -487,7 +487,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendEvent(ev);
   }
 
-  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"] };
+  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"]; python: string };
   private downloaded = -1;
 
   /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
@@ -497,8 +497,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
     } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
     else if (s.stage === "ready") {
-      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped };
-      this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context`);
+      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped, python: s.python };
+      this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
       for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
       this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
     }

@@ -293,7 +293,8 @@ export class Engine {
   /** The session's history in the trajectory format. */
   trajectory(meta?: Record<string, unknown>): Trajectory {
     const steps: Step[] = this.hist.map((p, i) => (i === 0 ? withoutAction(p.step) : p.step));
-    return meta ? { version: FORMAT_VERSION, meta, source: this.predictor.source, steps } : { version: FORMAT_VERSION, source: this.predictor.source, steps };
+    const python = this.predictor.python;
+    return { version: FORMAT_VERSION, ...(python ? { python } : {}), ...(meta ? { meta } : {}), source: this.predictor.source, steps };
   }
 
   // ---- internals ----

@@ -49,6 +49,8 @@ export interface PredictOptions {
 export interface Predictor {
   /** The program text that line numbers refer to. */
   readonly source: string;
+  /** The minor version of the Python whose states these are ("3.11"), when known. */
+  readonly python?: string;
   /** The first state of a session. */
   start(opts?: PredictOptions): Promise<Predicted>;
   /**

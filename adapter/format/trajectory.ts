@@ -1,8 +1,14 @@
-// The trajectory format, version 1: the one serializer and the one parser of program states
+// The trajectory format, version 2: the one serializer and the one parser of program states
 // and the debugger actions between them. Specified in docs/TRAJECTORY.md and tested against the
 // golden files in test/golden/. Training data is written by this serializer too (`ndbg data`).
 
-export const FORMAT_VERSION = 1;
+/** The version this writes. */
+export const FORMAT_VERSION = 2;
+/** The versions this reads: version 1 is version 2 without the Python version in the header. */
+export const READ_VERSIONS: readonly number[] = [1, 2];
+
+/** A Python minor version as the header writes it ("3.11"). */
+export const PYTHON_VERSION_RE = /^3\.(0|[1-9]\d?)$/;
 
 export type EventKind = "call" | "line" | "return" | "exception";
 
@@ -51,7 +57,13 @@ export interface Step {
 }
 
 export interface Trajectory {
+  /** Its format version: the one it was read in, and the one it is written in (new ones: FORMAT_VERSION). */
   version: number;
+  /**
+   * The minor version of the Python that ran it ("3.11"), absent when unknown (version 1 files).
+   * Traces depend on it: 3.12 runs list, dict and set comprehensions inline, 3.11 in frames of their own.
+   */
+  python?: string;
   meta?: Record<string, unknown>;
   /** The program text, "\n" line ends, ending with "\n". */
   source: string;
@@ -91,6 +103,8 @@ export const SPECIAL_TOKENS: readonly string[] = [
 ];
 
 export const HEADER = `#ndbg ${FORMAT_VERSION}`;
+/** A header line: "#ndbg VERSION [pythonMAJOR.MINOR] [JSON]" (a trajectory only where "<|src_sep|>" follows). */
+const HEADER_RE = /^#ndbg (\d+)(?: python(\S+))?( \{[^\n]*\})?\n/m;
 /** Marks a frame whose locals are written as changes against the previous frame. */
 export const DELTA_MARK = "..";
 
@@ -143,8 +157,33 @@ export function serializeExit(exit: Exit): string {
   return s;
 }
 
-export function serializeHeader(meta?: Record<string, unknown>): string {
-  return HEADER + (meta && Object.keys(meta).length ? " " + JSON.stringify(meta) : "") + "\n";
+/** What a header line holds besides the format version. */
+export interface HeaderFields {
+  python?: string;
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * The header line in format `format`: version 1 (files and prompts of models trained on it, which
+ * must stay as they were) has no Python version.
+ */
+export function serializeHeader(h: HeaderFields = {}, format = FORMAT_VERSION): string {
+  checkHeader(format, h.python);
+  const python = h.python !== undefined ? ` python${h.python}` : "";
+  return `#ndbg ${format}${python}` + (h.meta && Object.keys(h.meta).length ? " " + JSON.stringify(h.meta) : "") + "\n";
+}
+
+/** A header's format version and Python version, read or to be written: one this knows, and one that version can say. */
+function checkHeader(version: number, python: string | undefined): void {
+  if (!READ_VERSIONS.includes(version)) throw new TrajectoryError(`trajectory format version ${version} is not supported (this reads and writes ${READ_VERSIONS.join(" and ")})`);
+  if (python === undefined) return;
+  if (version < 2) throw new TrajectoryError(`a version ${version} header has no Python version (it came in version 2)`);
+  if (!PYTHON_VERSION_RE.test(python)) throw new TrajectoryError(`bad Python version "${python}" in the header: expected MAJOR.MINOR such as python3.11`);
+}
+
+/** A trajectory's text up to its first step: the header, then the program (a model prompt without metadata starts so). */
+export function serializeHead(source: string, h: HeaderFields = {}, format = FORMAT_VERSION): string {
+  return serializeHeader(h, format) + TOKENS.src + "\n" + escapeText(normalizeSource(source));
 }
 
 export function normalizeSource(source: string): string {
@@ -161,7 +200,7 @@ export function serializeStep(step: Step, prev?: Frame): string {
 }
 
 export function serialize(t: Trajectory): string {
-  let s = serializeHeader(t.meta) + TOKENS.src + "\n" + escapeText(normalizeSource(t.source));
+  let s = serializeHead(t.source, t, t.version);
   let prev: Frame | undefined;
   for (const step of t.steps) {
     s += serializeStep(step, prev);
@@ -304,32 +343,56 @@ export function parseSteps(body: string, prev?: Frame, base = 0): Step[] {
   return steps;
 }
 
+/** A header line where a trajectory starts: its offset and length. */
+export interface HeaderMatch {
+  index: number;
+  length: number;
+}
+
+/**
+ * The header lines of a file that start trajectories. A header-like line inside a source is
+ * escaped by no rule, so only headers directly before <|src_sep|> count.
+ */
+export function findHeaders(text: string): HeaderMatch[] {
+  return [...text.matchAll(new RegExp(HEADER_RE, "gm"))]
+    .filter((m) => text.startsWith(TOKENS.src + "\n", m.index! + m[0].length))
+    .map((m) => ({ index: m.index!, length: m[0].length }));
+}
+
+/** Reads a header line found by findHeaders: its version, Python version and metadata, checked. */
+export function parseHeader(line: string): HeaderFields & { version: number } {
+  const m = HEADER_RE.exec(line.endsWith("\n") ? line : line + "\n");
+  if (!m) throw new TrajectoryError(`a trajectory starts with "${HEADER}" then "${TOKENS.src}"`);
+  const version = Number(m[1]);
+  checkHeader(version, m[2]);
+  const h: HeaderFields & { version: number } = { version };
+  if (m[2] !== undefined) h.python = m[2];
+  if (m[3]) {
+    try {
+      h.meta = JSON.parse(m[3].slice(1));
+    } catch {
+      throw new TrajectoryError("the header's metadata is not valid JSON");
+    }
+  }
+  return h;
+}
+
 /** Parses a file of one or more trajectories. */
 export function parseMany(text: string): Trajectory[] {
   const out: Trajectory[] = [];
-  const headerRe = /^#ndbg (\d+)( \{[^\n]*\})?\n/gm;
-  // A header-like line inside a source is escaped by no rule, so only headers directly before <|src_sep|> count.
-  const real = [...text.matchAll(headerRe)].filter((m) => text.startsWith(TOKENS.src + "\n", m.index! + m[0].length));
+  const real = findHeaders(text);
   if (!real.length || real[0].index !== 0) throw new TrajectoryError(`a trajectory starts with "${HEADER}" then "${TOKENS.src}"`);
   for (let k = 0; k < real.length; k++) {
     const m = real[k];
-    const end = k + 1 < real.length ? real[k + 1].index! : text.length;
-    const version = Number(m[1]);
-    if (version !== FORMAT_VERSION) throw new TrajectoryError(`trajectory format version ${version} is not supported (this reads ${FORMAT_VERSION})`);
-    let meta: Record<string, unknown> | undefined;
-    if (m[2]) {
-      try {
-        meta = JSON.parse(m[2].slice(1));
-      } catch {
-        throw new TrajectoryError("the header's metadata is not valid JSON");
-      }
-    }
-    const srcStart = m.index! + m[0].length + TOKENS.src.length + 1;
+    const end = k + 1 < real.length ? real[k + 1].index : text.length;
+    const { version, python, meta } = parseHeader(text.slice(m.index, m.index + m.length));
+    const srcStart = m.index + m.length + TOKENS.src.length + 1;
     const rest = text.slice(srcStart, end);
     const firstToken = rest.search(SPECIAL_RE);
     const source = unescapeText(firstToken < 0 ? rest : rest.slice(0, firstToken));
     const body = firstToken < 0 ? "" : rest.slice(firstToken);
     const t: Trajectory = { version, source, steps: parseSteps(body, undefined, srcStart + (firstToken < 0 ? rest.length : firstToken)) };
+    if (python !== undefined) t.python = python;
     if (meta) t.meta = meta;
     out.push(t);
   }

@@ -3,7 +3,7 @@
 // the one parser (parseMany in adapter/format/trajectory.ts); this module only cuts the text where the
 // format itself says things begin (a header line before "<|src_sep|>", each "<|action_sep|>"), so
 // that one bad frame costs one diagnostic and the frames after it are still read.
-import { HEADER, TOKENS, TrajectoryError, parseMany, parseSteps, sameFrame } from "../format/trajectory.js";
+import { HEADER, TOKENS, TrajectoryError, findHeaders, parseMany, parseSteps, sameFrame } from "../format/trajectory.js";
 import type { Action, Exit, Frame } from "../format/trajectory.js";
 
 export interface TraceError {
@@ -44,7 +44,6 @@ export interface TraceAnalysis {
 }
 
 const SPECIAL_RE = /<\|[a-z_]+\|>/;
-const HEADER_RE = /^#ndbg (\d+)( \{.*\})?\n/gm;
 const SRC_LINE = TOKENS.src + "\n";
 
 /** Splits a TrajectoryError message into its text and the offset it names, if any. */
@@ -62,20 +61,10 @@ function lineSpan(text: string, offset: number, limit = text.length): { start: n
   return { start: offset, end: Math.max(end, Math.min(offset + 1, text.length)) };
 }
 
-/** Offsets where a real trajectory header starts: "#ndbg N ..." directly followed by "<|src_sep|>". */
-function headerStarts(text: string): { index: number; length: number }[] {
-  const out: { index: number; length: number }[] = [];
-  for (const m of text.matchAll(HEADER_RE)) {
-    const after = m.index! + m[0].length;
-    if (text.startsWith(SRC_LINE, after)) out.push({ index: m.index!, length: m[0].length });
-  }
-  return out;
-}
-
 export function analyze(text: string): TraceAnalysis {
   const errors: TraceError[] = [];
   const trajectories: TrajectoryInfo[] = [];
-  const starts = headerStarts(text);
+  const starts = findHeaders(text);
   if (!starts.length) {
     let message = `a trace starts with a "${HEADER}" line followed by a "${TOKENS.src}" line`;
     try {

@@ -3,6 +3,7 @@
 // of 0, a NaN epsilon), and gives unclear errors on truncated files; here a missing, truncated or
 // malformed file, or a header number out of range, becomes a ModelFileError that names what is wrong.
 import { open, stat } from "node:fs/promises";
+import { PYTHON_VERSION_RE } from "../format/trajectory.js";
 
 export class ModelFileError extends Error {
   constructor(
@@ -373,6 +374,8 @@ export interface ModelFileInfo {
   dialect?: string;
   /** `ndbg.format_version`: the trajectory format version the model was trained on, when present. */
   format?: number;
+  /** `ndbg.train.python_versions` ("3.11,3.12"): the Python versions of the traces it was trained on, when it says. */
+  pythonVersions?: string[];
   contextLength?: number;
   hasChatTemplate: boolean;
   vocabularySize: number;
@@ -417,6 +420,12 @@ export async function checkModelFile(path: string): Promise<ModelFileInfo> {
   if (typeof dialect === "string") info.dialect = dialect;
   const format = md.get("ndbg.format_version");
   if (typeof format === "number" || typeof format === "bigint") info.format = Number(format);
+  const pythons = md.get("ndbg.train.python_versions");
+  if (typeof pythons === "string") {
+    const vs = pythons.split(",").map((v) => v.trim());
+    if (!vs.every((v) => PYTHON_VERSION_RE.test(v))) fail(`ndbg.train.python_versions is "${pythons.slice(0, 80)}", not Python versions such as 3.11,3.12`);
+    info.pythonVersions = vs;
+  }
   const ctx = md.get(`${a}.context_length`);
   if (typeof ctx === "number" || typeof ctx === "bigint") info.contextLength = Number(ctx);
   return info;

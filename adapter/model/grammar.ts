@@ -3,6 +3,7 @@
 // the four events, a depth, a function of this file, locals named by the file's identifiers.
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pyread/pysource.js";
+import { opensFrame } from "./pyversion.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../format/trajectory.js";
 import type { Next } from "./reach.js";
 
@@ -14,6 +15,8 @@ export interface ScopeLines {
   lines: number[];
   /** Frames of their own that this scope's code opens (comprehensions, lambdas), with the lines they span. */
   nested: { func: string; lines: number[] }[];
+  /** The names of comprehensions this scope's frame runs inline (3.12+): its locals while they run. */
+  inlined: string[];
 }
 
 export const MODULE = "<module>";
@@ -21,18 +24,19 @@ export const MODULE = "<module>";
 /**
  * Which lines belong to which frame: a function's body lines and its call line belong to it; its
  * decorator and `def` lines (run when it is defined) also belong to the enclosing scope.
+ * `python`: the minor version whose frames these are (adapter/model/pyversion.ts); unknown, 3.11's.
  */
-export function scopeTable(src: PySource): ScopeLines[] {
+export function scopeTable(src: PySource, python?: string): ScopeLines[] {
   const scopes = [
     ...src.functions.map((f) => ({ s: f, kind: "def" as const })),
     ...src.classes.map((c) => ({ s: c, kind: "class" as const })),
   ];
   const byQual = new Map<string, ScopeLines>();
   const moduleLines = new Set<number>([1]); // a <module> call event stands on the code's first line
-  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [], nested: [] }];
+  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [], nested: [], inlined: [] }];
   const sets = new Map<string, Set<number>>([[MODULE, moduleLines]]);
   for (const { s, kind } of scopes) {
-    const entry: ScopeLines = { func: s.qualname, kind, lines: [], nested: [] };
+    const entry: ScopeLines = { func: s.qualname, kind, lines: [], nested: [], inlined: [] };
     byQual.set(s.qualname, entry);
     table.push(entry);
     sets.set(s.qualname, new Set([s.callLine, s.defLine]));
@@ -58,7 +62,8 @@ export function scopeTable(src: PySource): ScopeLines[] {
   for (const e of table) e.lines = [...sets.get(e.func)!].sort((a, b) => a - b);
   // A comprehension or lambda belongs to the scope whose code runs it (one in a def line's
   // defaults or decorators, to the enclosing scope); its frame stands on the lines it spans.
-  // One inside another (a generator expression in a list comprehension) is named after it.
+  // One inside another (a generator expression in a list comprehension) is named after it; one
+  // that runs inline opens no frame, and what it holds is named as if it were not there.
   const byFunc = new Map<string, Set<number>>();
   const owners = new Map<string, ScopeLines>();
   const named = new Map<PySource["nested"][number], string>();
@@ -69,6 +74,11 @@ export function scopeTable(src: PySource): ScopeLines[] {
     const owner = byQual.get(ownerQual) ?? table[0];
     const inside = (m: typeof n): boolean => m !== n && m.start <= n.start && n.end <= m.end && !(m.outer && m.outer.start <= n.start && n.end <= m.outer.end);
     const parent = outerFirst.filter((m) => inside(m) && named.has(m)).at(-1);
+    if (!opensFrame(n.name, python)) {
+      // Its locals are those of the frame that runs it while it runs (inside a lambda or generator expression, that frame's, which has its names already).
+      if (!parent) for (const x of n.names) if (!owner.inlined.includes(x)) owner.inlined.push(x);
+      continue;
+    }
     const func = parent ? `${named.get(parent)}.${n.name}` : owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;
     named.set(n, func);
     if (!byFunc.has(func)) {
@@ -158,10 +168,11 @@ export interface DeltaTarget {
  * The grammar of one native frame or exit and its newline. Generation then stops at the model's
  * end token (`<|action_sep|>` in our models, which is their EOS). `tok` writes a special token as GBNF (a token reference where the
  * model has it as one token). `delta`: the frame the locals may be written against (a line step
- * inside the same call), the only case where `<|arg_sep|>..` is allowed.
+ * inside the same call), the only case where `<|arg_sep|>..` is allowed. `python`: the session's
+ * version, whose frames alone it admits (see scopeTable).
  */
-export function nativeGrammar(src: PySource, tok: (special: string) => string, delta?: DeltaTarget): string {
-  const { rules, hdrs, lineRule } = headerRules(scopeTable(src), (l, func) => `${l} " " dep " " ${lit(func)}`);
+export function nativeGrammar(src: PySource, tok: (special: string) => string, delta?: DeltaTarget, python?: string): string {
+  const { rules, hdrs, lineRule } = headerRules(scopeTable(src, python), (l, func) => `${l} " " dep " " ${lit(func)}`);
   const A = (t: string): string => tok(t);
   const ev = EVENT_TOKENS;
   const frameAlts = [
@@ -268,8 +279,8 @@ const JSON_STRING = [
  * {"event": "line", "line": 3, "function": "f", "depth": 0, "locals": {"x": "1"}, "value": "...", "stdout": "..."}
  * or {"exit": "normal" | "error", "value": "...", "stdout": "..."}.
  */
-export function jsonGrammar(src: PySource): string {
-  const { rules, hdrs } = headerRules(scopeTable(src), (l, func) => `"\\"line\\": " ${l} ", \\"function\\": " ${lit(JSON.stringify(func))}`);
+export function jsonGrammar(src: PySource, python?: string): string {
+  const { rules, hdrs } = headerRules(scopeTable(src, python), (l, func) => `"\\"line\\": " ${l} ", \\"function\\": " ${lit(JSON.stringify(func))}`);
   return [
     `root ::= frame | exit`,
     `frame ::= "{\\"event\\": " ev ", " hdr ", \\"depth\\": " dep ", \\"locals\\": {" (pair (", " pair)*)? "}" (", \\"value\\": " js)? (", \\"stdout\\": " js)? "}"`,

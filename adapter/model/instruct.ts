@@ -16,6 +16,8 @@ export interface InstructOptions {
   recent?: number;
   /** The program's file name, for the prompt. */
   fileName?: string;
+  /** The minor version of the session's Python (the prompt says it; the grammar admits only its frames). */
+  python?: string;
 }
 
 const ACTION_TEXT: Record<Action["kind"], string> = {
@@ -59,8 +61,8 @@ export class InstructDialect implements Dialect {
     private readonly src: PySource,
     private readonly opts: InstructOptions,
   ) {
-    this.table = scopeTable(src);
-    this.reach = new Reach(src);
+    this.table = scopeTable(src, opts.python);
+    this.reach = new Reach(src, opts.python);
     this.system = [
       "You are a Python debugger that predicts program execution without running the program.",
       "A state is where execution stands: the event (call, line, return or exception), the line number, the function, the call depth (0 for the first traced frame) and the local variables as Python reprs.",
@@ -68,7 +70,7 @@ export class InstructDialect implements Dialect {
       "When the program ends, answer {\"exit\": \"normal\"} or {\"exit\": \"error\", \"value\": \"<exception repr>\"}.",
       "Answer with one JSON object and nothing else.",
       "",
-      `The program${opts.fileName ? ` (${opts.fileName})` : ""}, with line numbers:`,
+      `The program${opts.fileName ? ` (${opts.fileName})` : ""}${opts.python ? `, run by Python ${opts.python}` : ""}, with line numbers:`,
       numbered(src.source),
     ].join("\n");
   }
@@ -113,7 +115,7 @@ export class InstructDialect implements Dialect {
   async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
     const what = ACTION_TEXT[action.kind].replace(/line L/g, `line ${action.line ?? "?"}`);
     const prompt = await this.render(this.userText(steps, `Debugger action: ${what}.\nAnswer with the resulting state as JSON.`));
-    this.grammar ??= this.lm.llama.createGrammar({ grammar: jsonGrammar(this.src) });
+    this.grammar ??= this.lm.llama.createGrammar({ grammar: jsonGrammar(this.src, this.opts.python) });
     return { prompt, grammar: await this.grammar, stopTokens: [], maxTokens: this.opts.maxTokens };
   }
 

@@ -8,7 +8,7 @@
 // and source always stay). The dropped window moves in large jumps, so most steps still extend
 // the cached prefix, and a step costs the same at step 500 as at step 5.
 import type { LlamaGrammar, Token } from "node-llama-cpp";
-import { TOKENS, escapeText, normalizeSource, parseSteps, serializeAction, serializeHeader, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { FORMAT_VERSION, TOKENS, parseSteps, serializeAction, serializeHead, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
 import type { LoadedModel } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
@@ -23,6 +23,12 @@ export interface NativeOptions {
   grammar?: boolean;
   /** Most tokens of history (steps) the prompt keeps after the program (default HISTORY_TOKENS). */
   historyTokens?: number;
+  /** The minor version of the session's Python: the grammar admits only its frames (unknown: 3.11's). */
+  python?: string;
+  /** The trajectory format the model was trained on (default: this one's); a version 1 prompt has no Python version. */
+  format?: number;
+  /** The Python version the prompt's header shows (one the model knows; see pyversion.ts's modelPython). */
+  shownPython?: string;
 }
 
 /**
@@ -56,11 +62,13 @@ export class NativeDialect implements Dialect {
     private readonly src: PySource,
     private readonly opts: NativeOptions,
   ) {
-    this.table = scopeTable(src);
-    this.reach = new Reach(src);
+    this.table = scopeTable(src, opts.python);
+    this.reach = new Reach(src, opts.python);
     const m = lm.model;
     const bos = m.tokens.shouldPrependBosToken && m.tokens.bos !== null ? [m.tokens.bos] : [];
-    this.head = [...bos, ...this.tokenize(serializeHeader() + TOKENS.src + "\n" + escapeText(normalizeSource(src.source)))];
+    const format = opts.format ?? FORMAT_VERSION;
+    // A model of format 1 (the bundled one) reads the prompts it was trained on: no Python version.
+    this.head = [...bos, ...this.tokenize(serializeHead(src.source, opts.shownPython && format >= 2 ? { python: opts.shownPython } : {}, format))];
     const as = this.special(TOKENS.action);
     if (as !== undefined) this.stop.push(as);
     else this.stopText = TOKENS.action;
@@ -195,7 +203,7 @@ export class NativeDialect implements Dialect {
       let delta: DeltaTarget | undefined;
       if (prev && (action.kind === "step_into" || action.kind === "step_over") && (prev.event === "call" || prev.event === "line") && prev.file === undefined)
         delta = { depth: prev.depth, func: prev.func };
-      text = nativeGrammar(this.src, tok, delta);
+      text = nativeGrammar(this.src, tok, delta, this.opts.python);
     }
     let g = this.grammars.get(text);
     if (!g) {

@@ -31,6 +31,8 @@ export interface FuncShape {
   name: string;
   /** Where each of its own names is bound (see `possible`); absent for comprehensions and lambdas. */
   bindLines?: Record<string, number[]>;
+  /** The locals of the comprehensions it runs inline (3.12+): they come and go on their lines. */
+  inlined: string[];
 }
 
 /** One kind of state that may come next. */
@@ -68,18 +70,22 @@ export class Reach {
   /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
   private readonly nonlocal: boolean;
 
-  constructor(private readonly src: PySource) {
+  /** `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown, 3.11's. */
+  constructor(
+    private readonly src: PySource,
+    python?: string,
+  ) {
     this.nonlocal = /\bnonlocal\b/.test(src.source);
     const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
     const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
-    for (const s of scopeTable(src)) {
+    for (const s of scopeTable(src, python)) {
       for (const func of scopeFuncNames(s)) {
         const lines = funcLines(s, func);
         if (!lines.length) continue;
         if (func !== s.func) {
           const names = new Set<string>();
           for (const n of src.nested) if (func.endsWith(n.name) && lines.includes(n.line)) n.names.forEach((x) => names.add(x));
-          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func });
+          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: [] });
           continue;
         }
         const f = byQual.get(func);
@@ -89,6 +95,8 @@ export class Reach {
         const params = f ? cpythonOrder(f) : [];
         const free = f ? this.freeNames(f) : [];
         const returns = inLines(names.returnLines);
+        // An inline comprehension's locals appear while it runs and are gone after it: a line step may then write locals in full.
+        const deletes = names.deletes || s.inlined.length > 0;
         this.funcs.set(func, {
           func,
           kind,
@@ -96,10 +104,11 @@ export class Reach {
           callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? classes.get(func)!.callLine, ...inLines(names.resumeLines)])],
           returnLines: kind === "def" && returns.length ? returns : lines,
           required: names.deletes ? [] : params,
-          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free])].filter((n) => !params.includes(n) || names.deletes),
-          deletes: names.deletes,
+          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free, ...s.inlined])].filter((n) => !params.includes(n) || names.deletes),
+          deletes,
           name: func.split(".").pop()!,
           bindLines: names.bindLines,
+          inlined: s.inlined,
         });
       }
     }
@@ -148,7 +157,7 @@ export class Reach {
    */
   private lineSteps(f: Frame, g: FuncShape, stmt: PySource["statements"][number], frames: NextFrame[]): void {
     const must = stmt.simple ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
-    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, stmt.binds, [...g.required, ...g.optional]);
+    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, [...stmt.binds, ...g.inlined], [...g.required, ...g.optional]);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
     const shape = (lines: number[], withMust: boolean): void => {
       for (const [ls, optional] of this.byNames(g, lines, false))

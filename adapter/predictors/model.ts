@@ -9,7 +9,7 @@
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
-import { FORMAT_VERSION, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { READ_VERSIONS, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
@@ -20,6 +20,8 @@ import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
 import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
 import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../pyread/layout.js";
+import { byVersion, checkPythonVersion, modelPython, UNSAID_MODEL_FORMAT, UNSAID_MODEL_PYTHON } from "../model/pyversion.js";
+import { whichPython } from "../real/tracer.js";
 import type { ModelDescription, StepStats } from "../protocol.js";
 
 export interface ModelPredictorOptions {
@@ -50,8 +52,10 @@ export interface ModelPredictorOptions {
    * through `log`) when the canonical layout cannot be had.
    */
   layout?: LayoutName;
-  /** Python that reads the canonical layout (default: see findPython); it never runs the program. */
+  /** Python that reads the canonical layout (default: see findPython); it never runs the program. Given, it also says the session's Python version (it is asked, see sessionPython). */
   python?: string;
+  /** The session's Python version ("3.12"): its states are that Python's (3.12 runs list comprehensions in no frame of their own). */
+  pythonVersion?: string;
   /** Where downloaded models are cached. */
   cacheDir?: string;
   /** Relative model paths resolve against this directory. */
@@ -82,6 +86,8 @@ export class ModelPredictor implements Predictor {
   private readonly seenSteps = new WeakMap<Step, Step>();
   private readonly first: Frame;
   private disposed = false;
+  /** The session's Python version: every state is one that Python's tracer could report. */
+  readonly python: string;
 
   private constructor(
     readonly program: string,
@@ -96,10 +102,12 @@ export class ModelPredictor implements Predictor {
     readonly dialect: Dialect,
     readonly sequence: ModelSequence,
     first: Frame,
+    python: string,
     private readonly onToken?: (generated: number) => void,
   ) {
     this.source = src.source;
-    this.table = scopeTable(seen);
+    this.python = python;
+    this.table = scopeTable(seen, python);
     this.first = this.toUser({ frame: first }).frame!;
   }
 
@@ -126,17 +134,21 @@ export class ModelPredictor implements Predictor {
     const trained = lm.info.contextLength ?? DEFAULT_CONTEXT;
     const contextSize = Math.max(256, opts.contextSize ?? Math.min(DEFAULT_CONTEXT, trained));
     const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : lm.info.dialect === "native" ? "native" : "instruct";
-    if (name === "native" && lm.info.format !== undefined && lm.info.format !== FORMAT_VERSION)
-      throw new ModelFileError(`${path} was trained on trajectory format version ${lm.info.format}; this debugger speaks version ${FORMAT_VERSION}`, path);
+    if (name === "native" && lm.info.format !== undefined && !READ_VERSIONS.includes(lm.info.format))
+      throw new ModelFileError(`${path} was trained on trajectory format version ${lm.info.format}; this debugger speaks versions ${READ_VERSIONS.join(" and ")}`, path);
+    const known = lm.info.pythonVersions ?? UNSAID_MODEL_PYTHON;
+    const python = await sessionPython(opts, known);
+    const shownPython = modelPython(known, python);
+    if (shownPython !== python) opts.log?.(`the model was trained on Python ${known.join(", ")} traces: it is shown ${shownPython}'s, and only Python ${python}'s frames are admitted`);
     // A native frame is tens of tokens: a low cap makes a model that runs away cheap to stop.
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}) })
-        : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program) });
+        ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: lm.info.format ?? UNSAID_MODEL_FORMAT })
+        : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program), python });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
     const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
-    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, opts.onToken);
+    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
   }
@@ -153,6 +165,7 @@ export class ModelPredictor implements Predictor {
       contextSize: this.sequence.contextSize,
       loadMs: this.loaded.loadMs,
       layout: this.layout ? "canonical" : "original",
+      python: this.python,
     };
   }
 
@@ -291,6 +304,24 @@ export class ModelPredictor implements Predictor {
 }
 
 /** The canonical layout of the program, or undefined (and why, through `log`) when it cannot be had. */
+/**
+ * The session's Python version: the "pythonVersion" launch attribute; else that of the launch's
+ * Python, asked (it runs no user code; a launch's "python" reaches here only from a trusted
+ * workspace); else, or where that Python cannot be asked (said through `log`), the newest
+ * version the model knows.
+ */
+export async function sessionPython(opts: Pick<ModelPredictorOptions, "python" | "pythonVersion" | "log">, known: readonly string[]): Promise<string> {
+  if (opts.pythonVersion !== undefined) return checkPythonVersion(opts.pythonVersion);
+  const newest = [...known].sort(byVersion).at(-1)!;
+  if (!opts.python) return newest;
+  try {
+    return (await whichPython(opts.python)).version;
+  } catch (e) {
+    opts.log?.(`predicting Python ${newest}'s states, the newest the model knows: ${(e as Error).message}`);
+    return newest;
+  }
+}
+
 async function readLayout(text: string, opts: ModelPredictorOptions): Promise<CanonicalLayout | undefined> {
   try {
     return await canonicalLayout(text, opts.python ? { python: opts.python } : {});

@@ -10,6 +10,8 @@ import { transition } from "../real/semantics.js";
 /** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
 export interface Recording {
   source: string;
+  /** The minor version of the Python that ran it, when known. */
+  python?: string;
   frames: readonly Frame[];
   exit: Exit;
 }
@@ -46,6 +48,7 @@ export const sessionMoves: Moves = (frames, i, action, breakpoints = []) => {
 
 export class RecordedPredictor implements Predictor {
   readonly source: string;
+  readonly python?: string;
   readonly frames: readonly Frame[];
   readonly exit: Exit;
   /** The trace index a session starts at. */
@@ -60,6 +63,7 @@ export class RecordedPredictor implements Predictor {
   /** `first`: where a session starts (default 0, the first event); later states may precede it. */
   constructor(run: Recording, opts: { first?: number; moves?: Moves } = {}) {
     this.source = run.source;
+    if (run.python !== undefined) this.python = run.python;
     this.frames = run.frames;
     this.exit = run.exit;
     this.moves = opts.moves ?? transition;
@@ -84,7 +88,7 @@ export class RecordedPredictor implements Predictor {
       else exit = s.exit;
     });
     const everyEvent = t.steps.every((s, i) => i === 0 || s.action?.kind === "step_into");
-    return new RecordedPredictor({ source: t.source, frames, exit: exit ?? { status: "limit" } }, everyEvent ? {} : { moves: sessionMoves });
+    return new RecordedPredictor({ source: t.source, ...(t.python ? { python: t.python } : {}), frames, exit: exit ?? { status: "limit" } }, everyEvent ? {} : { moves: sessionMoves });
   }
 
   /**

@@ -17,6 +17,7 @@ is evaluated in its namespace, traced.
 Records go to --out (a path; "-", the default, is this process's original standard output, which
 the program can no longer reach: its sys.stdout is captured and fd 1 is pointed at stderr). One
 object a line:
+  {"event": "start", "python": "3.11"}   (first, before the program runs: this Python's minor version)
   {"event": "call"|"line"|"return"|"exception", "line": N, "depth": D, "func": QUALNAME,
    "file"?: PATH, "locals": {NAME: REPR}, "value"?: REPR, "stdout"?: TEXT}
   ... then {"event": "exit", "status": "normal"|"error"|"limit", "value"?: REPR,
@@ -723,6 +724,9 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
 
     `hybrid`: (SPEC, the stream the debugger answers holes on), for hybrid mode (holes.py)."""
     run = Run(out, request_id, program, opts)
+    # Traces depend on the version (3.12 runs list, dict and set comprehensions inline, in no frame
+    # of their own); written before the program runs, so nothing it does can change it.
+    run.write({"event": "start", "python": "%d.%d" % sys.version_info[:2]})
     holes = None
     filename, main_dir = run.filename, run.main_dir
     saved = {

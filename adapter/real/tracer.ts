@@ -11,7 +11,7 @@ import { killTree, own } from "../system/processes.js";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { normalizeSource, type Exit, type ExitStatus, type Frame } from "../format/trajectory.js";
+import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame } from "../format/trajectory.js";
 
 export interface TraceOptions {
   /** Entry call evaluated after the module body runs untraced, e.g. "f([1, 2])"; without it the file runs as a script. */
@@ -71,6 +71,8 @@ export type LimitReason = "events" | "time" | "output" | "tracing";
 export interface TraceResult {
   /** The program text ("\n" line ends, ending with "\n"). */
   source: string;
+  /** The minor version of the Python that ran it ("3.11"), as its tracer wrote it before the program ran. */
+  python?: string;
   frames: Frame[];
   exit: Exit;
   /** Which limit ended the run, when exit.status is "limit". */
@@ -117,10 +119,16 @@ export function tracerScript(): string {
   throw new Error(`tracer.py not found (looked in python/, ../python/ and ../adapter/python/ next to ${dirs.join(", ") || "this module"})`);
 }
 
-const found = new Map<string, string>();
+/** A usable Python: its executable and its minor version ("3.11"). */
+export interface PythonFound {
+  exe: string;
+  version: string;
+}
 
-/** Asks a command which Python it is; resolves its executable's path, rejects with the reason it cannot be used. */
-function probePython(cmd: string): Promise<string> {
+const found = new Map<string, PythonFound>();
+
+/** Asks a command which Python it is (it runs no user code); rejects with the reason it cannot be used. */
+function probePython(cmd: string): Promise<PythonFound> {
   const script = "import sys; sys.stdout.write('%d %d %s' % (sys.version_info[0], sys.version_info[1], sys.executable))";
   return new Promise((resolve, reject) => {
     let out = "";
@@ -140,7 +148,7 @@ function probePython(cmd: string): Promise<string> {
       if (code !== 0 || !m) return reject(new Error(err.trim().split("\n")[0] || `exit code ${code}`));
       const [major, minor] = [Number(m[1]), Number(m[2])];
       if (major !== MIN_PYTHON[0] || minor < MIN_PYTHON[1]) return reject(new Error(`it is Python ${major}.${minor}; the tracer needs ${MIN_PYTHON.join(".")}+`));
-      resolve(m[3] || cmd);
+      resolve({ exe: m[3] || cmd, version: `${major}.${minor}` });
     });
   });
 }
@@ -151,6 +159,11 @@ function probePython(cmd: string): Promise<string> {
  * interpreter that cannot be used is an error, not a silent fallback.
  */
 export async function findPython(preferred?: string): Promise<string> {
+  return (await whichPython(preferred)).exe;
+}
+
+/** findPython's interpreter with its minor version: what a session on it traces (or predict mode predicts) for. */
+export async function whichPython(preferred?: string): Promise<PythonFound> {
   const choice = preferred?.trim();
   const candidates = choice ? [choice] : ["python3", "python", "/usr/bin/python3"];
   const why: string[] = [];
@@ -158,9 +171,9 @@ export async function findPython(preferred?: string): Promise<string> {
     const known = found.get(cmd);
     if (known) return known;
     try {
-      const exe = await probePython(cmd);
-      found.set(cmd, exe);
-      return exe;
+      const py = await probePython(cmd);
+      found.set(cmd, py);
+      return py;
     } catch (e) {
       why.push(`${cmd}: ${(e as Error).message}`);
     }
@@ -203,6 +216,10 @@ function checkRecord(r: unknown): Record<string, unknown> {
     if (r[key] !== undefined && typeof r[key] !== "string") throw new RecordError(`"${key}" is ${JSON.stringify(r[key])?.slice(0, 40)}, not a string`);
   };
   for (const key of ["value", "stdout", "stderr"]) str(key);
+  if (r.event === "start") {
+    if (typeof r.python !== "string" || !PYTHON_VERSION_RE.test(r.python)) throw new RecordError(`a start's "python" is ${JSON.stringify(r.python)?.slice(0, 40)}`);
+    return r;
+  }
   if (r.event === "exit") {
     if (!STATUSES.has(r.status as string)) throw new RecordError(`an exit's "status" is ${JSON.stringify(r.status)?.slice(0, 40)}`);
     if (r.reason !== undefined && !REASONS.has(r.reason as string)) throw new RecordError(`an exit's "reason" is ${JSON.stringify(r.reason)?.slice(0, 40)}`);
@@ -226,6 +243,7 @@ function checkRecord(r: unknown): Record<string, unknown> {
 
 /** Builds a TraceResult from the tracer's JSON lines. */
 class Records {
+  python?: string;
   frames: Frame[] = [];
   exit?: Exit;
   limit?: LimitReason;
@@ -265,6 +283,12 @@ class Records {
 
   add(r: Record<string, unknown>): void {
     if (this.exit) return;
+    if (r.event === "start") {
+      // Written once, before the program runs: one later came from the program.
+      if (this.python !== undefined || this.frames.length) throw new RecordError("a start record after the run began");
+      this.python = r.python as string;
+      return;
+    }
     if (r.event === "exit") {
       const exit: Exit = { status: r.status as ExitStatus };
       if (typeof r.value === "string") exit.value = r.value;
@@ -301,7 +325,7 @@ class Records {
         exit = { status: "error", value: `<the program ended the tracer without an exit record: ${how}>` };
       }
     }
-    const res: TraceResult = { source, frames: this.frames, exit };
+    const res: TraceResult = { source, ...(this.python ? { python: this.python } : {}), frames: this.frames, exit };
     if (exit.status === "limit" && limit) res.limit = limit;
     if (this.stderr) res.stderr = this.stderr;
     return res;

@@ -5,6 +5,7 @@ import { ModelPredictor } from "../predictors/model.js";
 import type { GpuSetting } from "../model/backend.js";
 import type { LayoutName } from "../pyread/layout.js";
 import { PredictionError } from "../model/dialect.js";
+import { whichPython } from "../real/tracer.js";
 import type { Action, Step } from "../format/trajectory.js";
 import type { Program } from "./programs.js";
 
@@ -34,9 +35,13 @@ export function predictorFor(p: Program, o: ModelOptions): Promise<ModelPredicto
   return modelPredictor(o, `${p.id}.py`, p.code);
 }
 
-/** A model predictor for one program (`source`, shown as `program`) with the evaluation's model options. */
-export function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
+/**
+ * A model predictor for one program (`source`, shown as `program`) with the evaluation's model
+ * options. Its states are those of the Python the cases are traced with (its version, asked).
+ */
+export async function modelPredictor(o: ModelOptions, program: string, source: string, call?: string): Promise<ModelPredictor> {
   return ModelPredictor.create({
+    pythonVersion: (await whichPython(o.python)).version,
     program,
     source,
     ...(call ? { call } : {}),

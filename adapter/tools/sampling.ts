@@ -11,12 +11,11 @@
 import { transition } from "../real/semantics.js";
 import {
   ACTION_KINDS,
-  escapeText,
+  FORMAT_VERSION,
   normalizeSource,
   serialize,
-  serializeHeader,
+  serializeHead,
   serializeStep,
-  TOKENS,
   breakpointCanHit,
   type Action,
   type ActionKind,
@@ -29,9 +28,14 @@ import {
 /** A recorded run, as the tracer returns it. */
 export interface Recording {
   source: string;
+  /** The minor version of the Python that ran it: the examples' headers carry it, so data from several versions can be mixed. */
+  python?: string;
   frames: readonly Frame[];
   exit: Exit;
 }
+
+/** What an example's header says besides the format: the Python version, where known. */
+const headerOf = (run: Recording): { python?: string } => (run.python ? { python: run.python } : {});
 
 export type Mix = Record<ActionKind, number>;
 
@@ -255,7 +259,7 @@ export function sampleOne(run: Recording, rng: Rng, opts: SampleOptions = {}): S
     const { stdout: _s, ...f } = first.frame!;
     first.frame = { ...f, locals: {} };
   }
-  const head = serializeHeader() + TOKENS.src + "\n" + escapeText(normalizeSource(run.source));
+  const head = serializeHead(run.source, headerOf(run));
   let text = head + serializeStep(first);
   if (text.length > maxChars) throw new SampleError(`the program and its first state take ${text.length} characters, more than ${maxChars}`);
 
@@ -292,7 +296,7 @@ export function sampleTrajectory(run: Recording, sample: Sample): Trajectory {
     const { stdout: _s, ...f } = steps[0].frame;
     steps[0].frame = { ...f, locals: {} };
   }
-  return { version: 1, source: normalizeSource(run.source), steps };
+  return { version: FORMAT_VERSION, ...headerOf(run), source: normalizeSource(run.source), steps };
 }
 
 /**

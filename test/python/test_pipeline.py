@@ -47,8 +47,19 @@ class Rehearsal(unittest.TestCase):
             held = d / "heldout.jsonl"
             r = run(self.py, "training/programs.py", "--count", "10", "--seed", "5", "--no-exclude", "--out", str(held), "--quiet")
             self.assertEqual(r.returncode, 0, r.stderr)
+            # sessions made elsewhere: the fixture sessions with the header a 3.12 machine's `ndbg data` writes
+            # (no 3.12 here; what the pipeline and the trainer read of them is that header)
+            other = d / "other.jsonl"
+            with open(other, "w") as f:
+                for line in (REPO / "test/fixtures/gguf/train.jsonl").read_text().splitlines()[:20]:
+                    rec = json.loads(line)
+                    shift = len("#ndbg 2 python3.12") - len("#ndbg 1")
+                    rec["text"] = "#ndbg 2 python3.12" + rec["text"][len("#ndbg 1"):]
+                    rec["targets"] = [[a + shift, b + shift] for a, b in rec["targets"]]
+                    f.write(json.dumps(rec) + "\n")
+            here = subprocess.run([self.py, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True).stdout.strip()
             out = d / "run"
-            r = run(self.py, "-m", "training.pipeline", "--out", str(out), "--node", "node", "--python", self.py,
+            r = run(self.py, "-m", "training.pipeline", "--sessions", str(other), "--out", str(out), "--node", "node", "--python", self.py,
                     "--config", "tiny", "--steps", "12", "--sets", "2", "--programs", "25", "--no-exclude",
                     "--heldout", str(held), "--heldout-programs", "5", "--realcode", str(d / "rc.jsonl"),
                     "--realcode-heldout", str(d / "rc.jsonl"), "--realcode-samples", "3", "--workers", "2",
@@ -62,6 +73,10 @@ class Rehearsal(unittest.TestCase):
             self.assertEqual(sessions["d-rc.jsonl"], 18, "3 sessions for each of 6 real programs")
             self.assertGreater(sessions["d-p1.jsonl"], 0)
             self.assertEqual(t["stages"]["train"]["steps"], 12)
+            # every session this run made names the traced Python; the model knows both versions
+            self.assertTrue(all(json.loads(l)["text"].startswith(f"#ndbg 2 python{here}\n") for l in (out / "d-p1.jsonl").read_text().splitlines()))
+            want = ",".join(sorted({here, "3.12"}, key=lambda v: int(v.split(".")[1])))
+            self.assertEqual((t["stages"]["train"]["format_version"], t["stages"]["train"]["python_versions"]), (2, want))
             # the real code was trained in the layout the adapter shows it: no docstrings or annotations
             for line in (out / "rc.jsonl").read_text().splitlines():
                 code = json.loads(line)["code"]
@@ -75,6 +90,7 @@ class Rehearsal(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             meta = gguf.check_gguf(d / "m.gguf")
             self.assertEqual(meta["llama.block_count"], 2)
+            self.assertEqual((meta["ndbg.format_version"], meta["ndbg.train.python_versions"]), (2, want))
             self.assertTrue((d / "m.md").exists())
             # a damaged part is refused, not joined
             p = parts[1]

@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO))
 
 from training import gguf  # noqa: E402
 from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, train as train_tokenizer  # noqa: E402
-from training.train import Docs, TrainError, build_batch, load_data, plan_epoch, tokenize_record  # noqa: E402
+from training.train import Docs, TrainError, build_batch, data_versions, load_data, plan_epoch, tokenize_record  # noqa: E402
 
 FIXTURES = REPO / "test" / "fixtures" / "gguf"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -110,6 +110,53 @@ class DataFiles(Fixture):
                 list(read_jsonl(d / "cut.jsonl.xz"))
             with self.assertRaisesRegex(TokenizerError, "cut.jsonl.xz"):
                 load_data([str(d / "cut.jsonl.xz"), str(d / "t2.jsonl.gz")], str(tp), d / "cache2", logged.append)
+
+
+    def test_trajectory_versions_1_and_2_read_and_say_what_the_model_speaks(self):
+        """Data traced by several Pythons (format 2 headers name each) beside version 1 data: all of it
+        trains, and the model is written as speaking format 2 and knowing those Python versions."""
+        v1 = records("train.jsonl")
+        self.assertTrue(all(r["text"].startswith("#ndbg 1 {") for r in v1))
+
+        def as_v2(rec, python):
+            head = f"#ndbg 2 python{python}"
+            shift = len(head) - len("#ndbg 1")
+            return {**rec, "text": head + rec["text"][len("#ndbg 1"):], "targets": [[a + shift, b + shift] for a, b in rec["targets"]]}
+
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            files = {"v1": v1, "v311": [as_v2(r, "3.11") for r in v1], "v312": [as_v2(r, "3.12") for r in v1]}
+            for name, recs in files.items():
+                (d / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+            tp = d / "tok.json"
+            self.tok.save(tp)
+            logged = []
+            sets = load_data([str(d / f"{n}.jsonl") for n in files], str(tp), d / "cache", logged.append)
+            self.assertEqual(sets[0]["headers"], {"formats": {"1": len(v1)}, "python": {"unknown": len(v1)}})
+            self.assertEqual(sets[2]["headers"], {"formats": {"2": len(v1)}, "python": {"3.12": len(v1)}})
+            # the same sessions: the targets are the same tokens whatever the header
+            for s in sets[1:]:
+                self.assertEqual(int(s["mask"].sum()), int(sets[0]["mask"].sum()))
+            self.assertEqual(data_versions(sets[:1]), {"format_version": 1})
+            self.assertEqual(data_versions(sets), {"format_version": 2, "python_versions": "3.11,3.12"})
+            self.assertEqual(data_versions(sets[2:], {"format_version": 2, "python_versions": "3.11"}), {"format_version": 2, "python_versions": "3.11,3.12"})
+            # the model says it: ndbg.format_version and ndbg.train.python_versions, which the adapter reads
+            tok = self.tok.to_json()
+            model = dict(gguf.load_config("tiny")["model"])
+            out = d / "m.gguf"
+            gguf.export(gguf.random_weights(model, len(tok["tokens"]), seed=1), model, tok, out, "f16", "t", {"steps": 1, **data_versions(sets)})
+            meta = gguf.check_gguf(out)
+            self.assertEqual((meta["ndbg.format_version"], meta["ndbg.train.python_versions"]), (2, "3.11,3.12"))
+            self.assertNotIn("ndbg.train.format_version", meta)
+            self.assertEqual(gguf.read_model(out)[3]["format_version"], 2)
+            # a version this does not read, or a text without a header, is a clear error
+            bad = d / "v3.jsonl"
+            bad.write_text(json.dumps({**v1[0], "text": "#ndbg 3" + v1[0]["text"][len("#ndbg 1"):]}) + "\n")
+            with self.assertRaisesRegex(TokenizerError, "v3.jsonl:1: trajectory format version 3 is not supported"):
+                load_data([str(bad)], str(tp), d / "cache", logged.append)
+            bad.write_text(json.dumps({**v1[0], "text": "#ndbg 1 python3.11" + v1[0]["text"][len("#ndbg 1"):]}) + "\n")
+            with self.assertRaisesRegex(TokenizerError, "bad Python version '3.11' in a version 1 header"):
+                load_data([str(bad)], str(tp), d / "cache", logged.append)
 
 
 class Packing(unittest.TestCase):
@@ -226,7 +273,7 @@ class GGUFWriting(Fixture):
                                  {k: model.get(k, model["n_heads"]) for k in ("dim", "n_layers", "n_heads", "n_kv_heads", "ffn_dim", "ctx")})
                 self.assertTrue(m2["tie_embeddings"])
                 self.assertEqual((tok2["tokens"], tok2["merges"], tok2["special_tokens"]), (tok["tokens"], tok["merges"], tok["special_tokens"]))
-                self.assertEqual(stats2, {"steps": 5, "eval_loss": 1.5, "device": "cpu"})
+                self.assertEqual(stats2, {"steps": 5, "eval_loss": 1.5, "device": "cpu", "format_version": 1})
                 for k, a in arrays.items():
                     np.testing.assert_allclose(arrays2[k], a, atol=tol)
 
@@ -244,7 +291,7 @@ class GGUFWriting(Fixture):
             meta = gguf.check_gguf(q8)
             self.assertEqual((meta["general.name"], meta["general.file_type"], meta["ndbg.train.steps"]), ("ndbg-x", 7, 7))
             m2, tok2, arrays2, stats2 = gguf.read_model(q8)
-            self.assertEqual(stats2, {"steps": 7, "device": "cuda bf16"})
+            self.assertEqual(stats2, {"steps": 7, "device": "cuda bf16", "format_version": 1})
             self.assertEqual((tok2["tokens"], tok2["merges"]), (tok["tokens"], tok["merges"]))
             _, infos = gguf.read_gguf(q8, tensors=True)
             self.assertEqual(infos["blk.0.attn_q.weight"]["type"], gguf.T_Q8_0)

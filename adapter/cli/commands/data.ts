@@ -81,6 +81,8 @@ export function run(argv: string[]): Promise<number> {
     const batch = new TraceBatch({ python: values.python, maxEvents, timeout });
     const actions = Object.fromEntries(ACTION_KINDS.map((a) => [a, 0])) as Record<ActionKind, number>;
     const skipped: Record<string, number> = {};
+    /** Programs traced per Python version: every example's header names its own. */
+    const python: Record<string, number> = {};
     let samples = 0, targets = 0, chars = 0, maxLen = 0, events = 0, traced = 0, inverseCalls = 0;
     let traceMs = 0, sampleMs = 0;
     const t0 = performance.now();
@@ -97,6 +99,7 @@ export function run(argv: string[]): Promise<number> {
           continue;
         }
         traced++;
+        python[run.python ?? "unknown"] = (python[run.python ?? "unknown"] ?? 0) + 1;
         events += run.frames.length;
         const got = samplePrograms(run, k, seed, p.id, opts);
         if (!got.length) skipped["too-long"] = (skipped["too-long"] ?? 0) + 1;
@@ -131,6 +134,7 @@ export function run(argv: string[]): Promise<number> {
     const summary = {
       programs: programs.length,
       traced,
+      python,
       skipped,
       samples,
       inverse_calls: inverseCalls,

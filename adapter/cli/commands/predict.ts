@@ -6,6 +6,8 @@
 // at the end: how good the model is, at a glance.
 import { Engine } from "../../engine/engine.js";
 import { ModelPredictor } from "../../predictors/model.js";
+import { checkPythonVersion } from "../../model/pyversion.js";
+import { whichPython } from "../../real/tracer.js";
 import { disposeAll } from "../../model/backend.js";
 import { ModelFileError } from "../../model/gguf.js";
 import { PredictionError } from "../../model/dialect.js";
@@ -18,7 +20,7 @@ import { describe, parseActions, parseLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
 
 export const usage =
-  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json | --compare [--python P]] [--stats]";
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--python-version 3.N] [--json | --compare [--python P]] [--stats]";
 
 const OPTIONS = {
   call: { type: "string" },
@@ -33,6 +35,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   compare: { type: "boolean" },
   python: { type: "string" },
+  "python-version": { type: "string" },
   stats: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -64,6 +67,14 @@ export function run(argv: string[]): Promise<number> {
     const gpu = gpuFlag(values.gpu);
     if (values.compare && values.json) throw new InputError("--compare prints the two sides as text; --json is for the predicted states alone", 2);
     if (values.python !== undefined && !values.compare) throw new InputError("--python runs the real program, for --compare", 2);
+    let pythonVersion: string | undefined;
+    try {
+      if (values["python-version"] !== undefined) pythonVersion = checkPythonVersion(values["python-version"], "--python-version");
+    } catch (e) {
+      throw new InputError((e as Error).message, 2);
+    }
+    // Compared with a real run, the predicted states are those of the Python that runs it.
+    if (pythonVersion === undefined && values.compare) pythonVersion = (await whichPython(values.python)).version;
     const threads = integer("--threads", values.threads, 0) ?? 0;
     const contextSize = integer("--context", values.context, 256);
 
@@ -75,6 +86,7 @@ export function run(argv: string[]): Promise<number> {
         ...(values.model !== undefined ? { model: values.model } : {}),
         dialect: dialect as "auto" | "native" | "instruct",
         layout: layout as LayoutName,
+        ...(pythonVersion ? { pythonVersion } : {}),
         gpu,
         threads,
         ...(contextSize ? { contextSize } : {}),

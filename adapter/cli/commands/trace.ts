@@ -10,7 +10,7 @@ export const usage = "trace FILE [--call EXPR] [--json] [--python P] [--max-even
 function toTrajectory(run: TraceResult, meta: Record<string, unknown>): Trajectory {
   const steps: Step[] = run.frames.map((frame, i) => (i === 0 ? { frame } : { action: { kind: "step_into" }, frame }));
   steps.push(steps.length ? { action: { kind: "step_into" }, exit: run.exit } : { exit: run.exit });
-  return { version: FORMAT_VERSION, meta, source: run.source, steps };
+  return { version: FORMAT_VERSION, ...(run.python ? { python: run.python } : {}), meta, source: run.source, steps };
 }
 
 export function run(argv: string[]): Promise<number> {

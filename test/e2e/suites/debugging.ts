@@ -143,7 +143,7 @@ suite("debugging (record mode)", () => {
     await vscode.commands.executeCommand("neuralPython.saveTrace", target);
     const doc = await vscode.workspace.openTextDocument(target);
     assert.equal(doc.languageId, "ndbg-trace");
-    assert.match(doc.getText(), /^#ndbg 1/);
+    assert.match(doc.getText(), /^#ndbg 2 python3\.\d+ /);
     assert.ok(doc.getText().includes("<|call_sep|>1 1 running_max"));
   });
 
