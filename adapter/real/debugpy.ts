@@ -15,61 +15,37 @@ import { parseLiteral } from "../format/values.js";
 import { removeStale } from "../system/stale.js";
 import { descendants, killTree, own } from "../system/processes.js";
 import { tracerScript } from "./tracer.js";
+import { askPython, firstPython } from "./python.js";
 
 export const DEBUGPY_INSTALL_HINT =
-  'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or set the "python" launch attribute to an interpreter that has it.';
+  'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or name an interpreter that has it (the "python" launch attribute, --python on the command line).';
 
 // ---- finding a Python with debugpy ----
 
 const probed = new Map<string, Promise<string>>();
 
 /** Resolves the interpreter's executable path when `cmd` runs and can import debugpy; rejects with the reason otherwise. */
-function probeDebugpy(cmd: string): Promise<string> {
-  const script = "import sys, debugpy; sys.stdout.write(sys.executable)";
-  return new Promise((res, rej) => {
-    let out = "";
-    let err = "";
-    const child = spawn(cmd, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      rej(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      if (code === 0 && out) return res(out.trim());
-      const last = err.trim().split("\n").pop() ?? "";
-      rej(new Error(/No module named .?debugpy/.test(last) ? "it has no debugpy" : last || `exit code ${code}`));
-    });
-  });
+async function probeDebugpy(cmd: string): Promise<string> {
+  try {
+    const out = (await askPython(cmd, "import sys, debugpy; sys.stdout.write(sys.executable)")).trim();
+    if (!out) throw new Error("it did not say where it is");
+    return out;
+  } catch (e) {
+    throw /No module named .?debugpy/.test((e as Error).message) ? new Error("it has no debugpy") : e;
+  }
 }
 
 /**
  * The Python for the real side: `preferred` (the launch attribute `python`) when given, else the
- * first of python3, python, /usr/bin/python3 that can import debugpy. An error names every
- * interpreter tried and says how to install debugpy.
+ * first of PYTHON_CANDIDATES that can import debugpy. An error names every interpreter tried and
+ * says how to install debugpy.
  */
-export async function findDebugpyPython(preferred?: string): Promise<string> {
-  const choice = preferred?.trim();
-  const candidates = choice ? [choice] : ["python3", "python", "/usr/bin/python3"];
-  const why: string[] = [];
-  for (const cmd of candidates) {
-    let p = probed.get(cmd);
-    if (!p) {
-      p = probeDebugpy(cmd);
-      probed.set(cmd, p);
-      p.catch(() => probed.delete(cmd)); // a later install is seen by the next session
-    }
-    try {
-      return await p;
-    } catch (e) {
-      why.push(`${cmd}: ${(e as Error).message}`);
-    }
-  }
-  if (choice) throw new Error(`Compare mode needs debugpy, and the configured Python "${choice}" cannot provide it (${why[0].slice(choice.length + 2)}). ${DEBUGPY_INSTALL_HINT}`);
-  throw new Error(`Compare mode needs debugpy, and no Python found has it (${why.join("; ")}). ${DEBUGPY_INSTALL_HINT}`);
+export function findDebugpyPython(preferred?: string): Promise<string> {
+  return firstPython(preferred, probeDebugpy, probed, (named, why) =>
+    named
+      ? new Error(`The real debugger (debugpy) is needed, and the configured Python "${named}" cannot provide it (${why[0].slice(named.length + 2)}). ${DEBUGPY_INSTALL_HINT}`)
+      : new Error(`The real debugger (debugpy) is needed, and no Python found has it (${why.join("; ")}). ${DEBUGPY_INSTALL_HINT}`),
+  );
 }
 
 // ---- debugpy's adapter over its stdio ----

@@ -12,6 +12,7 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame } from "../format/trajectory.js";
+import { askPython, firstPython } from "./python.js";
 
 export interface TraceOptions {
   /** Entry call evaluated after the module body runs untraced, e.g. "f([1, 2])"; without it the file runs as a script. */
@@ -125,32 +126,16 @@ export interface PythonFound {
   version: string;
 }
 
-const found = new Map<string, PythonFound>();
+const found = new Map<string, Promise<PythonFound>>();
 
 /** Asks a command which Python it is (it runs no user code); rejects with the reason it cannot be used. */
-function probePython(cmd: string): Promise<PythonFound> {
-  const script = "import sys; sys.stdout.write('%d %d %s' % (sys.version_info[0], sys.version_info[1], sys.executable))";
-  return new Promise((resolve, reject) => {
-    let out = "";
-    let err = "";
-    const child = spawn(cmd, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
-    // Not spawn's own timeout option: its timer outlives a command that fails to start.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      const m = /^(\d+) (\d+) (.*)$/s.exec(out);
-      if (code !== 0 || !m) return reject(new Error(err.trim().split("\n")[0] || `exit code ${code}`));
-      const [major, minor] = [Number(m[1]), Number(m[2])];
-      if (major !== MIN_PYTHON[0] || minor < MIN_PYTHON[1]) return reject(new Error(`it is Python ${major}.${minor}; the tracer needs ${MIN_PYTHON.join(".")}+`));
-      resolve({ exe: m[3] || cmd, version: `${major}.${minor}` });
-    });
-  });
+async function probePython(cmd: string): Promise<PythonFound> {
+  const out = await askPython(cmd, "import sys; sys.stdout.write('%d %d %s' % (sys.version_info[0], sys.version_info[1], sys.executable))", 10_000);
+  const m = /^(\d+) (\d+) (.*)$/s.exec(out);
+  if (!m) throw new Error(`it answered ${JSON.stringify(out.slice(0, 80))}, not its version`);
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  if (major !== MIN_PYTHON[0] || minor < MIN_PYTHON[1]) throw new Error(`it is Python ${major}.${minor}; the tracer needs ${MIN_PYTHON.join(".")}+`);
+  return { exe: m[3] || cmd, version: `${major}.${minor}` };
 }
 
 /**
@@ -163,23 +148,12 @@ export async function findPython(preferred?: string): Promise<string> {
 }
 
 /** findPython's interpreter with its minor version: what a session on it traces (or predict mode predicts) for. */
-export async function whichPython(preferred?: string): Promise<PythonFound> {
-  const choice = preferred?.trim();
-  const candidates = choice ? [choice] : ["python3", "python", "/usr/bin/python3"];
-  const why: string[] = [];
-  for (const cmd of candidates) {
-    const known = found.get(cmd);
-    if (known) return known;
-    try {
-      const py = await probePython(cmd);
-      found.set(cmd, py);
-      return py;
-    } catch (e) {
-      why.push(`${cmd}: ${(e as Error).message}`);
-    }
-  }
-  if (choice) throw new Error(`The configured Python "${choice}" cannot be used (${why[0].slice(choice.length + 2)})`);
-  throw new Error(`No Python ${MIN_PYTHON.join(".")}+ found (${why.join("; ")}). Install Python 3 or set the python option.`);
+export function whichPython(preferred?: string): Promise<PythonFound> {
+  return firstPython(preferred, probePython, found, (named, why) =>
+    named
+      ? new Error(`The configured Python "${named}" cannot be used (${why[0].slice(named.length + 2)})`)
+      : new Error(`No Python ${MIN_PYTHON.join(".")}+ found (${why.join("; ")}). Install Python 3 or set the python option.`),
+  );
 }
 
 // ---- reading records ----

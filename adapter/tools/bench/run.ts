@@ -4,8 +4,9 @@
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { rmSync, statSync } from "node:fs";
 import { ACTIONS, CYCLE, LONG_PROGRAM, PROGRAMS, writePrograms, type BenchProgram, type MoveName } from "./programs.js";
-import { DebugpySession, NeuralSession, findDebugpy, type DebugpyConfig, type ModelInfo, type Move, type NeuralConfig, type Session, type SideName } from "./sides.js";
+import { DebugpySession, NeuralSession, type DebugpyConfig, type ModelInfo, type Move, type NeuralConfig, type Session, type SideName } from "./sides.js";
 import { copyBandwidth, weightsRead } from "./limit.js";
+import { findDebugpyPython } from "../../real/debugpy.js";
 import { mean, round, summarize, type Summary } from "./stats.js";
 
 export interface BenchOptions {
@@ -156,7 +157,7 @@ const MB = 1 << 20;
 
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const log = o.log ?? (() => undefined);
-  const python = await findDebugpy(o.python);
+  const python = await findDebugpyPython(o.python);
   const load0 = loadavg();
   const dir = writePrograms([...PROGRAMS, LONG_PROGRAM]);
   const c: Collected = {

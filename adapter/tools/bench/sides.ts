@@ -2,7 +2,6 @@
 // (`node dist/adapter.js`) and debugpy's own adapter (`python -m debugpy.adapter`). Both open a
 // program the same way from the bench's point of view: a session stopped at its start, then
 // moves timed from request to response and to the stop that follows.
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
@@ -266,18 +265,3 @@ export class DebugpySession extends DapSession {
   }
 }
 
-/** An interpreter that has debugpy: `preferred`, else python3, python, /usr/bin/python3. */
-export async function findDebugpy(preferred?: string): Promise<string> {
-  const tried: string[] = [];
-  for (const cmd of preferred ? [preferred] : ["python3", "python", "/usr/bin/python3"]) {
-    const ok = await new Promise<boolean>((res) => {
-      const c = spawn(cmd, ["-c", "import debugpy"], { stdio: "ignore" });
-      const t = setTimeout(() => c.kill("SIGKILL"), 15_000);
-      c.on("error", () => (clearTimeout(t), res(false)));
-      c.on("close", (code) => (clearTimeout(t), res(code === 0)));
-    });
-    if (ok) return cmd;
-    tried.push(cmd);
-  }
-  throw new Error(`no Python with debugpy found (tried ${tried.join(", ")}): install it (Debian: apt-get install python3-debugpy, for /usr/bin/python3) or pass --python`);
-}
