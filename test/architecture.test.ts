@@ -108,7 +108,11 @@ function readImports(file: string): Imports {
   const valueFiles = new Set<string>();
   const packages = new Set<string>();
   for (const { spec, typeOnly } of specifiers(file)) {
-    if (spec.startsWith(".")) {
+    if (spec.startsWith(".") && spec.endsWith(".json")) {
+      // Data a module reads (format.json): it must sit in the module's own folder, so it belongs to its layer.
+      const data = relative(ROOT, join(ROOT, dirname(file), spec)).split("\\").join("/");
+      assert.ok(existsSync(join(ROOT, data)) && dirname(data) === dirname(file), `${file} imports data from outside its folder: ${spec}`);
+    } else if (spec.startsWith(".")) {
       const dep = resolveSpecifier(file, spec);
       files.add(dep);
       if (!typeOnly) valueFiles.add(dep);

@@ -9,14 +9,14 @@ What has to match llama.cpp (src/llama-vocab.cpp, src/unicode.cpp):
   (not Python's str.isspace: U+001C..U+001F are not whitespace there).
 - Bytes map to characters with GPT-2's bytes_to_unicode; merges apply lowest rank first.
 
-Vocabulary layout: the special tokens (SPECIAL_TOKENS of adapter/format/trajectory.ts, in order) are
+Vocabulary layout: the special tokens (specialTokens of adapter/format/format.json, in order) are
 ids 0..S-1, the 256 bytes are S..S+255, merges follow. Stdlib only.
 
 CLI:
   python3 -m training.tokenizer train --data A.jsonl [--data B.jsonl] --vocab 4096 --out tok.json
   python3 -m training.tokenizer encode --tokenizer tok.json --text "..." | --texts list.json   (ids as JSON)
   python3 -m training.tokenizer stats --tokenizer tok.json --data A.jsonl   (chars/token)
-  python3 -m training.tokenizer specials                                    (SPECIAL_TOKENS as JSON)
+  python3 -m training.tokenizer specials                                    (the special tokens as JSON)
 """
 from __future__ import annotations
 
@@ -33,80 +33,39 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 REPO = Path(__file__).resolve().parent.parent
-TRAJECTORY_TS = REPO / "adapter" / "format" / "trajectory.ts"
+FORMAT_JSON = REPO / "adapter" / "format" / "format.json"
 FORMAT = "ndbg-bpe"
 PRE = "gpt-2"
-STOP_TOKEN = "<|action_sep|>"  # ends every predicted frame: the model's end-of-generation token
 
 
 class TokenizerError(Exception):
     pass
 
 
-# ---- the special tokens, read from the one definition in adapter/format/trajectory.ts ----
+# ---- the trajectory format's constants, from the one definition the adapter reads too ----
 
-def special_tokens_from_ts(path: Path = TRAJECTORY_TS) -> list[str]:
-    """Evaluates the SPECIAL_TOKENS expression of trajectory.ts: string literals, spreads of
-    Object.values(OBJ), of const arrays (themselves spreads or literals) and of ARR.map(fn) with
-    fn a template-literal arrow function. Anything else is an error, never a guess."""
+def trajectory_format(path: Path = FORMAT_JSON) -> dict:
+    """adapter/format/format.json: the format's versions, header, special tokens and stop token."""
     try:
-        src = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise TokenizerError(f"cannot read the special tokens from {path}: {e}") from e
+        d = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TokenizerError(f"cannot read the trajectory format from {path}: {e}") from e
+    toks = d.get("specialTokens") if isinstance(d, dict) else None
+    if (not isinstance(toks, list) or not toks or len(set(toks)) != len(toks)
+            or not all(isinstance(t, str) and re.fullmatch(r"<\|[a-z_]+\|>", t) for t in toks)):
+        raise TokenizerError(f"{path}: specialTokens is not a list of distinct <|name|> tokens")
+    if d.get("separators", {}).get(d.get("stop")) not in toks:
+        raise TokenizerError(f"{path}: stop names no separator among the special tokens")
+    return d
 
-    def const_body(name: str, open_: str, close: str) -> str:
-        m = re.search(r"export\s+const\s+" + re.escape(name) + r"\b[^=]*=", src)
-        if not m or src.find(open_, m.end()) < 0:
-            raise TokenizerError(f"{path}: no const {name}")
-        start = src.index(open_, m.end())
-        depth = 0
-        for i in range(start, len(src)):
-            if src[i] == open_:
-                depth += 1
-            elif src[i] == close:
-                depth -= 1
-                if depth == 0:
-                    return src[start + 1:i]
-        raise TokenizerError(f"{path}: unterminated {name}")
 
-    def obj_values(name: str) -> list[str]:
-        body = const_body(name, "{", "}")
-        vals = re.findall(r'(?:^|,)\s*(?:[A-Za-z_$][\w$]*|"(?:[^"\\]|\\.)*")\s*:\s*("(?:[^"\\]|\\.)*")', body)
-        if not vals:
-            raise TokenizerError(f"{path}: {name} has no string values")
-        return [json.loads(v) for v in vals]
+def format_special_tokens(path: Path = FORMAT_JSON) -> list[str]:
+    """The special tokens, in the vocabulary's order (token ids of trained models depend on it)."""
+    return list(trajectory_format(path)["specialTokens"])
 
-    def fn_template(name: str) -> tuple[str, str]:
-        m = re.search(r"const\s+" + re.escape(name) + r"\s*=\s*\(\s*(\w+)[^)]*\)[^=]*=>\s*`([^`]*)`", src)
-        if not m:
-            raise TokenizerError(f"{path}: function {name} is not a template-literal arrow function")
-        return m.group(1), m.group(2)
 
-    def items(body: str) -> list[str]:
-        out: list[str] = []
-        for part in (p.strip() for p in body.split(",")):
-            if not part:
-                continue
-            if part.startswith('"'):
-                out.append(json.loads(part))
-            elif m := re.fullmatch(r"\.\.\.Object\.values\((\w+)\)", part):
-                out += obj_values(m.group(1))
-            elif m := re.fullmatch(r"\.\.\.(\w+)\.map\((\w+)\)", part):
-                arg, tpl = fn_template(m.group(2))
-                out += [tpl.replace("${" + arg + "}", v) for v in array(m.group(1))]
-            elif m := re.fullmatch(r"\.\.\.(\w+)", part):
-                out += array(m.group(1))
-            else:
-                raise TokenizerError(f"{path}: cannot evaluate '{part}' in SPECIAL_TOKENS")
-        return out
-
-    def array(name: str) -> list[str]:
-        return items(const_body(name, "[", "]"))
-
-    toks = items(const_body("SPECIAL_TOKENS", "[", "]"))
-    if not toks or len(set(toks)) != len(toks) or not all(re.fullmatch(r"<\|[a-z_]+\|>", t) for t in toks):
-        raise TokenizerError(f"{path}: SPECIAL_TOKENS evaluated to an unexpected list {toks}")
-    return toks
+_FORMAT = trajectory_format()
+STOP_TOKEN = _FORMAT["separators"][_FORMAT["stop"]]  # ends every predicted frame: the model's end-of-generation token
 
 
 # ---- bytes <-> characters (GPT-2) ----
@@ -375,7 +334,7 @@ def train(texts: Iterable[str], vocab_size: int, special_tokens: list[str] | Non
           min_count: int = 2) -> Tokenizer:
     """Learns merges until the vocabulary holds vocab_size tokens (or no pair occurs min_count times).
     Pair counts are kept up to date incrementally; only words containing the merged pair are touched."""
-    specials = list(special_tokens if special_tokens is not None else special_tokens_from_ts())
+    specials = list(special_tokens if special_tokens is not None else format_special_tokens())
     base = len(specials) + 256
     if vocab_size < base:
         raise TokenizerError(f"vocab size {vocab_size} is below the {base} special and byte tokens")
@@ -455,9 +414,9 @@ def train(texts: Iterable[str], vocab_size: int, special_tokens: list[str] | Non
 
 # The trajectory header (docs/TRAJECTORY.md): "#ndbg VERSION [pythonMAJOR.MINOR] [JSON]". Version 2
 # names the Python that ran the program (traces differ between versions); version 1 does not.
-TRAJECTORY_VERSIONS = (1, 2)
-_HEADER = re.compile(r"#ndbg (\d+)(?: python(\S+))?(?: \{[^\n]*\})?\n")
-_PYTHON = re.compile(r"3\.(0|[1-9]\d?)")
+TRAJECTORY_VERSIONS = tuple(_FORMAT["readVersions"])
+_HEADER = re.compile(_FORMAT["header"].lstrip("^"))
+_PYTHON = re.compile(_FORMAT["pythonVersion"].lstrip("^").rstrip("$"))
 
 
 def trajectory_header(text: str, where: str) -> tuple[int, str | None]:
@@ -468,7 +427,7 @@ def trajectory_header(text: str, where: str) -> tuple[int, str | None]:
         raise TokenizerError(f"{where}: the text does not start with a trajectory header (#ndbg 2 python3.11)")
     version, python = int(m[1]), m[2]
     if version not in TRAJECTORY_VERSIONS:
-        raise TokenizerError(f"{where}: trajectory format version {version} is not supported (this reads 1 and 2)")
+        raise TokenizerError(f"{where}: trajectory format version {version} is not supported (this reads {' and '.join(map(str, TRAJECTORY_VERSIONS))})")
     if python is not None and (version < 2 or not _PYTHON.fullmatch(python)):
         raise TokenizerError(f"{where}: bad Python version {python!r} in a version {version} header")
     return version, python
@@ -511,11 +470,11 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("stats", help="characters per token on a JSONL file")
     s.add_argument("--tokenizer", required=True)
     s.add_argument("--data", required=True)
-    sub.add_parser("specials", help="print SPECIAL_TOKENS as read from adapter/format/trajectory.ts")
+    sub.add_parser("specials", help="print the special tokens as read from adapter/format/format.json")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "specials":
-            print(json.dumps(special_tokens_from_ts()))
+            print(json.dumps(format_special_tokens()))
         elif a.cmd == "encode":
             tok = Tokenizer.load(a.tokenizer)
             if a.text is not None:

@@ -2,15 +2,18 @@
 // and the debugger actions between them. Specified in docs/TRAJECTORY.md and tested against the
 // golden files in test/golden/. Training data is written by this serializer too (`ndbg data`).
 
+// The constants (version, header, special tokens) live in format.json, which training/ reads too.
+import FORMAT from "./format.json" with { type: "json" };
+
 /** The version this writes. */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION: number = FORMAT.version;
 /** The versions this reads: version 1 is version 2 without the Python version in the header. */
-export const READ_VERSIONS: readonly number[] = [1, 2];
+export const READ_VERSIONS: readonly number[] = FORMAT.readVersions;
 
 /** A Python minor version as the header writes it ("3.11"). */
-export const PYTHON_VERSION_RE = /^3\.(0|[1-9]\d?)$/;
+export const PYTHON_VERSION_RE = new RegExp(FORMAT.pythonVersion);
 
-export type EventKind = "call" | "line" | "return" | "exception";
+export type EventKind = keyof typeof FORMAT.events;
 
 /** One program state: where execution stands and what the locals hold (values as reprs). */
 export interface Frame {
@@ -29,7 +32,7 @@ export interface Frame {
   stdout?: string;
 }
 
-export type ExitStatus = "normal" | "error" | "limit";
+export type ExitStatus = keyof typeof FORMAT.exits;
 
 /** The end of the program: normally, by an uncaught exception (value), or cut off by a limit. */
 export interface Exit {
@@ -38,10 +41,10 @@ export interface Exit {
   stdout?: string;
 }
 
-export const FORWARD_ACTIONS = ["step_into", "step_over", "step_return", "breakpoint", "continue"] as const;
-export const INVERSE_ACTIONS = ["inv_step_into", "inv_step_over", "inv_step_return", "inv_breakpoint"] as const;
-export const ACTION_KINDS = [...FORWARD_ACTIONS, ...INVERSE_ACTIONS] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+export type ActionKind = keyof typeof FORMAT.actions;
+export const ACTION_KINDS = Object.keys(FORMAT.actions) as readonly ActionKind[];
+export const FORWARD_ACTIONS = ACTION_KINDS.filter((k) => FORMAT.actions[k] === "forward");
+export const INVERSE_ACTIONS = ACTION_KINDS.filter((k) => FORMAT.actions[k] === "inverse");
 
 export interface Action {
   kind: ActionKind;
@@ -70,41 +73,22 @@ export interface Trajectory {
   steps: Step[];
 }
 
-export const TOKENS = {
-  src: "<|src_sep|>",
-  frame: "<|frame_sep|>",
-  action: "<|action_sep|>",
-  arg: "<|arg_sep|>",
-  value: "<|value_sep|>",
-  out: "<|out_sep|>",
-} as const;
+export const TOKENS: Readonly<typeof FORMAT.separators> = FORMAT.separators;
+/** The token that ends every predicted state: the model's end of generation. */
+export const STOP_TOKEN: string = FORMAT.separators[FORMAT.stop as keyof typeof FORMAT.separators];
 
-export const EVENT_TOKENS: Record<EventKind, string> = {
-  call: "<|call_sep|>",
-  line: "<|line_sep|>",
-  return: "<|return_sep|>",
-  exception: "<|exception_sep|>",
-};
+export const EVENT_TOKENS: Readonly<Record<EventKind, string>> = FORMAT.events;
 
-export const EXIT_TOKENS: Record<ExitStatus, string> = {
-  normal: "<|exit_normal|>",
-  error: "<|exit_error|>",
-  limit: "<|exit_never|>",
-};
+export const EXIT_TOKENS: Readonly<Record<ExitStatus, string>> = FORMAT.exits;
 
 export const actionToken = (kind: ActionKind): string => `<|${kind}|>`;
 
-/** Every special token, in a fixed order (token ids of trained models depend on it). */
-export const SPECIAL_TOKENS: readonly string[] = [
-  ...Object.values(TOKENS),
-  ...Object.values(EVENT_TOKENS),
-  ...ACTION_KINDS.map(actionToken),
-  ...Object.values(EXIT_TOKENS),
-];
+/** Every special token, in the vocabulary's order (token ids of trained models depend on it). */
+export const SPECIAL_TOKENS: readonly string[] = FORMAT.specialTokens;
 
 export const HEADER = `#ndbg ${FORMAT_VERSION}`;
 /** A header line: "#ndbg VERSION [pythonMAJOR.MINOR] [JSON]" (a trajectory only where "<|src_sep|>" follows). */
-const HEADER_RE = /^#ndbg (\d+)(?: python(\S+))?( \{[^\n]*\})?\n/m;
+const HEADER_RE = new RegExp(FORMAT.header, "m");
 /** Marks a frame whose locals are written as changes against the previous frame. */
 export const DELTA_MARK = "..";
 

@@ -8,7 +8,7 @@
 // and source always stay). The dropped window moves in large jumps, so most steps still extend
 // the cached prefix, and a step costs the same at step 500 as at step 5.
 import type { LlamaGrammar, Token } from "node-llama-cpp";
-import { FORMAT_VERSION, TOKENS, parseSteps, serializeAction, serializeHead, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { FORMAT_VERSION, STOP_TOKEN, TOKENS, parseSteps, serializeAction, serializeHead, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
 import type { LoadedModel } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
@@ -69,9 +69,9 @@ export class NativeDialect implements Dialect {
     const format = opts.format ?? FORMAT_VERSION;
     // A model of format 1 (the bundled one) reads the prompts it was trained on: no Python version.
     this.head = [...bos, ...this.tokenize(serializeHead(src.source, opts.shownPython && format >= 2 ? { python: opts.shownPython } : {}, format))];
-    const as = this.special(TOKENS.action);
-    if (as !== undefined) this.stop.push(as);
-    else this.stopText = TOKENS.action;
+    const stop = this.special(STOP_TOKEN);
+    if (stop !== undefined) this.stop.push(stop);
+    else this.stopText = STOP_TOKEN;
   }
 
   private tokenize(text: string): Token[] {

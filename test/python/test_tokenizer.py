@@ -15,7 +15,7 @@ sys.path.insert(0, str(REPO))
 
 from training.tokenizer import (  # noqa: E402
     BYTE_DEC, BYTE_ENC, Tokenizer, TokenizerError, pretokenize, pretokenize_reference, read_jsonl,
-    special_tokens_from_ts, split_special, train,
+    format_special_tokens, split_special, train, trajectory_format, STOP_TOKEN,
 )
 
 FIXTURES = REPO / "test" / "fixtures" / "gguf"
@@ -59,32 +59,43 @@ def llama_bpe(tok: Tokenizer, word: str) -> list:
 
 
 class SpecialTokens(unittest.TestCase):
-    def test_read_from_trajectory_ts_in_order(self):
-        toks = special_tokens_from_ts()
+    def test_read_from_format_json_in_order(self):
+        toks = format_special_tokens()
         self.assertEqual(toks[:3], ["<|src_sep|>", "<|frame_sep|>", "<|action_sep|>"])
         self.assertIn("<|inv_breakpoint|>", toks)
         self.assertEqual(toks[-1], "<|exit_never|>")
+        self.assertEqual(STOP_TOKEN, "<|action_sep|>")
+        # The list is the format's parts in order: separators, events, actions, exits.
+        f = trajectory_format()
+        parts = [*f["separators"].values(), *f["events"].values(), *("<|%s|>" % k for k in f["actions"]), *f["exits"].values()]
+        self.assertEqual(toks, parts)
         node = shutil.which("node")
         if not node or not (REPO / "node_modules" / "tsx").exists():
             self.skipTest("node with tsx is absent: the list was checked against its shape only")
         out = subprocess.run(
             [node, "--import", "tsx", "-e",
-             'import("./adapter/format/trajectory.ts").then(m => console.log(JSON.stringify(m.SPECIAL_TOKENS)))'],
+             'import("./adapter/format/trajectory.ts").then(m => console.log(JSON.stringify([m.SPECIAL_TOKENS, m.STOP_TOKEN, m.FORMAT_VERSION])))'],
             cwd=REPO, capture_output=True, text=True, timeout=60)
         self.assertEqual(out.returncode, 0, out.stderr)
-        self.assertEqual(json.loads(out.stdout), toks)
+        self.assertEqual(json.loads(out.stdout), [toks, STOP_TOKEN, f["version"]], "the adapter reads the same definition")
 
     def test_unreadable_definition_is_a_clear_error(self):
         with tempfile.TemporaryDirectory() as d:
-            p = Path(d) / "t.ts"
-            p.write_text('export const SPECIAL_TOKENS: readonly string[] = [...makeTokens()];\n')
-            with self.assertRaisesRegex(TokenizerError, "cannot evaluate"):
-                special_tokens_from_ts(p)
-            with self.assertRaisesRegex(TokenizerError, "cannot read"):
-                special_tokens_from_ts(Path(d) / "missing.ts")
+            with self.assertRaisesRegex(TokenizerError, "cannot read the trajectory format"):
+                format_special_tokens(Path(d) / "missing.json")
+            p = Path(d) / "format.json"
+            p.write_text("{not json")
+            with self.assertRaisesRegex(TokenizerError, "cannot read the trajectory format"):
+                format_special_tokens(p)
+            p.write_text(json.dumps({"specialTokens": ["<|a|>", "<|a|>"]}))
+            with self.assertRaisesRegex(TokenizerError, "distinct"):
+                format_special_tokens(p)
+            p.write_text(json.dumps({"specialTokens": ["<|a|>"], "separators": {"a": "<|b|>"}, "stop": "a"}))
+            with self.assertRaisesRegex(TokenizerError, "stop names no separator"):
+                format_special_tokens(p)
 
     def test_split_special_keeps_escaped_text(self):
-        sp = special_tokens_from_ts()
+        sp = format_special_tokens()
         frags = split_special("a<|frame_sep|>b<\\|frame_sep|><|arg_sep|><|arg_sep|>", sp)
         self.assertEqual(frags, [(False, "a"), (True, "<|frame_sep|>"), (False, "b<\\|frame_sep|>"),
                                  (True, "<|arg_sep|>"), (True, "<|arg_sep|>")])
@@ -117,7 +128,7 @@ class Training(unittest.TestCase):
 
     def test_layout_specials_then_bytes_then_merges(self):
         tok = self.tok
-        sp = special_tokens_from_ts()
+        sp = format_special_tokens()
         self.assertEqual(tok.tokens[:len(sp)], sp)
         self.assertEqual(tok.tokens[len(sp):len(sp) + 256], [BYTE_ENC[b] for b in range(256)])
         self.assertLessEqual(tok.vocab_size, 1024)
@@ -137,7 +148,7 @@ class Training(unittest.TestCase):
         for t in texts:
             ids = tok.encode(t)
             self.assertEqual(tok.decode(ids), t)
-            for s in special_tokens_from_ts():
+            for s in format_special_tokens():
                 self.assertEqual(ids.count(tok.id_of[s]), t.count(s))
 
     def test_compresses_trajectories(self):
