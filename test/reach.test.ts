@@ -11,10 +11,10 @@ import { Reach, callStack, refusal } from "../adapter/model/reach.js";
 import { jsonGrammar, nativeGrammar, reachGrammar, scopeTable } from "../adapter/model/grammar.js";
 import { getBackend, disposeAll } from "../adapter/model/backend.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
-import { stateAt, type Recording } from "../adapter/tools/sampling.js";
+import { stateAt } from "../adapter/tools/sampling.js";
 import { transition } from "../adapter/real/semantics.js";
 import { TraceBatch } from "../adapter/real/tracer.js";
-import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
+import type { Action, Frame, Recording, Step } from "../adapter/format/trajectory.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const T = { timeout: 240_000 };

@@ -52,6 +52,15 @@ export interface Action {
   line?: number;
 }
 
+/** A real run, every event of it: what record mode replays and training examples are sampled from. */
+export interface Recording {
+  source: string;
+  /** The minor version of the Python that ran it, when known: headers carry it, so runs of several versions can be mixed. */
+  python?: string;
+  frames: readonly Frame[];
+  exit: Exit;
+}
+
 /** A state reached by an action: a frame, or the program's exit. The first step has no action. */
 export interface Step {
   action?: Action;

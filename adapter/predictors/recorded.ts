@@ -3,19 +3,11 @@
 // index in the trace (frames.length for the exit).
 import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../system/files.js";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Recording, type Step, type Trajectory } from "../format/trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { transition } from "../real/semantics.js";
 
 /** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
-export interface Recording {
-  source: string;
-  /** The minor version of the Python that ran it, when known. */
-  python?: string;
-  frames: readonly Frame[];
-  exit: Exit;
-}
-
 /** Where an action leads from state i of a recording (frames.length: the exit). */
 export type Moves = (frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly number[]) => number;
 

@@ -22,18 +22,11 @@ import {
   type Exit,
   type Frame,
   type Step,
+  type Recording,
   type Trajectory,
 } from "../format/trajectory.js";
 
 /** A recorded run, as the tracer returns it. */
-export interface Recording {
-  source: string;
-  /** The minor version of the Python that ran it: the examples' headers carry it, so data from several versions can be mixed. */
-  python?: string;
-  frames: readonly Frame[];
-  exit: Exit;
-}
-
 /** What an example's header says besides the format: the Python version, where known. */
 const headerOf = (run: Recording): { python?: string } => (run.python ? { python: run.python } : {});
 
