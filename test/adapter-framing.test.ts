@@ -12,60 +12,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Writable } from "node:stream";
 import { FrameReader, MAX_MESSAGE_BYTES, decode, type Frame } from "../adapter/framing.js";
 import { ADAPTER, buildDist } from "./support/dist.js";
+import { Raw, frame } from "./support/raw.js";
 
 before(() => buildDist());
 
-const frame = (body: string | Buffer): Buffer => {
-  const b = Buffer.isBuffer(body) ? body : Buffer.from(body);
-  return Buffer.concat([Buffer.from(`Content-Length: ${b.length}\r\n\r\n`), b]);
-};
 const request = (seq: number, command: string, args?: unknown): string => JSON.stringify({ seq, type: "request", command, ...(args !== undefined ? { arguments: args } : {}) });
 const initialize = (seq: number): Buffer => frame(request(seq, "initialize", { adapterID: "neural-python", pathFormat: "path", linesStartAt1: true, columnsStartAt1: true }));
 const deep = (n: number): string => "[".repeat(n) + "]".repeat(n);
-
-type Message = { type: string; request_seq?: number; command?: string; success?: boolean; message?: string };
-
-/** The adapter's side of a raw byte stream: its messages as they come, and waits for one. */
-class Raw {
-  readonly messages: Message[] = [];
-  private buf = Buffer.alloc(0);
-  private waiters: (() => void)[] = [];
-  constructor(
-    readonly input: Writable,
-    output: NodeJS.ReadableStream,
-  ) {
-    output.on("data", (d: Buffer) => {
-      this.buf = Buffer.concat([this.buf, d]);
-      for (;;) {
-        const end = this.buf.indexOf("\r\n\r\n");
-        if (end < 0) break;
-        const n = Number(/Content-Length: (\d+)/.exec(this.buf.subarray(0, end).toString())?.[1]);
-        if (this.buf.length < end + 4 + n) break;
-        this.messages.push(JSON.parse(this.buf.subarray(end + 4, end + 4 + n).toString()));
-        this.buf = this.buf.subarray(end + 4 + n);
-      }
-      for (const w of this.waiters.splice(0)) w();
-    });
-  }
-
-  /** The response to request `seq`, or a rejection after `ms`. */
-  response(seq: number, ms = 10_000): Promise<Message> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no response to request ${seq} within ${ms} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`)), ms);
-      const check = (): void => {
-        const r = this.messages.find((m) => m.type === "response" && m.request_seq === seq);
-        if (r) {
-          clearTimeout(timer);
-          resolve(r);
-        } else this.waiters.push(check);
-      };
-      check();
-    });
-  }
-}
 
 interface Adapter {
   proc: ChildProcess;
