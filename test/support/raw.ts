@@ -48,7 +48,8 @@ export class Raw {
   /** The first message that `pred` accepts, or a rejection after `ms` saying `what`. */
   waitFor(pred: (m: Message) => boolean, ms: number, what: string): Promise<Message> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`)), ms);
+      // A wait given up on (a race lost) must not keep the process up.
+      const timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms; got ${JSON.stringify(this.messages).slice(0, 500)}`)), ms).unref();
       const check = (): void => {
         const r = this.messages.find(pred);
         if (r) {
