@@ -21,6 +21,8 @@ export interface Frame {
   value?: string;
   /** Standard output written since the previous state. */
   stdout?: string;
+  /** Standard error written since the previous state (record mode shows it; never serialized). */
+  stderr?: string;
 }
 
 export type ExitStatus = "normal" | "error" | "limit";
@@ -30,6 +32,8 @@ export interface Exit {
   status: ExitStatus;
   value?: string;
   stdout?: string;
+  /** As Frame's: shown, never serialized. */
+  stderr?: string;
 }
 
 export const FORWARD_ACTIONS = ["step_into", "step_over", "step_return", "breakpoint", "continue"] as const;
