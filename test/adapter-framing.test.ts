@@ -232,3 +232,24 @@ test("the stdio adapter still ends when its stdin closes", { timeout: 30_000 }, 
     await stop(a);
   }
 });
+
+test("a Content-Length too long that ends inside the next header, that header arriving in pieces: the next request is still read", { timeout: 60_000 }, async () => {
+  // Found by the fuzz suite (framing, seed 2): the broken body took "Content-Length:" and the
+  // rest of the header, arriving later, was skipped as junk with the request after it.
+  for (const [extra, split] of [[15, 15], [3, 3], [18, 19], [19, 19], [1, 1]]) {
+    const a = startAdapter();
+    try {
+      const broken = request(1, "threads");
+      a.raw.input.write(Buffer.from(`Content-Length: ${broken.length + extra}\r\n\r\n${broken}`));
+      const next = initialize(2);
+      a.raw.input.write(next.subarray(0, split));
+      await new Promise((r) => setTimeout(r, 100));
+      a.raw.input.write(next.subarray(split));
+      const init = await a.raw.response(2);
+      assert.equal(init.success, true, `${extra} bytes too long, split at ${split}`);
+      assert.match(a.stderr(), new RegExp(`its Content-Length \\(${broken.length + extra}\\) is more than the ${broken.length} bytes before the next header`));
+    } finally {
+      await stop(a);
+    }
+  }
+});
