@@ -28,19 +28,42 @@ const CASES: { name: string; bytes: Buffer; log: RegExp; answered?: number }[] =
   { name: "junk with no header", bytes: Buffer.alloc(20_000, "x"), log: /bytes outside a message/ },
 ];
 
+function start() {
+  const proc = spawn(process.execPath, [SERVER, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+  const out = { proc, stderr: "", answer: (id: number) => r.waitFor((m) => m.id === id, 10_000, `the answer to request ${id}`) };
+  proc.stderr!.setEncoding("utf8").on("data", (d: string) => (out.stderr += d));
+  const r = new Raw(proc.stdin!, proc.stdout!);
+  return out;
+}
+
+test("a Content-Length too long that ends inside the next header, that header arriving in pieces: the next request is still read", { timeout: 60_000 }, async () => {
+  for (const [extra, split] of [[15, 15], [3, 3], [19, 19], [1, 1]]) {
+    const s = start();
+    try {
+      const broken = request(7, "shutdown");
+      s.proc.stdin!.write(raw(`Content-Length: ${broken.length + extra}`, broken));
+      const next = initialize(1);
+      s.proc.stdin!.write(next.subarray(0, split));
+      await new Promise((r) => setTimeout(r, 100));
+      s.proc.stdin!.write(next.subarray(split));
+      assert.ok((await s.answer(1)).result, `${extra} bytes too long, split at ${split}`);
+      assert.match(s.stderr, /is more than the \d+ bytes before the next header/);
+    } finally {
+      s.proc.kill();
+    }
+  }
+});
+
 for (const c of CASES) {
   test(`after ${c.name} the language server logs it and answers the next request`, { timeout: 30_000 }, async () => {
-    const proc = spawn(process.execPath, [SERVER, "--stdio"], { stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    proc.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const r = new Raw(proc.stdin!, proc.stdout!);
-    const answer = (id: number) => r.waitFor((m) => m.id === id, 10_000, `the answer to request ${id}`);
+    const s = start();
+    const { proc, answer } = s;
     try {
       proc.stdin!.write(c.bytes);
       proc.stdin!.write(initialize(1));
       const init = await answer(1);
       assert.ok(init.result, `initialize after ${c.name}: ${JSON.stringify(init)}`);
-      assert.match(stderr, new RegExp(`invalid message.*${c.log.source}`));
+      assert.match(s.stderr, new RegExp(`invalid message.*${c.log.source}`));
       if (c.answered !== undefined) assert.match((await answer(c.answered)).error?.message ?? "", c.log);
       // And the server still reads a request split anywhere.
       const next = frame(request(2, "shutdown", null));

@@ -11,6 +11,8 @@ import { AbstractMessageReader, type DataCallback, type Disposable, type Message
 const HEADER = /Content-Length:[ \t]*(\S*)[ \t]*\r\n/i;
 const NEXT = /Content-Length:[ \t]*\d+[ \t]*\r\n/i;
 const END = "\r\n\r\n";
+/** A header's start cut off by the end of the text ("Content-Le", "Content-Length: 5\r"); no JSON ends so. */
+const NEXT_AT_END = /C(?:o(?:n(?:t(?:e(?:n(?:t(?:-(?:L(?:e(?:n(?:g(?:t(?:h(?::(?: *\d{0,15}\r?)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?$/i;
 /** Bytes kept from one chunk of a body to find a header that straddles two chunks. */
 const SEAM = 64;
 /** A header longer than this is junk. */
@@ -91,7 +93,12 @@ export class TolerantReader extends AbstractMessageReader implements MessageRead
     const part = text.slice(0, b.length - b.got);
     // A header inside the body: the body ended before its Content-Length said.
     const joined = b.seam + part;
-    const cut = joined.search(NEXT);
+    let cut = joined.search(NEXT);
+    // A body that ends in the start of a header ran into the next message too.
+    if (cut < 0 && b.got + part.length === b.length) {
+      const at = joined.slice(-40).search(NEXT_AT_END);
+      if (at >= 0) cut = Math.max(0, joined.length - 40) + at;
+    }
     if (cut >= 0) {
       const kept = Math.max(0, cut - b.seam.length);
       b.chunks.push(Buffer.from(part.slice(0, kept), "latin1"));
