@@ -37,6 +37,8 @@ export function addTally(into: Tally, t: Tally): void {
 }
 
 const MARK = "NDBG_FUZZ_CASE";
+/** The longest error message an answer may carry (the adapter cuts what it quotes). */
+const MAX_ANSWER = 4000;
 let counter = 0;
 
 /** The processes (ours to read) whose environment holds `mark`. */
@@ -164,6 +166,11 @@ export class Target {
     }
     this.tally.answered++;
     void id;
+    // An answer must be readable: an error says what is wrong, without a stack trace or an echo of megabytes.
+    const why = r.message ?? r.error?.message ?? "";
+    if (why.length > MAX_ANSWER) this.problem(`${what} answered with a message of ${why.length} characters`);
+    if (/\n\s+at \S.*:\d+:\d+\)?$/m.test(why)) this.problem(`${what} answered with a stack trace: ${why.slice(0, 300)}`);
+    if (r.type === "response" && r.success === false && !why.trim()) this.problem(`${what} refused without a message`);
     return r;
   }
 

@@ -35,7 +35,7 @@ export interface Budget {
 }
 
 /** A case's own seed: the run's seed, the family and the case number. */
-function caseSeed(seed: number, family: string, i: number): number {
+export function caseSeed(seed: number, family: string, i: number): number {
   let h = seed >>> 0;
   for (const c of `${family}#${i}`) h = Math.imul(h ^ c.charCodeAt(0), 0x01000193) >>> 0;
   return h;
