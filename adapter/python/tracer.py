@@ -640,7 +640,11 @@ def _has_children():
 def _end_children():
     """Kills what the program started and left running (also in sessions of their own, which the
     driver's process-group kill does not reach)."""
-    if _has_children():
+    # A child may fork between the walk and the kill (a daemon's double fork under way): that
+    # orphan comes back to this process (the subreaper), and the next round ends it.
+    for _ in range(20):
+        if not _has_children():
+            return
         _kill_trees(_descendants(os.getpid()))
 
 
