@@ -4,10 +4,11 @@
 // hangs (a request past its deadline), peak memory of the process under test, and processes and
 // files left behind. A case is repeated by its seed and number: each has a generator of its own.
 //
-//   npm run fuzz -- [--seed N] [--budget N | --budget Ns] [--family NAME[,NAME...]]
+//   npm run fuzz -- [--seed N] [--budget N | --budget Ns] [--family NAME[,NAME...]] [--case N]
 //
 // --budget N runs N cases per family; Ns runs the families for about N seconds in all. Exits 1 when
-// anything went wrong, with one line per problem.
+// anything went wrong, with one line per problem. --case N runs only case N of each family, as a
+// problem line names it.
 import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,6 +33,8 @@ export interface Budget {
   /** Cases per family, or seconds for the whole run. */
   cases?: number;
   seconds?: number;
+  /** Only this case of each family (to repeat one a run reported). */
+  only?: number;
 }
 
 /** A case's own seed: the run's seed, the family and the case number. */
@@ -55,7 +58,7 @@ export async function runFuzz(seed: number, budget: Budget, families = Object.ke
       const t0 = Date.now();
       // A seconds budget is shared out among the families still to run.
       const until = budget.seconds !== undefined ? Date.now() + ((budget.seconds * 1000 - (Date.now() - start)) / (families.length - k)) : Infinity;
-      for (let i = 0; budget.cases !== undefined ? i < budget.cases : Date.now() < until; i++) {
+      for (let i = budget.only ?? 0; budget.only !== undefined ? i === budget.only : budget.cases !== undefined ? i < budget.cases : Date.now() < until; i++) {
         const work = join(shared, `${name}-${i}`);
         mkdirSync(work);
         const label = `${name} case ${i} (--seed ${seed})`;
@@ -96,10 +99,11 @@ async function main(): Promise<void> {
   const b = flag("budget") ?? "3";
   const m = /^(\d+)(s?)$/.exec(b);
   if (!Number.isInteger(seed) || !m) {
-    process.stderr.write("usage: npm run fuzz -- [--seed N] [--budget N | --budget Ns] [--family NAME[,NAME...]]\n");
+    process.stderr.write("usage: npm run fuzz -- [--seed N] [--budget N | --budget Ns] [--family NAME[,NAME...]] [--case N]\n");
     process.exit(2);
   }
-  const budget: Budget = m[2] ? { seconds: Number(m[1]) } : { cases: Number(m[1]) };
+  const only = flag("case");
+  const budget: Budget = { ...(m[2] ? { seconds: Number(m[1]) } : { cases: Number(m[1]) }), ...(only !== undefined ? { only: Number(only) } : {}) };
   const families = flag("family")?.split(",") ?? Object.keys(FAMILIES);
   const t0 = Date.now();
   console.log(`fuzz: seed ${seed}, budget ${b}${m[2] ? "" : " cases per family"}, families ${families.join(", ")}`);
