@@ -140,14 +140,14 @@ export class Target {
   async request(command: string, args?: unknown, ms = 10_000, bytes?: (body: string) => Buffer | Buffer[]): Promise<Message | undefined> {
     const seq = this.nextSeq();
     const body = JSON.stringify({ seq, type: "request", command, ...(args !== undefined ? { arguments: args } : {}) });
-    return this.expect(seq, `${command} request ${seq}`, ms, () => {
+    return this.expect(`${command} request ${seq}`, ms, () => {
       const out = bytes ? bytes(body) : frame(body);
       for (const b of Array.isArray(out) ? out : [out]) this.write(b);
     }, (m) => m.type === "response" && m.request_seq === seq);
   }
 
   /** Sends something with `send` and waits for the answer `pred` picks, counted as one request. */
-  async expect(id: unknown, what: string, ms: number, send: () => void, pred: (m: Message) => boolean): Promise<Message | undefined> {
+  async expect(what: string, ms: number, send: () => void, pred: (m: Message) => boolean): Promise<Message | undefined> {
     this.tally.sent++;
     if (this.exit !== undefined) {
       this.problem(`${what} not answered: the process had exited (${this.exitText()})`);
@@ -165,7 +165,6 @@ export class Target {
       return undefined;
     }
     this.tally.answered++;
-    void id;
     // An answer must be readable: an error says what is wrong, without a stack trace or an echo of megabytes.
     const why = r.message ?? r.error?.message ?? "";
     if (why.length > MAX_ANSWER) this.problem(`${what} answered with a message of ${why.length} characters`);

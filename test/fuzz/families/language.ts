@@ -18,7 +18,7 @@ let ids = 0;
 function call(t: Target, method: string, params: unknown, ms = 15_000, bytes?: (body: string) => Buffer) {
   const id = ++ids;
   const body = JSON.stringify({ jsonrpc: "2.0", id, method, params });
-  return t.expect(id, `${method} request ${id}`, ms, () => t.write(bytes ? bytes(body) : frame(body)), (m) => m.id === id && (m.result !== undefined || m.error !== undefined));
+  return t.expect(`${method} request ${id}`, ms, () => t.write(bytes ? bytes(body) : frame(body)), (m) => m.id === id && (m.result !== undefined || m.error !== undefined));
 }
 const notify = (t: Target, method: string, params: unknown): void => t.write(frame(JSON.stringify({ jsonrpc: "2.0", method, params })));
 
