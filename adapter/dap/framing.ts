@@ -49,6 +49,14 @@ function headerIn(buf: Buffer): number {
   return -1;
 }
 
+/** A header's start cut off by the end of `buf` ("Content-Le", "Content-Length: 5\r"): where it starts, or -1. */
+const HEADER_START = /C(?:o(?:n(?:t(?:e(?:n(?:t(?:-(?:L(?:e(?:n(?:g(?:t(?:h(?::(?: *\d{0,15}\r?)?)?)?)?)?)?)?)?)?)?)?)?)?)?)?$/;
+function headerStartAtEnd(buf: Buffer): number {
+  const tail = buf.subarray(-40).toString("latin1");
+  const at = tail.search(HEADER_START);
+  return at < 0 ? -1 : buf.length - tail.length + at;
+}
+
 /** The request a broken body was, as far as its text shows: the first `"command"`, the first `"seq"` else the last. */
 export function identify(head: Buffer, tail: Buffer): { seq?: number; command?: string } {
   const h = head.toString("utf8");
@@ -126,7 +134,13 @@ export class FrameReader {
     // may start in the last bytes read (the seam, negative offsets) or in this part.
     const inSeam = headerIn(Buffer.concat([b.seam, part.subarray(0, SEAM)]));
     const inPart = headerIn(part);
-    const cut = inSeam >= 0 && inSeam < b.seam.length ? inSeam - b.seam.length : inPart >= 0 ? inPart : undefined;
+    let cut = inSeam >= 0 && inSeam < b.seam.length ? inSeam - b.seam.length : inPart >= 0 ? inPart : undefined;
+    // A body that ends in the start of a header ran into the next message too: no JSON ends so.
+    if (cut === undefined && b.got + part.length === b.length) {
+      const end = Buffer.concat([b.seam, part.subarray(-SEAM)]);
+      const at = headerStartAtEnd(end);
+      if (at >= 0) cut = at - (end.length - Math.min(part.length, SEAM)) + (part.length - Math.min(part.length, SEAM));
+    }
     if (cut === undefined) {
       this.collect(part);
       if (b.got < b.length) return EMPTY;

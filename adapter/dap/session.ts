@@ -534,6 +534,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
       this.printed.add(key(p));
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
       if (text) send(outputBody(text, this.originOf(p)));
+      // A real run's standard error (record mode), in order with its output and stops.
+      const err = p.step.frame?.stderr ?? p.step.exit?.stderr;
+      if (err) send({ category: "stderr", output: err });
       logsAt(p);
     }
     logsAt(undefined);

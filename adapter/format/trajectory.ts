@@ -30,6 +30,8 @@ export interface Frame {
   value?: string;
   /** Standard output written since the previous state. */
   stdout?: string;
+  /** Standard error written since the previous state (record mode shows it; never serialized). */
+  stderr?: string;
 }
 
 export type ExitStatus = keyof typeof FORMAT.exits;
@@ -39,6 +41,8 @@ export interface Exit {
   status: ExitStatus;
   value?: string;
   stdout?: string;
+  /** As Frame's: shown, never serialized. */
+  stderr?: string;
 }
 
 export type ActionKind = keyof typeof FORMAT.actions;

@@ -2,13 +2,28 @@
 // malformed frames, an outline of frames by call depth, hover with the locals that changed, and
 // go-to-source from a frame to its line in the source section. Speaks LSP over stdio or node IPC
 // (`--stdio` / `--node-ipc`, as vscode-languageclient starts it); knows nothing of VS Code.
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind } from "vscode-languageserver/node";
+import { createConnection, ErrorCodes, ProposedFeatures, StreamMessageWriter, TextDocuments, TextDocumentSyncKind } from "vscode-languageserver/node";
 import { TextDocument } from "vscode-languageserver-textdocument";
 import { analyze, reanalyze } from "./analyze.js";
 import type { TraceAnalysis } from "./analyze.js";
 import { definition, diagnostics, documentSymbols, hover } from "./features.js";
+import { TolerantReader } from "./reader.js";
 
-const connection = createConnection(ProposedFeatures.all);
+/**
+ * On stdio, the server reads the framing itself (reader.ts): a broken frame is logged, a request
+ * whose id can be read is answered with an error, and the next message is read. Node IPC (what
+ * the extension uses) carries whole messages and needs none of it.
+ */
+function stdioConnection() {
+  const writer = new StreamMessageWriter(process.stdout);
+  const reader = new TolerantReader(process.stdin, (why, id) => {
+    process.stderr.write(`ndbg trace language server: invalid message${id !== undefined ? ` (request ${JSON.stringify(id)}, answered)` : ""}: ${why}\n`);
+    if (id !== undefined) void writer.write({ jsonrpc: "2.0", id, error: { code: ErrorCodes.ParseError, message: `invalid message: ${why}` } } as never);
+  });
+  return createConnection(ProposedFeatures.all, reader, writer);
+}
+
+const connection = process.argv.includes("--stdio") ? stdioConnection() : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 
 // One analysis per document version: every request after an edit reads the same one. A new

@@ -157,25 +157,31 @@ export class RecordedPredictor implements Predictor {
 
   /**
    * The state at trace index `to`, reached from `from` by `action` (none: the first state).
-   * Its output is what the program wrote on the way: everything after `from` up to it going
-   * forwards, nothing going backwards or staying.
+   * Its output (stdout and stderr) is what the program wrote on the way: everything after `from`
+   * up to it going forwards, nothing going backwards or staying.
    */
   private at(to: number, action: Action | undefined, from: number): Predicted {
     const n = this.frames.length;
-    let out = "";
-    if (!action) out = (to < n ? this.frames[to].stdout : this.exit.stdout) ?? "";
-    else if (to > from) {
-      for (let k = from + 1; k <= Math.min(to, n - 1); k++) out += this.frames[k].stdout ?? "";
-      if (to === n) out += this.exit.stdout ?? "";
-    }
+    const written = (key: "stdout" | "stderr"): string => {
+      let out = "";
+      if (!action) out = (to < n ? this.frames[to][key] : this.exit[key]) ?? "";
+      else if (to > from) {
+        for (let k = from + 1; k <= Math.min(to, n - 1); k++) out += this.frames[k][key] ?? "";
+        if (to === n) out += this.exit[key] ?? "";
+      }
+      return out;
+    };
+    const out = written("stdout");
+    const err = written("stderr");
     const step: Step = action ? { action } : {};
     if (to < n) {
-      const { stdout: _, ...frame } = this.frames[to];
+      const { stdout: _, stderr: __, ...frame } = this.frames[to];
       step.frame = { ...frame, locals: { ...frame.locals } };
       if (out) step.frame.stdout = out;
+      if (err) step.frame.stderr = err;
     } else {
-      const { stdout: _, ...exit } = this.exit;
-      step.exit = out ? { ...exit, stdout: out } : exit;
+      const { stdout: _, stderr: __, ...exit } = this.exit;
+      step.exit = { ...exit, ...(out ? { stdout: out } : {}), ...(err ? { stderr: err } : {}) };
     }
     return { step, ref: to };
   }

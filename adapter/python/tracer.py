@@ -41,8 +41,8 @@ object a line:
   has no "value".
 - exception: "value" is the repr of the exception.
 - stdout: what the program wrote to sys.stdout since the previous record (with --call, what the
-  untraced module body wrote goes with the first record). Standard error is kept
-  apart and sent whole in the exit record. Standard input is empty.
+  untraced module body wrote goes with the first record). stderr: the same for sys.stderr (at
+  most --max-output bytes in all). Standard input is empty.
 - Recursion: the program's recursion limit counts its own frames, not the tracer's
   (sys.getrecursionlimit and sys.setrecursionlimit speak of that limit); RecursionError is raised
   where Python would raise it, and the unwinding is traced.
@@ -172,6 +172,7 @@ class Run:
         self.max_repr = int(opts["maxRepr"])
         self.events = 0
         self.output = 0  # bytes of stdout already attributed to records
+        self.err_output = 0  # bytes of stderr already attributed to records
         self.files = {}  # co_filename -> None (not traced), "" (main program) or relative path
         self.names = {}  # code -> func name
         self.stack = {}  # traced frames now on the stack -> (depth, stack level above the base)
@@ -219,13 +220,20 @@ class Run:
             record["stdout"] = text
         if last:
             record["last"] = True
-        err = _drain(self.stderr)
+        err = self.take_stderr()
         if err:
-            if len(err) > self.max_output:
-                err = err[: self.max_output]
-            record["stderr"] = err.decode("utf-8", "backslashreplace")
+            record["stderr"] = err
         self.write(record)
         return True
+
+    def take_stderr(self):
+        """Standard error written since the previous record, up to --max-output bytes in all (then cut)."""
+        data = _drain(self.stderr)
+        if not data:
+            return None
+        data = data[: max(self.max_output - self.err_output, 0)]
+        self.err_output += len(data)
+        return data.decode("utf-8", "backslashreplace") if data else None
 
     def take_stdout(self):
         data = _drain(self.stdout)
@@ -430,6 +438,9 @@ class Run:
         text = self.take_stdout()
         if text:
             record["stdout"] = text
+        err = self.take_stderr()
+        if err:
+            record["stderr"] = err
         self.write(record)
 
 
@@ -630,7 +641,11 @@ def _has_children():
 def _end_children():
     """Kills what the program started and left running (also in sessions of their own, which the
     driver's process-group kill does not reach)."""
-    if _has_children():
+    # A child may fork between the walk and the kill (a daemon's double fork under way): that
+    # orphan comes back to this process (the subreaper), and the next round ends it.
+    for _ in range(20):
+        if not _has_children():
+            return
         _kill_trees(_descendants(os.getpid()))
 
 

@@ -269,7 +269,10 @@ class Records {
       if (typeof r.stdout === "string" && r.stdout) exit.stdout = r.stdout;
       this.exit = exit;
       if (typeof r.reason === "string") this.limit = r.reason as LimitReason;
-      if (typeof r.stderr === "string") this.stderr = r.stderr + this.stderr;
+      if (typeof r.stderr === "string" && r.stderr) {
+        exit.stderr = r.stderr;
+        this.addStderr(r.stderr);
+      }
       return;
     }
     const frame = { event: r.event, line: r.line, depth: r.depth, func: r.func } as Frame;
@@ -278,6 +281,10 @@ class Records {
     frame.locals = (r.locals ?? {}) as Record<string, string>;
     if (typeof r.value === "string") frame.value = r.value;
     if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
+    if (typeof r.stderr === "string" && r.stderr) {
+      frame.stderr = r.stderr;
+      this.addStderr(r.stderr);
+    }
     this.frames.push(frame);
   }
 
