@@ -15,7 +15,8 @@ import { evaluateExpression, ExprError } from "../expr.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
-import { ModelSequence, type GenerateResult } from "../model/sequence.js";
+import type { GenerateResult } from "../model/sequence.js";
+import { inferenceHost, RemoteSequence } from "../model/remote.js";
 import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
 import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
@@ -95,7 +96,7 @@ export class ModelPredictor implements Predictor {
     readonly call: string | undefined,
     readonly loaded: LoadedModel,
     readonly dialect: Dialect,
-    readonly sequence: ModelSequence,
+    readonly sequence: RemoteSequence,
     first: Frame,
     private readonly onToken?: (generated: number) => void,
   ) {
@@ -136,7 +137,7 @@ export class ModelPredictor implements Predictor {
         ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}) })
         : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program) });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
-    const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
+    const sequence = await RemoteSequence.open(inferenceHost(), lm.path, lm.backend, { contextSize, threads, speculative: opts.speculative === true });
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
