@@ -48,8 +48,6 @@ function load(path: string, backend: Backend): Promise<Loaded> {
       const model = await llama.loadModel({ modelPath: path });
       const device = llama.gpu === false ? "cpu" : String(llama.gpu);
       const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
-      // What follows the mark is what a crash's reason is looked for in (probe.ts's reasonLine): not the load's log.
-      process.stderr.write(`${MARK}loaded ${path}\n`);
       return { model, info: { size: model.size, device, gpuNames, loadMs: performance.now() - t0 }, grammars: new Map() };
     })();
     models.set(key, p);
@@ -92,6 +90,8 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
     case "generate": {
       const s = sequence(req.seq);
       decodes++;
+      // A crash's reason is looked for after the last mark (probe.ts's reasonLine): in what this generation made llama.cpp say.
+      process.stderr.write(`${MARK}decode ${decodes}\n`);
       injectFault();
       const ctl = new AbortController();
       running.set(req.id, ctl);

@@ -107,6 +107,7 @@ class HostProcess {
     child.stdout?.setEncoding("utf8").on("data", keep);
     child.stderr?.setEncoding("utf8").on("data", keep);
     child.on("message", (m: HostReply) => this.answer(m));
+    this.idleRef();
     child.on("error", (e) => this.end(`it could not run (${e.message})`, onEnd));
     // "close", not "exit": the last of its output (an abort's reason) is read by then.
     child.on("close", (code, signal) => {
@@ -135,6 +136,7 @@ class HostProcess {
     const e = new HostEndedError(why);
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
+    this.idleRef();
     onEnd(this);
   }
 
@@ -154,11 +156,15 @@ class HostProcess {
     if (!this.ended) this.child.send(req, () => undefined);
   }
 
-  /** The channel keeps the adapter's event loop alive only while an answer is awaited (a CLI run ends when its work does). */
+  /**
+   * The child keeps the adapter's event loop alive only while an answer is awaited (a CLI run
+   * ends when its work does); then its process and pipes too, so that its end and last words are heard.
+   */
   private idleRef(): void {
-    const ch = this.child.channel as { ref?(): void; unref?(): void } | undefined;
-    if (this.pending.size) ch?.ref?.();
-    else ch?.unref?.();
+    const hold = this.pending.size > 0;
+    for (const h of [this.child, this.child.channel, this.child.stdout, this.child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[])
+      if (hold) h?.ref?.();
+      else h?.unref?.();
   }
 
   stop(): void {
@@ -191,8 +197,6 @@ export class InferenceHost {
       // llama.cpp writes its log itself, flushed at once: an abort's reason reaches us before the process is gone.
       env: { ...process.env, NDBG_HOST: "1" },
     });
-    child.unref();
-    for (const s of [child.stdout, child.stderr]) (s as unknown as { unref?(): void } | null)?.unref?.();
     const proc = new HostProcess(child, (p) => {
       if (this.proc === p) {
         this.proc = undefined;
@@ -200,7 +204,6 @@ export class InferenceHost {
         this.lastEnd = p.ended;
       }
     });
-    (child.channel as { unref?(): void } | undefined)?.unref?.();
     this.proc = proc;
     return proc;
   }
