@@ -117,6 +117,7 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
   if (opts.log) logSink = opts.log;
   const host = inferenceHost(opts.log);
+  host.start();
   const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
   let p = models.get(key);
   if (!p) {

@@ -137,6 +137,8 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
 }
 
 if (process.send) {
+  // Imported now, while the adapter checks the model file and picks a backend: the first load does not wait for it.
+  import("node-llama-cpp").catch(() => undefined);
   const reply = (m: HostReply): void => void process.send!(m);
   process.on("message", (req: HostRequest) => {
     handle(req, reply).then(

@@ -208,6 +208,12 @@ export class InferenceHost {
     return proc;
   }
 
+  /** Starts the process if none runs (it imports node-llama-cpp while the caller checks the file and picks a backend). */
+  start(): void {
+    this.process();
+    this.idle();
+  }
+
   /** The pid of the running process (bench memory), if any. */
   get pid(): number | undefined {
     return this.proc && !this.proc.ended ? this.proc.child.pid : undefined;
