@@ -12,6 +12,7 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { REQUESTS, type SaveTraceBody, type StatsBody } from "../adapter/protocol.js";
 import { ModelPredictor } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
+import { inferenceHost } from "../adapter/model/remote.js";
 import type { Predicted } from "../adapter/predictor.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
@@ -121,6 +122,29 @@ test("a host killed (as by the OOM killer) fails the generation with the signal;
       assert.equal(p.stats.length, 2);
     } finally {
       await p.dispose();
+      await disposeAll();
+    }
+  });
+});
+
+test("with no session open for $NDBG_HOST_IDLE seconds the host goes, freeing the weights, and the next session starts one", T, async () => {
+  await withEnv({ NDBG_HOST_IDLE: "1" }, async () => {
+    const open = () => ModelPredictor.create({ program: DEMO, call: CALL, gpu: "cpu", threads: 1 });
+    const p = await open();
+    const pid = inferenceHost().pid;
+    assert.ok(pid, "a host runs while a session is open");
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(inferenceHost().pid, pid, "an open session keeps it");
+    await p.dispose();
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(inferenceHost().pid, undefined, "gone after the idle time");
+    const q = await open();
+    try {
+      const history: Predicted[] = [await q.start()];
+      assert.ok((await q.predict(history, { kind: "step_into" })).step);
+      assert.notEqual(inferenceHost().pid, pid);
+    } finally {
+      await q.dispose();
       await disposeAll();
     }
   });
