@@ -1,5 +1,5 @@
-// Bundles the extension host (CommonJS, for VS Code), the debug adapter, the CLI and the trace
-// language server. node-llama-cpp (native, ESM) and web-tree-sitter's wasm stay outside the bundles.
+// Bundles the extension host (CommonJS, for VS Code), the debug adapter, the CLI, the inference
+// host and the trace language server. node-llama-cpp (native, ESM) and web-tree-sitter's wasm stay outside the bundles.
 import { build } from "esbuild";
 import { cpSync, mkdirSync, existsSync, chmodSync } from "node:fs";
 
@@ -12,6 +12,8 @@ const entries = [
   { entryPoints: ["src/extension.ts"], outfile: "dist/extension.cjs", format: "cjs" },
   { entryPoints: ["adapter/dap/main.ts"], outfile: "dist/adapter.js", format: "esm", banner: esmBanner },
   { entryPoints: ["adapter/cli/main.ts"], outfile: "dist/ndbg.js", format: "esm", banner: { js: "#!/usr/bin/env node\n" + esmBanner.js } },
+  // The inference host, a child process of the adapter and the CLI (adapter/model/remote.ts finds it beside them).
+  { entryPoints: ["adapter/model/host.ts"], outfile: "dist/host.js", format: "esm", banner: esmBanner },
   { entryPoints: ["adapter/language/server.ts"], outfile: "dist/server.cjs", format: "cjs" },
 ].filter((e) => existsSync(e.entryPoints[0]));
 

@@ -4,17 +4,14 @@
 // process when its parent closes its stdin.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createConnection, type Socket } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { runTrace } from "../adapter/real/tracer.js";
+import { connect, startServer, stopServer } from "./support/serve.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const ADAPTER = join(ROOT, "dist", "adapter.js");
 const CALLS = join(ROOT, "test", "fixtures", "dap", "calls.py");
 const DEMO = join(ROOT, "examples", "demo.py");
 const THREAD = { threadId: 1 };
@@ -23,52 +20,6 @@ before(() => {
   const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
   assert.equal(b.status, 0, `build failed: ${b.stderr}`);
 });
-
-interface Server {
-  proc: ChildProcess;
-  path: string;
-  stderr: () => string;
-}
-
-async function startServer(): Promise<Server> {
-  const dir = mkdtempSync(join(tmpdir(), "ndbg-serve-"));
-  const path = join(dir, "adapter.sock");
-  const proc = spawn(process.execPath, [ADAPTER, `--listen=${path}`, "--preload=", "--gpu=cpu"], { stdio: ["pipe", "pipe", "pipe"] });
-  let err = "";
-  proc.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
-  proc.on("exit", () => rmSync(dir, { recursive: true, force: true }));
-  const line = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`no listening line: ${err}`)), 20_000);
-    proc.stdout!.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-      if (out.includes("\n")) {
-        clearTimeout(timer);
-        resolve(out.trim());
-      }
-    });
-  });
-  assert.equal(line, `listening ${path}`);
-  return { proc, path, stderr: () => err };
-}
-
-/** A DebugClient on a socket the test opened (its own start() only knows TCP ports). */
-class SocketClient extends DebugClient {
-  attach(socket: Socket): void {
-    this.connect(socket, socket);
-  }
-}
-
-async function connect(server: Server): Promise<{ dc: DebugClient; socket: Socket }> {
-  const socket = await new Promise<Socket>((resolve, reject) => {
-    const s = createConnection(server.path, () => resolve(s));
-    s.once("error", reject);
-  });
-  const dc = new SocketClient(process.execPath, ADAPTER, "neural-python");
-  dc.defaultTimeout = 30_000;
-  dc.attach(socket);
-  return { dc, socket };
-}
 
 async function launch(dc: DebugClient, args: Record<string, unknown>): Promise<void> {
   const stopped = dc.waitForEvent("stopped");
@@ -111,10 +62,6 @@ test("one warm process serves session after session, side by side, and outlives 
     assert.match(server.stderr(), /preloaded .*\.gguf on cpu/);
   } finally {
     // Its parent closing stdin ends it.
-    const exited = new Promise<number | null>((resolve) => server.proc.once("exit", (code) => resolve(code)));
-    server.proc.stdin!.end();
-    const timer = setTimeout(() => server.proc.kill(), 10_000);
-    assert.equal(await exited, 0);
-    clearTimeout(timer);
+    assert.equal(await stopServer(server), 0);
   }
 });

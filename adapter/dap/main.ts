@@ -1,7 +1,8 @@
 // The debug adapter as a program: speaks DAP on stdio, so VS Code and any other DAP client can
 // start it with `node dist/adapter.js`. With `--listen=PIPE` it serves one session per
 // connection on a named pipe or Unix socket and stays up between them (the extension keeps one
-// warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once.
+// warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once and
+// warm it up with a short decode (`--warm=false`: load only).
 import { NeuralPythonSession } from "./session.js";
 import { startSession } from "./framing.js";
 import { closeThen, serve } from "./serve.js";
@@ -25,6 +26,7 @@ if (listen) {
   const preload = arg("preload");
   serve(listen, {
     ...(preload !== undefined ? { preload } : {}),
+    warm: arg("warm") !== "false",
     ...(gpu !== undefined && (GPU_SETTINGS as readonly string[]).includes(gpu) ? { gpu: gpu as GpuSetting } : {}),
   });
 } else {

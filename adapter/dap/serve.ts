@@ -1,18 +1,21 @@
 // One adapter process for many debug sessions: the editor connects to it once per session over a
 // named pipe or Unix socket, so the llama.cpp binding and the loaded models stay warm between
 // sessions (a new session's first stop then costs milliseconds, not a model load), and the model
-// can be loaded before the first session starts.
+// can be loaded and warmed up (a short decode) before the first session starts.
 import { createServer, type Socket } from "node:net";
 import { rmSync } from "node:fs";
 import { NeuralPythonSession } from "./session.js";
 import { startSession } from "./framing.js";
 import { isUri, resolveModel } from "../model/resolve.js";
 import { loadModel, type GpuSetting } from "../model/backend.js";
+import { inferenceHost } from "../model/remote.js";
 
 export interface ServeOptions {
   /** A model to load at once (a path, or "" for the bundled one); URIs are left for the session to fetch. */
   preload?: string;
   gpu?: GpuSetting;
+  /** After the preload, decode a few tokens (default true): a GPU compiles its pipelines, the CPU pages the weights in. */
+  warm?: boolean;
 }
 
 /** How long sessions get to end their processes and remove their files when the adapter is told to go. */
@@ -54,7 +57,7 @@ export function serve(path: string, opts: ServeOptions = {}): void {
   try {
     server.listen(path, () => {
       process.stdout.write(`listening ${path}\n`);
-      if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto");
+      if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto", opts.warm !== false);
     });
   } finally {
     if (umask !== undefined) process.umask(umask);
@@ -67,12 +70,21 @@ export function serve(path: string, opts: ServeOptions = {}): void {
   process.stdin.resume();
 }
 
-async function preload(spec: string, gpu: GpuSetting): Promise<void> {
+/**
+ * Loads the model in the background, then warms it up. A session that arrives meanwhile shares
+ * the same load (loadModel and the inference host keep one per model) and never waits for the
+ * warm-up, which decodes on a small context of its own. The weights stay loaded while sessions
+ * come; with none for a while, the inference host goes and frees them (remote.ts, HOST_IDLE_MS).
+ */
+async function preload(spec: string, gpu: GpuSetting, warm: boolean): Promise<void> {
   if (isUri(spec)) return;
   const t0 = performance.now();
   try {
     const lm = await loadModel(await resolveModel(spec), { gpu });
     process.stderr.write(`neural-python adapter: preloaded ${lm.path} on ${lm.device} in ${Math.round(performance.now() - t0)} ms\n`);
+    if (!warm) return;
+    const ms = await inferenceHost().warm(lm.path, lm.backend);
+    process.stderr.write(`neural-python adapter: warmed up ${lm.device} in ${Math.round(ms)} ms\n`);
   } catch (e) {
     // The session that uses it will say what is wrong, in its console.
     process.stderr.write(`neural-python adapter: could not preload ${spec || "the bundled model"}: ${(e as Error).message}\n`);

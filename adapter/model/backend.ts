@@ -1,11 +1,14 @@
-// The model runtime: one llama.cpp binding per process and one loaded model per file, shared by
-// every session (models are large; sessions only hold a context sequence each). node-llama-cpp
-// is imported lazily, so modes that need no model never load it.
+// The model runtime: one loaded model per file, shared by every session (models are large;
+// sessions only hold a context sequence each). Its weights live in the inference host, a child
+// process (remote.ts, host.ts) that may die without taking the adapter; the adapter keeps a
+// vocabulary-only copy on the CPU binding to tokenize, build grammars and read answers.
+// node-llama-cpp is imported lazily, so modes that need no model never load it.
 import { availableParallelism } from "node:os";
 import { realpath, stat } from "node:fs/promises";
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { checkModelFile, ModelFileError, type ModelFileInfo } from "./gguf.js";
 import { chooseBackend, type Backend, type BackendChoice } from "./probe.js";
+import { HostEndedError, inferenceHost, stopInferenceHost, type HostModel } from "./remote.js";
 
 export type GpuSetting = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
 export const GPU_SETTINGS: readonly GpuSetting[] = ["auto", "cuda", "metal", "vulkan", "cpu"];
@@ -20,9 +23,14 @@ export interface BackendOptions {
 
 export interface LoadedModel {
   path: string;
+  /** The adapter's CPU binding and the model's vocabulary on it (tokens, grammars); no weights. */
   llama: Llama;
   model: LlamaModel;
   info: ModelFileInfo;
+  /** The backend the inference host runs it on. */
+  backend: Backend;
+  /** Bytes of its weights. */
+  size: number;
   /** Where it runs: "cpu", "cuda", "metal" or "vulkan". */
   device: string;
   /** GPU names, when it runs on one. */
@@ -54,14 +62,14 @@ export function threadsForSize(device: string, modelBytes: number): number {
 
 /** CPU threads for a session with this model when none are set. */
 export function threadsFor(lm: LoadedModel): number {
-  return threadsForSize(lm.device, lm.model.size);
+  return threadsForSize(lm.device, lm.size);
 }
 
 /**
  * The llama.cpp binding for a backend (one that passed its probe: see loadModel); prebuilt
  * binaries only (never a build from source). It may use every core; each session's context says how many threads it uses.
  */
-export async function getBackend({ gpu: backend }: { gpu: Backend }): Promise<Llama> {
+export async function getBackend({ gpu: backend, direct = false }: { gpu: Backend; direct?: boolean }): Promise<Llama> {
   let p = llamas.get(backend);
   if (!p) {
     p = (async () => {
@@ -72,8 +80,10 @@ export async function getBackend({ gpu: backend }: { gpu: Backend }): Promise<Ll
           build: "never",
           gpu: backend === "cpu" ? false : backend,
           maxThreads: defaultThreads(),
-          logLevel: nlc.LlamaLogLevel.warn,
-          logger: (level, message) => logSink?.(`[llama.cpp ${level}] ${message.trimEnd()}`),
+          // direct: llama.cpp writes its log itself (the inference host: an abort's reason must not wait for this thread).
+          ...(direct
+            ? { debug: true }
+            : { logLevel: nlc.LlamaLogLevel.warn, logger: (level: string, message: string) => logSink?.(`[llama.cpp ${level}] ${message.trimEnd()}`) }),
           progressLogs: false,
         });
       } catch (e) {
@@ -91,7 +101,9 @@ export async function getBackend({ gpu: backend }: { gpu: Backend }): Promise<Ll
 
 /**
  * Loads a GGUF model once per process (per file and GPU setting); later calls share it. The
- * header is checked first: llama.cpp aborts the process on some malformed files.
+ * header is checked first: llama.cpp aborts the process on some malformed files. The inference
+ * host loads the weights first (a GPU that fails there, even by ending the host, falls back to
+ * the CPU), then the adapter the vocabulary.
  */
 export async function loadModel(path: string, opts: BackendOptions = {}): Promise<LoadedModel> {
   let real: string;
@@ -104,6 +116,8 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   const gpu = opts.gpu ?? "auto";
   if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
   if (opts.log) logSink = opts.log;
+  const host = inferenceHost(opts.log);
+  host.start();
   const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
   let p = models.get(key);
   if (!p) {
@@ -114,30 +128,38 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
         chooseBackend(g, real, opts.log ? { log: (m: string) => opts.log?.(`backend probe: ${m}`) } : {}).catch((e: Error) => {
           throw new BackendError(e.message);
         });
-      const load = async (llama: Llama): Promise<LlamaModel> => {
+      const load = async (backend: Backend): Promise<HostModel> => {
         try {
-          return await llama.loadModel({ modelPath: real });
+          return await host.load(real, backend);
         } catch (e) {
-          throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+          const why = e instanceof HostEndedError ? `the inference process ended while loading it: ${e.why}` : (e as Error).message;
+          throw new ModelFileError(`${path} could not be loaded: ${why}`, path);
         }
       };
+      // The adapter's binding starts while the host loads the weights.
+      const binding = getBackend({ gpu: "cpu" });
+      binding.catch(() => undefined); // awaited below, after the weights (whose error comes first)
       let choice = await choose(gpu);
-      let llama = await getBackend({ gpu: choice.backend });
-      const t0 = performance.now();
-      let model: LlamaModel;
+      let weights: HostModel;
       try {
-        model = await load(llama);
+        weights = await load(choice.backend);
       } catch (e) {
         // A GPU's verdict may come from another model: this one can still not fit in its memory.
         if (choice.backend === "cpu") throw e;
         const skipped = [...choice.skipped, { backend: choice.backend, reason: (e as Error).message }];
         choice = { ...(await choose("cpu")), skipped };
-        llama = await getBackend({ gpu: "cpu" });
-        model = await load(llama);
+        weights = await load("cpu");
       }
-      const device = llama.gpu === false ? "cpu" : String(llama.gpu);
-      const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
-      return { path: real, llama, model, info, device, gpuNames, loadMs: performance.now() - t0, skipped: choice.skipped };
+      // Only a model the host loaded is read here: one that makes llama.cpp abort has ended the host, not the adapter.
+      const llama = await binding;
+      let model: LlamaModel;
+      try {
+        model = await llama.loadModel({ modelPath: real, vocabOnly: true });
+      } catch (e) {
+        throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+      }
+      const { size, device, gpuNames, loadMs } = weights;
+      return { path: real, llama, model, info, backend: choice.backend, size, device, gpuNames, loadMs, skipped: choice.skipped };
     })();
     models.set(key, p);
     p.catch(() => models.delete(key));
@@ -145,8 +167,9 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   return p;
 }
 
-/** Unloads every model and binding (end of a CLI run, tests). */
+/** Unloads every model and binding and ends the inference host (end of a CLI run, tests). */
 export async function disposeAll(): Promise<void> {
+  stopInferenceHost();
   const ms = [...models.values()];
   models.clear();
   for (const p of ms) {

@@ -53,7 +53,7 @@ export const PROBE_TOKENS = 16;
 export const PROBE_TIMEOUT_MS = 120_000;
 
 /** Starts the stderr line that marks each report. */
-const MARK = "[ndbg probe] ";
+export const MARK = "[ndbg probe] ";
 
 /** The child's report lines on stdout. */
 type Report =

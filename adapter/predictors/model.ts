@@ -14,7 +14,8 @@ import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
-import { ModelSequence, type GenerateResult } from "../model/sequence.js";
+import type { GenerateResult } from "../model/sequence.js";
+import { inferenceHost, RemoteSequence } from "../model/remote.js";
 import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
 import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
@@ -100,7 +101,7 @@ export class ModelPredictor implements Predictor {
     readonly call: string | undefined,
     readonly loaded: LoadedModel,
     readonly dialect: Dialect,
-    readonly sequence: ModelSequence,
+    readonly sequence: RemoteSequence,
     first: Frame,
     python: string,
     private readonly onToken?: (generated: number) => void,
@@ -147,7 +148,7 @@ export class ModelPredictor implements Predictor {
         ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: lm.info.format ?? UNSAID_MODEL_FORMAT })
         : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program), python });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
-    const sequence = await ModelSequence.create(lm.model, { contextSize, threads, speculative: opts.speculative === true });
+    const sequence = await RemoteSequence.open(inferenceHost(), lm.path, lm.backend, { contextSize, threads, speculative: opts.speculative === true });
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
