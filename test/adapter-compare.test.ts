@@ -415,7 +415,7 @@ test("compare mode runs forwards only, and says how to get debugpy when the Pyth
   s = await open();
   try {
     const ended = firstOf(s.dc, ["terminated"]);
-    await assert.rejects(s.dc.launch({ mode: "compare", predictor: "record", trusted: true, program: CALLS, call: "chain(1)", python: "/nonexistent/python3" }), /needs debugpy[\s\S]*python3-debugpy/);
+    await assert.rejects(s.dc.launch({ mode: "compare", predictor: "record", trusted: true, program: CALLS, call: "chain(1)", python: "/nonexistent/python3" }), /debugger \(debugpy\) is needed[\s\S]*python3-debugpy/);
     await ended;
   } finally {
     await s.dc.stop();
