@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FrameReader, MAX_MESSAGE_BYTES, decode, type Frame } from "../adapter/dap/framing.js";
+import { frameReader, MAX_MESSAGE_BYTES, decode, type Frame } from "../adapter/dap/framing.js";
 import { ADAPTER, buildDist } from "./support/dist.js";
 import { Raw, frame } from "./support/raw.js";
 
@@ -180,7 +180,7 @@ test("the --listen server: a broken frame on one connection leaves it and the ne
 /** What a reader makes of `bytes` fed in pieces of `size` (0: all at once); bodies as text. */
 function frames(bytes: Buffer, size: number, max?: number): (Frame | { text: string })[] {
   const out: (Frame | { text: string })[] = [];
-  const reader = new FrameReader((f) => out.push("body" in f ? { text: f.body.toString() } : f), max);
+  const reader = frameReader((f) => out.push("body" in f ? { text: f.body.toString() } : f), max);
   if (!size) reader.push(bytes);
   else for (let i = 0; i < bytes.length; i += size) reader.push(bytes.subarray(i, i + size));
   return out;
@@ -198,7 +198,7 @@ test("the reader gives the same frames however the bytes are split, and finds th
   const stream = Buffer.concat([Buffer.from(`Content-Length: 90\r\n\r\n{"seq":2,`), frame(good)]);
   for (let at = 1; at < stream.length; at++) {
     const out: Frame[] = [];
-    const reader = new FrameReader((f) => out.push(f));
+    const reader = frameReader((f) => out.push(f));
     reader.push(stream.subarray(0, at));
     reader.push(stream.subarray(at));
     assert.equal(out.length, 2, `split at ${at}`);

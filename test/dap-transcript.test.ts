@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { DapClient } from "../adapter/real/dapClient.js";
-import { FrameReader } from "../adapter/dap/framing.js";
+import { frameReader } from "../adapter/dap/framing.js";
 import { ADAPTER, ROOT, buildDist } from "./support/dist.js";
 
 const FIX = join(ROOT, "test", "fixtures", "transcript");
@@ -32,7 +32,7 @@ class Recorder {
   constructor() {
     // A second reader on the adapter's stdout: the client resolves responses a microtask after
     // their events, so the wire order is read here, from the bytes.
-    const reader = new FrameReader((f) => this.lines.push("< " + ("body" in f ? f.body.toString("utf8") : `(broken frame: ${f.problem})`)));
+    const reader = frameReader((f) => this.lines.push("< " + ("body" in f ? f.body.toString("utf8") : `(broken frame: ${f.problem})`)));
     this.client.child.stdout!.on("data", (d: Buffer) => reader.push(d));
   }
 
