@@ -720,7 +720,7 @@ def run(args) -> int:
         stats["init"] = cfg["init"]["from"]
     name = args.name or f"ndbg-{cfg.get('name', 'model')}"
     write_tensors(out, "model", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
-    log({"event": "done", "weights": str(out / "model.json"), **stats})
+    log({"event": "done", "weights": str(out / "model.json"), **stats, **({"eval_losses": each} if len(each) > 1 else {})})
     logf.close()
     return 0
 

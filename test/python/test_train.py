@@ -406,6 +406,12 @@ class TinyTraining(unittest.TestCase):
         # the token cache is reused by a second run
         log2 = self.train(self.tmp / "tiny2", "--tokenizer", str(out / "tokenizer.json"), "--cache", str(out / "cache"), "--steps", "2")
         self.assertFalse(any(r.get("event") == "tokenized" for r in log2))
+        # a run too short to reach an evaluation step still ends with each held-out set's loss
+        log3 = self.train(self.tmp / "tiny3", "--tokenizer", str(out / "tokenizer.json"), "--cache", str(out / "cache"), "--steps", "1",
+                          "--eval", str(FIXTURES / "train.jsonl"))
+        self.assertFalse(any("eval_loss" in r for r in log3[:-1]))
+        self.assertEqual(len(log3[-1]["eval_losses"]), 2)
+        self.assertTrue(all(v > 0 for v in log3[-1]["eval_losses"].values()))
 
     def test_resume_reproduces_the_run(self):
         out = self.tmp / "full"
