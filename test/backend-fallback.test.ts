@@ -24,13 +24,13 @@ import { ModelPredictor } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
 import type { Verdict } from "../adapter/model/probe.js";
 import { ROOT, buildDist } from "./support/dist.js";
+import { testEnv } from "./support/env.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
 
 const DEMO = join(ROOT, "examples", "demo.py");
 const CALL = "total([3, 1, 4, 1, 5, 9, 2, 6])";
 const T = { timeout: 240_000 };
-const ENV = ["XDG_CACHE_HOME", "NDBG_PROBE_FAULT", "NDBG_HOST_FAULT"] as const;
-const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+const env = testEnv(["NDBG_PROBE_FAULT", "NDBG_HOST_FAULT"]);
 /** The injected abort's line, as the host's last words. */
 const LINE = String.raw`ggml\.c:0: GGML_ASSERT\(injected\) failed: inference fault injected`;
 
@@ -42,20 +42,12 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 afterEach(async () => {
-  for (const k of ENV) if (saved[k] === undefined) delete process.env[k];
-  else process.env[k] = saved[k];
+  env.restore();
   await disposeAll();
 });
 
-/** A fresh verdict cache and these faults, for one test (the adapters it starts inherit them). */
-function environment(env: Partial<Record<(typeof ENV)[number], string>>): string {
-  const cache = mkdtempSync(join(dir, "cache-"));
-  process.env.XDG_CACHE_HOME = cache;
-  delete process.env.NDBG_PROBE_FAULT;
-  delete process.env.NDBG_HOST_FAULT;
-  Object.assign(process.env, env);
-  return cache;
-}
+/** A fresh verdict cache and these faults, for one test. */
+const environment = (faults: Parameters<typeof env.fresh>[1]): string => env.fresh(dir, faults);
 
 function verdicts(cache: string): Verdict[] {
   return Object.values((JSON.parse(readFileSync(join(cache, "ndbg", "backends.json"), "utf8")) as { verdicts: Record<string, Verdict> }).verdicts);
