@@ -122,7 +122,10 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   const gpu = opts.gpu ?? "auto";
   if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
   if (opts.log) logSink = opts.log;
-  inferenceHost(opts.log).start();
+  const host = inferenceHost(opts.log);
+  // A session that starts tries the CPU again where the host was given up on (remote.ts's HostStoppedError).
+  host.retry();
+  host.start();
   const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
   let p = models.get(key);
   if (!p) {

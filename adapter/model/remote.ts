@@ -143,6 +143,8 @@ class HostProcess {
   private output = "";
   /** Why it ended; set once it has. */
   ended?: string;
+  /** Stopped on purpose (idle, the end of a run): its end is no backend's crash. */
+  private stopped = false;
 
   constructor(readonly child: ChildProcess, onEnd: OnEnd) {
     const keep = (d: string): void => void (this.output = (this.output + d).slice(-TAIL_CHARS));
@@ -178,7 +180,7 @@ class HostProcess {
     const pending = [...this.pending.values()];
     this.pending.clear();
     this.idleRef();
-    const serving = new Map(pending.flatMap((p) => (p.serving ? [[p.serving.backend, p.serving.path] as const] : [])));
+    const serving = new Map(this.stopped ? [] : pending.flatMap((p) => (p.serving ? [[p.serving.backend, p.serving.path] as const] : [])));
     const next = onEnd(this, serving);
     for (const p of pending) p.reject(new HostEndedError(why, p.serving && next.get(p.serving.backend)));
   }
@@ -212,6 +214,7 @@ class HostProcess {
 
   stop(): void {
     if (this.ended) return;
+    this.stopped = true;
     this.child.kill("SIGKILL");
   }
 }
@@ -249,7 +252,7 @@ export class InferenceHost {
   }
 
   /** A GPU backend that crashed the host GPU_CRASHES times in a row: its models move on (Placement.fallBack). */
-  setAside(backend: Backend): boolean {
+  abandoned(backend: Backend): boolean {
     return backend !== "cpu" && (this.crashes.get(backend)?.count ?? 0) >= GPU_CRASHES;
   }
 
@@ -259,7 +262,7 @@ export class InferenceHost {
     if (backend === "cpu" && c && c.count >= CPU_CRASHES) throw new HostStoppedError(c.count, c.why);
   }
 
-  /** A new session tries the CPU again after the host was given up on there (the user asked anew). */
+  /** A new session tries the CPU again after the host was given up on there (the user asked anew: backend.ts's loadModel). */
   retry(): void {
     this.crashes.delete("cpu");
   }
@@ -450,10 +453,8 @@ export class RemoteSequence {
     readonly threads: number,
   ) {}
 
-  /** A new session's sequence: it tries the CPU again where the host was given up on (HostStoppedError). */
   static async open(host: InferenceHost, place: Placement, opts: { contextSize: number; threads: number; speculative?: boolean }, onMove?: (from: Backend) => void): Promise<RemoteSequence> {
     const o = { ...opts, speculative: opts.speculative === true };
-    host.retry();
     const at = await openAt(host, place, o);
     const s = new RemoteSequence(host, place, o, onMove, at.contextSize, at.threads);
     s.at = at;
@@ -508,7 +509,7 @@ export class RemoteSequence {
 
 /** Opens a sequence for `place` in the live host, first moving the model on where the host set its backend aside. */
 async function openAt(host: InferenceHost, place: Placement, opts: { contextSize: number; threads: number; speculative: boolean }): Promise<At & OpenedSequence> {
-  if (host.setAside(place.backend)) await place.fallBack();
+  if (host.abandoned(place.backend)) await place.fallBack();
   const backend = place.backend;
   return { ...(await host.openSequence(place.path, backend, opts)), backend };
 }
