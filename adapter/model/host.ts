@@ -25,22 +25,21 @@ const models = new Map<string, Promise<Loaded>>();
 const sequences = new Map<number, ModelSequence>();
 const running = new Map<number, AbortController>();
 let nextSeq = 1;
-let decodes = 0;
 
 interface Fault {
   /** Only this backend's work faults; absent: any. */
   backend?: Backend;
   what: "abort" | "kill";
-  /** The process's Nth generation, every generation, or the model's load. */
+  /** The adapter's Nth generation, every generation, or the model's load. */
   when: number | "every" | "load";
 }
 
 /**
  * Faults for tests, from $NDBG_HOST_FAULT: a comma-separated list of [BACKEND:]WHAT@WHEN, where
  * WHAT is "abort" (a GGML_ASSERT-like line, then an abort, as llama.cpp does on a CUDA error) or
- * "kill" (SIGKILL, as the OOM killer does), and WHEN is N (this process's Nth generation),
- * "every" (every generation) or "load" (while the model loads). "abort@3", "vulkan:abort@every",
- * "cuda:abort@load".
+ * "kill" (SIGKILL, as the OOM killer does), and WHEN is N (the adapter's Nth generation, counted
+ * across restarts of this process), "every" (every generation) or "load" (while the model loads).
+ * "abort@3", "abort@3,abort@4", "vulkan:abort@every", "cuda:abort@load".
  */
 function readFaults(text: string): Fault[] {
   return text
@@ -123,9 +122,8 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
     case "generate": {
       const s = sequence(req.seq);
       const m = sequenceModel.get(req.seq)!;
-      decodes++;
-      process.stderr.write(`${MARK}decode ${decodes}\n`);
-      injectFault(m.backend, decodes);
+      process.stderr.write(`${MARK}decode ${req.n}\n`);
+      injectFault(m.backend, req.n);
       const ctl = new AbortController();
       running.set(req.id, ctl);
       try {

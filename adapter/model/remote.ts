@@ -33,6 +33,8 @@ export type HostCall =
   | {
       op: "generate";
       seq: number;
+      /** Its number among this adapter's generations, across restarts of the host (its log mark, tests' faults). */
+      n: number;
       prompt: Token[];
       /** GBNF text; the host builds (and keeps) the grammar. */
       grammar?: string;
@@ -230,6 +232,8 @@ export class InferenceHost {
   private lastEnd?: string;
   /** Per backend, the crashes in a row while it was at work (reset by a generation it answered), and the last one's reason. */
   private readonly crashes = new Map<Backend, { count: number; why: string }>();
+  /** Generations asked for so far, by every session and host. */
+  private generations = 0;
 
   constructor(private readonly log?: (message: string) => void) {}
 
@@ -343,12 +347,12 @@ export class InferenceHost {
   }
 
   /** A generation for the model at `serving`; one answered clears its backend's crashes. */
-  generate(proc: HostProcess, serving: Serving, req: Omit<Extract<HostCall, { op: "generate" }>, "op">, signal?: AbortSignal, onProgress?: (n: number) => void): Promise<GenerateReply> {
+  generate(proc: HostProcess, serving: Serving, req: Omit<Extract<HostCall, { op: "generate" }>, "op" | "n">, signal?: AbortSignal, onProgress?: (n: number) => void): Promise<GenerateReply> {
     if (signal?.aborted) return Promise.reject(new AbortError());
     const id = this.nextId++;
     const cancel = (): void => proc.post({ id: this.nextId++, op: "cancel", target: id });
     signal?.addEventListener("abort", cancel, { once: true });
-    const p = proc.send({ id, op: "generate", ...req }, onProgress, serving) as Promise<GenerateReply>;
+    const p = proc.send({ id, op: "generate", n: ++this.generations, ...req }, onProgress, serving) as Promise<GenerateReply>;
     return p
       .then((r) => {
         this.crashes.delete(serving.backend);
@@ -393,6 +397,7 @@ export class InferenceHost {
     this.open = 0;
     this.lastEnd = undefined;
     this.crashes.clear();
+    this.generations = 0;
   }
 }
 
