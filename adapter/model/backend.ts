@@ -43,6 +43,7 @@ export interface LoadedModel extends Placed, Placement {
   llama: Llama;
   model: LlamaModel;
   info: ModelFileInfo;
+  /** Placed's, changed by fallBack (Placement's is read-only to the sessions). */
   backend: Backend;
 }
 

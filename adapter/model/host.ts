@@ -122,6 +122,7 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
     case "generate": {
       const s = sequence(req.seq);
       const m = sequenceModel.get(req.seq)!;
+      // As at a load: what follows this mark is what the generation made llama.cpp say.
       process.stderr.write(`${MARK}decode ${req.n}\n`);
       injectFault(m.backend, req.n);
       const ctl = new AbortController();
