@@ -13,12 +13,12 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import { bundledModel } from "../adapter/model/resolve.js";
 import { chooseBackend, probeBackend, reasonLine, verdictFile, verdictFor } from "../adapter/model/probe.js";
 import { ROOT, buildDist } from "./support/dist.js";
+import { testEnv } from "./support/env.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
 
 const T = { timeout: 180_000 };
 const PROGRAM = join(ROOT, "test", "fixtures", "dap", "calls.py");
-const ENV = ["XDG_CACHE_HOME", "NDBG_PROBE_FAULT", "NDBG_PROBE_TIMEOUT"] as const;
-const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+const env = testEnv(["NDBG_PROBE_FAULT", "NDBG_PROBE_TIMEOUT"]);
 
 let dir = "";
 let model = "";
@@ -33,20 +33,10 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A fresh verdict cache, and these probe settings, for one test (the adapters it starts inherit them). */
-function environment(env: Partial<Record<(typeof ENV)[number], string>> = {}): string {
-  const cache = mkdtempSync(join(dir, "cache-"));
-  process.env.XDG_CACHE_HOME = cache;
-  delete process.env.NDBG_PROBE_FAULT;
-  delete process.env.NDBG_PROBE_TIMEOUT;
-  Object.assign(process.env, env);
-  return cache;
-}
+/** A fresh verdict cache, and these probe settings, for one test. */
+const environment = (settings: Parameters<typeof env.fresh>[1] = {}): string => env.fresh(dir, settings);
 
-afterEach(() => {
-  for (const k of ENV) if (saved[k] === undefined) delete process.env[k];
-  else process.env[k] = saved[k];
-});
+afterEach(() => env.restore());
 
 // ---- the probe itself ----
 

@@ -1,7 +1,7 @@
 // Inference runs in a child process (adapter/model/host.ts): a host that dies after its backend's
 // probe passed (llama.cpp aborting on a GPU error, the OOM killer) fails the step it was running
 // with its last words, and nothing else. Faults are injected in the real host ($NDBG_HOST_FAULT:
-// abort or kill at its Nth generation), with the bundled model, over the real protocol where a
+// abort or kill at the adapter's Nth generation), with the bundled model, over the real protocol where a
 // session is concerned: the session stays stopped where it was and answers stackTrace,
 // variables, evaluate, stepBack and saveTrace; the next step starts a new host; in the warm
 // adapter a second session on the same process lives on.

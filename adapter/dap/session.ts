@@ -496,10 +496,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const pct = s.totalBytes ? Math.floor((100 * s.downloadedBytes) / s.totalBytes) : 0;
       if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
     } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
-    else if (s.stage === "ready") {
+    else if (s.stage === "ready" || s.stage === "moved") {
       this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped, python: s.python };
-      this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
-      for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
+      if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.skipped.find((k) => k.backend === s.from)?.reason ?? "it failed there"}`);
+      else {
+        this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
+        for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
+      }
       this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
     }
   }

@@ -8,7 +8,7 @@ import { realpath, stat } from "node:fs/promises";
 import type { Llama, LlamaModel } from "node-llama-cpp";
 import { checkModelFile, ModelFileError, type ModelFileInfo } from "./gguf.js";
 import { chooseBackend, type Backend, type BackendChoice } from "./probe.js";
-import { HostEndedError, inferenceHost, stopInferenceHost, type HostModel } from "./remote.js";
+import { HostEndedError, inferenceHost, stopInferenceHost, type Placement } from "./remote.js";
 
 export type GpuSetting = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
 export const GPU_SETTINGS: readonly GpuSetting[] = ["auto", "cuda", "metal", "vulkan", "cpu"];
@@ -21,12 +21,8 @@ export interface BackendOptions {
   log?: (message: string) => void;
 }
 
-export interface LoadedModel {
-  path: string;
-  /** The adapter's CPU binding and the model's vocabulary on it (tokens, grammars); no weights. */
-  llama: Llama;
-  model: LlamaModel;
-  info: ModelFileInfo;
+/** Where the inference host runs a model: the fields that change when it falls back to another backend. */
+interface Placed {
   /** The backend the inference host runs it on. */
   backend: Backend;
   /** Bytes of its weights. */
@@ -36,8 +32,19 @@ export interface LoadedModel {
   /** GPU names, when it runs on one. */
   gpuNames: string[];
   loadMs: number;
-  /** The backends passed over for this one, each with why (their probe's error line). */
+  /** The backends passed over for this one, each with why (their probe's error line, or how they failed later). */
   skipped: BackendChoice["skipped"];
+}
+
+/** A model, shared by the sessions that use it; when the host sets its backend aside, `fallBack` moves it (Placed's fields change). */
+export interface LoadedModel extends Placed, Placement {
+  path: string;
+  /** The adapter's CPU binding and the model's vocabulary on it (tokens, grammars); no weights. */
+  llama: Llama;
+  model: LlamaModel;
+  info: ModelFileInfo;
+  /** Placed's, changed by fallBack (Placement's is read-only to the sessions). */
+  backend: Backend;
 }
 
 let logSink: ((message: string) => void) | undefined;
@@ -103,7 +110,7 @@ export async function getBackend({ gpu: backend, direct = false }: { gpu: Backen
  * Loads a GGUF model once per process (per file and GPU setting); later calls share it. The
  * header is checked first: llama.cpp aborts the process on some malformed files. The inference
  * host loads the weights first (a GPU that fails there, even by ending the host, falls back to
- * the CPU), then the adapter the vocabulary.
+ * the next backend: see place), then the adapter the vocabulary.
  */
 export async function loadModel(path: string, opts: BackendOptions = {}): Promise<LoadedModel> {
   let real: string;
@@ -117,39 +124,18 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
   if (!GPU_SETTINGS.includes(gpu)) throw new BackendError(`unknown gpu setting "${gpu}" (use ${GPU_SETTINGS.join(", ")})`);
   if (opts.log) logSink = opts.log;
   const host = inferenceHost(opts.log);
+  // A session that starts tries the CPU again where the host was given up on (remote.ts's HostStoppedError).
+  host.retry();
   host.start();
   const key = `${real}|${st.size}|${st.mtimeMs}|${gpu}`;
   let p = models.get(key);
   if (!p) {
     p = (async () => {
       const info = await checkModelFile(real);
-      // Only a backend that loaded this model and decoded with it in a child process runs it here.
-      const choose = (g: GpuSetting): Promise<BackendChoice> =>
-        chooseBackend(g, real, opts.log ? { log: (m: string) => opts.log?.(`backend probe: ${m}`) } : {}).catch((e: Error) => {
-          throw new BackendError(e.message);
-        });
-      const load = async (backend: Backend): Promise<HostModel> => {
-        try {
-          return await host.load(real, backend);
-        } catch (e) {
-          const why = e instanceof HostEndedError ? `the inference process ended while loading it: ${e.why}` : (e as Error).message;
-          throw new ModelFileError(`${path} could not be loaded: ${why}`, path);
-        }
-      };
       // The adapter's binding starts while the host loads the weights.
       const binding = getBackend({ gpu: "cpu" });
       binding.catch(() => undefined); // awaited below, after the weights (whose error comes first)
-      let choice = await choose(gpu);
-      let weights: HostModel;
-      try {
-        weights = await load(choice.backend);
-      } catch (e) {
-        // A GPU's verdict may come from another model: this one can still not fit in its memory.
-        if (choice.backend === "cpu") throw e;
-        const skipped = [...choice.skipped, { backend: choice.backend, reason: (e as Error).message }];
-        choice = { ...(await choose("cpu")), skipped };
-        weights = await load("cpu");
-      }
+      const placed = await place(path, real, gpu, opts.log);
       // Only a model the host loaded is read here: one that makes llama.cpp abort has ended the host, not the adapter.
       const llama = await binding;
       let model: LlamaModel;
@@ -158,13 +144,45 @@ export async function loadModel(path: string, opts: BackendOptions = {}): Promis
       } catch (e) {
         throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
       }
-      const { size, device, gpuNames, loadMs } = weights;
-      return { path: real, llama, model, info, backend: choice.backend, size, device, gpuNames, loadMs, skipped: choice.skipped };
+      let moving: Promise<void> | undefined;
+      const lm: LoadedModel = {
+        path: real,
+        llama,
+        model,
+        info,
+        ...placed,
+        // Sessions that find the backend set aside at once share one move.
+        fallBack: () => (moving ??= place(path, real, gpu, opts.log).then((next) => void Object.assign(lm, next)).finally(() => (moving = undefined))),
+      };
+      return lm;
     })();
     models.set(key, p);
     p.catch(() => models.delete(key));
   }
   return p;
+}
+
+/**
+ * Chooses the backend for a model (chooseBackend: the fallback order, and the verdicts, which
+ * pass over a backend set aside after crashes) and loads the weights there in the inference
+ * host. A backend whose load fails, even by ending the host, is passed over for the next: a GPU's
+ * verdict may come from another model, which fit in its memory.
+ */
+async function place(path: string, real: string, gpu: GpuSetting, log?: (message: string) => void): Promise<Placed> {
+  const avoid: BackendChoice["skipped"] = [];
+  for (;;) {
+    const choice = await chooseBackend(gpu, real, { avoid, ...(log ? { log: (m: string) => log(`backend probe: ${m}`) } : {}) }).catch((e: Error) => {
+      throw new BackendError(e.message);
+    });
+    try {
+      const { size, device, gpuNames, loadMs } = await inferenceHost().load(real, choice.backend);
+      return { backend: choice.backend, size, device, gpuNames, loadMs, skipped: choice.skipped };
+    } catch (e) {
+      const why = e instanceof HostEndedError ? `the inference process ended while loading it: ${e.why}` : (e as Error).message;
+      if (choice.backend === "cpu") throw new ModelFileError(`${path} could not be loaded: ${why}`, path);
+      avoid.push({ backend: choice.backend, reason: `the model could not be loaded there: ${why}` });
+    }
+  }
 }
 
 /** Unloads every model and binding and ends the inference host (end of a CLI run, tests). */

@@ -8,11 +8,12 @@
 // arrive later, on this thread, and an abort leaves no time for that.
 import type { LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import { getBackend, threadsForSize } from "./backend.js";
-import { MARK, type Backend } from "./probe.js";
+import { binaryOf, MARK, type Backend } from "./probe.js";
 import { ModelSequence } from "./sequence.js";
 import type { GenerateReply, HostModel, HostReply, HostRequest, OpenedSequence } from "./remote.js";
 
 interface Loaded {
+  backend: Backend;
   model: LlamaModel;
   info: HostModel;
   /** Grammars built from GBNF text, kept as the dialects keep theirs (a session meets tens). */
@@ -24,17 +25,43 @@ const models = new Map<string, Promise<Loaded>>();
 const sequences = new Map<number, ModelSequence>();
 const running = new Map<number, AbortController>();
 let nextSeq = 1;
-let decodes = 0;
+
+interface Fault {
+  /** Only this backend's work faults; absent: any. */
+  backend?: Backend;
+  what: "abort" | "kill";
+  /** The adapter's Nth generation, every generation, or the model's load. */
+  when: number | "every" | "load";
+}
 
 /**
- * A fault for tests, from $NDBG_HOST_FAULT: "abort@N" aborts the process (as a GGML_ASSERT or a
- * CUDA error does) and "kill@N" kills it (as the OOM killer does) when its Nth generation starts.
+ * Faults for tests, from $NDBG_HOST_FAULT: a comma-separated list of [BACKEND:]WHAT@WHEN, where
+ * WHAT is "abort" (a GGML_ASSERT-like line, then an abort, as llama.cpp does on a CUDA error) or
+ * "kill" (SIGKILL, as the OOM killer does), and WHEN is N (the adapter's Nth generation, counted
+ * across restarts of this process), "every" (every generation) or "load" (while the model loads).
+ * "abort@3", "abort@3,abort@4", "vulkan:abort@every", "cuda:abort@load".
  */
-function injectFault(): void {
-  const m = /^(abort|kill)@(\d+)$/.exec((process.env.NDBG_HOST_FAULT ?? "").trim());
-  if (!m || decodes !== Number(m[2])) return;
-  if (m[1] === "kill") process.kill(process.pid, "SIGKILL");
-  process.stderr.write(`ggml.c:0: GGML_ASSERT(injected) failed: inference fault injected at decode ${decodes}\n`);
+function readFaults(text: string): Fault[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^(?:(cuda|vulkan|metal|cpu):)?(abort|kill)@(\d+|every|load)$/.exec(part);
+      if (!m) throw new Error(`NDBG_HOST_FAULT: cannot read "${part}" (expected [cuda|vulkan|metal|cpu:]abort|kill@N|every|load)`);
+      const when = /^\d+$/.test(m[3]) ? Number(m[3]) : (m[3] as "every" | "load");
+      return { ...(m[1] ? { backend: m[1] as Backend } : {}), what: m[2] as Fault["what"], when };
+    });
+}
+
+let faults: Fault[] = [];
+
+/** Ends this process as the fault that matches `backend`'s work `at` would (a generation's number, or the load). */
+function injectFault(backend: Backend, at: number | "load"): void {
+  const f = faults.find((f) => (f.backend ?? backend) === backend && (f.when === at || (f.when === "every" && at !== "load")));
+  if (!f) return;
+  if (f.what === "kill") process.kill(process.pid, "SIGKILL");
+  process.stderr.write(`ggml.c:0: GGML_ASSERT(injected) failed: inference fault injected ${at === "load" ? `while loading the model on ${backend}` : `at decode ${at}`}\n`);
   process.abort();
 }
 
@@ -43,12 +70,17 @@ function load(path: string, backend: Backend): Promise<Loaded> {
   let p = models.get(key);
   if (!p) {
     p = (async () => {
-      const llama = await getBackend({ gpu: backend, direct: true });
+      // A backend a test pretends (binaryOf) runs on the CPU's binary, under its own name.
+      const binary = binaryOf(backend);
+      const llama = await getBackend({ gpu: binary, direct: true });
+      // A crash's reason is looked for after the last mark (probe.ts's reasonLine): in what this load made llama.cpp say.
+      process.stderr.write(`${MARK}load on ${backend}\n`);
+      injectFault(backend, "load");
       const t0 = performance.now();
       const model = await llama.loadModel({ modelPath: path });
-      const device = llama.gpu === false ? "cpu" : String(llama.gpu);
+      const device = binary !== backend ? backend : llama.gpu === false ? "cpu" : String(llama.gpu);
       const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
-      return { model, info: { size: model.size, device, gpuNames, loadMs: performance.now() - t0 }, grammars: new Map() };
+      return { backend, model, info: { size: model.size, device, gpuNames, loadMs: performance.now() - t0 }, grammars: new Map() };
     })();
     models.set(key, p);
     p.catch(() => models.delete(key));
@@ -89,14 +121,14 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
     }
     case "generate": {
       const s = sequence(req.seq);
-      decodes++;
-      // A crash's reason is looked for after the last mark (probe.ts's reasonLine): in what this generation made llama.cpp say.
-      process.stderr.write(`${MARK}decode ${decodes}\n`);
-      injectFault();
+      const m = sequenceModel.get(req.seq)!;
+      // As at a load: what follows this mark is what the generation made llama.cpp say.
+      process.stderr.write(`${MARK}decode ${req.n}\n`);
+      injectFault(m.backend, req.n);
       const ctl = new AbortController();
       running.set(req.id, ctl);
       try {
-        const grammar = req.grammar !== undefined ? await grammarOf(sequenceModel.get(req.seq)!, req.grammar) : undefined;
+        const grammar = req.grammar !== undefined ? await grammarOf(m, req.grammar) : undefined;
         const r = await s.generate(req.prompt, {
           maxTokens: req.maxTokens,
           stopTokens: req.stopTokens,
@@ -137,6 +169,12 @@ async function handle(req: HostRequest, reply: (m: HostReply) => void): Promise<
 }
 
 if (process.send) {
+  try {
+    faults = readFaults(process.env.NDBG_HOST_FAULT ?? "");
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n`);
+    process.exit(2);
+  }
   // Imported now, while the adapter checks the model file and picks a backend: the first load does not wait for it.
   import("node-llama-cpp").catch(() => undefined);
   const reply = (m: HostReply): void => void process.send!(m);

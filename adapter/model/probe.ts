@@ -37,6 +37,8 @@ export interface Verdict {
   at: string;
   /** Read from the cache rather than probed now. */
   cached?: boolean;
+  /** Given by sessions, not a probe: it passed its probe, then crashed the inference process again and again (setAside). */
+  served?: boolean;
 }
 
 export interface ProbeOptions {
@@ -88,21 +90,23 @@ const CHILD = `
     if (r.stage !== "error") process.stderr.write(MARK + r.stage + "\\n");
     return new Promise((done) => process.stdout.write(JSON.stringify(r) + "\\n", done));
   };
-  // Faults injected by tests, as the real failures look from outside: an abort, a hang.
+  // Faults injected by tests, as the real failures look from outside: an abort, a hang; "cpu"
+  // pretends: the CPU binary runs under the backend's name (binaryOf).
   if (req.fault === "abort") {
     process.stderr.write("probe fault injected for " + req.backend + ": simulated error, aborting\\n");
     process.abort();
   }
   if (req.fault === "hang") return setInterval(() => {}, 60000);
   let at = "binary";
+  const binary = req.fault === "cpu" ? "cpu" : req.backend;
   try {
     const nlc = await import(req.module);
     // debug: llama.cpp writes its log straight out, flushed at once. Through a logger it arrives
     // later, on this thread, and an abort (a CUDA error) leaves no time for that: the reason would be lost.
-    const llama = await nlc.getLlama({ build: "never", gpu: req.backend === "cpu" ? false : req.backend, maxThreads: req.threads, debug: true, progressLogs: false });
+    const llama = await nlc.getLlama({ build: "never", gpu: binary === "cpu" ? false : binary, maxThreads: req.threads, debug: true, progressLogs: false });
     // Where a backend has no binary for the platform at all (Metal on Linux), node-llama-cpp gives another one.
     const got = llama.gpu === false ? "cpu" : llama.gpu;
-    if (got !== req.backend) {
+    if (got !== binary) {
       await say({ stage: "error", at, name: "BackendMismatch", message: "no " + req.backend + " build of llama.cpp for " + process.platform + "-" + process.arch + " (node-llama-cpp offers " + got + " instead)" });
       process.exit(1);
     }
@@ -139,13 +143,26 @@ function nodeLlamaCppUrl(): string {
   return import.meta.resolve("node-llama-cpp");
 }
 
-/** Faults to inject, from $NDBG_PROBE_FAULT ("cuda=abort,vulkan=hang"): tests of the fallback. */
-function injectedFault(backend: Backend): string | undefined {
+/**
+ * Faults to inject, from $NDBG_PROBE_FAULT ("cuda=abort,vulkan=hang"): tests of the fallback.
+ * "BACKEND=cpu" pretends instead: see binaryOf.
+ */
+function injectedFault(backend: Backend): "abort" | "hang" | "cpu" | undefined {
   for (const part of (process.env.NDBG_PROBE_FAULT ?? "").split(",")) {
     const [b, f] = part.split("=").map((s) => s.trim());
-    if (b === backend && (f === "abort" || f === "hang")) return f;
+    if (b === backend && (f === "abort" || f === "hang" || f === "cpu")) return f;
   }
   return undefined;
+}
+
+/**
+ * The llama.cpp binary that runs `backend`: its own, or the CPU's where a test pretends a GPU
+ * ($NDBG_PROBE_FAULT "vulkan=cpu"): its probe passes and the inference host runs it, all on the
+ * CPU under that name, so that what follows a passed probe (a crash while serving, the fallback)
+ * is tested for real on a machine without that GPU.
+ */
+export function binaryOf(backend: Backend): Backend {
+  return injectedFault(backend) === "cpu" ? "cpu" : backend;
 }
 
 function timeoutMs(opts: ProbeOptions): number {
@@ -374,8 +391,25 @@ function backendsFault(v: Verdict): boolean {
 
 const inflight = new Map<string, Promise<Verdict>>();
 
+/** Failures that sessions of this process gave (setAside): they hold here even where the cache cannot be written. */
+const failedServing = new Map<Backend, Verdict>();
+
+/**
+ * A backend that passed its probe, then crashed the inference process again and again while
+ * serving steps (remote.ts): it fails from now on, with the crash's own last line in its reason,
+ * in this process and in the cache, so that the next launch does not choose it either, until its
+ * binary, driver or device changes (the cache key) or `ndbg doctor` probes it again.
+ */
+export async function setAside(backend: Backend, model: string, reason: string): Promise<void> {
+  const v: Verdict = { backend, ok: false, reason, model, at: new Date().toISOString(), served: true };
+  failedServing.set(backend, v);
+  await saveVerdict(await verdictKey(backend), v);
+}
+
 /** The verdict for a backend: from the cache, else probed now (once per process at a time) and kept. */
 export async function verdictFor(backend: Backend, model: string, opts: ProbeOptions & { fresh?: boolean } = {}): Promise<Verdict> {
+  if (opts.fresh) failedServing.delete(backend);
+  else if (failedServing.has(backend)) return failedServing.get(backend)!;
   const key = await verdictKey(backend);
   if (!opts.fresh) {
     const hit = (await readVerdicts())[key];
@@ -401,19 +435,25 @@ export interface BackendChoice {
   skipped: { backend: Backend; reason: string }[];
 }
 
-/** The GPU backends node-llama-cpp finds a device, driver and binary for here. */
+/** The GPU backends node-llama-cpp finds a device, driver and binary for here (and those a test pretends: binaryOf). */
 async function availableGpus(): Promise<Backend[]> {
   const { getLlamaGpuTypes } = await import("node-llama-cpp");
   const types: unknown[] = await getLlamaGpuTypes("supported").catch(() => []);
-  return BACKENDS.filter((b) => types.includes(b));
+  return BACKENDS.filter((b) => b !== "cpu" && (types.includes(b) || binaryOf(b) !== b));
 }
 
 /**
  * The backend a session uses for a GPU setting: "auto" tries CUDA, Vulkan and Metal where
  * node-llama-cpp finds them, then the CPU; a named backend that fails falls back to the CPU.
- * Throws only when the CPU fails too.
+ * This is the one fallback order: a backend that fails later (its load, or crashes while serving)
+ * is passed over by choosing again. `avoid`: backends passed over with the reason given (a load
+ * that failed), unprobed. Throws only when the CPU fails too.
  */
-export async function chooseBackend(gpu: Backend | "auto", model: string, opts: ProbeOptions & { log?: (message: string) => void } = {}): Promise<BackendChoice> {
+export async function chooseBackend(
+  gpu: Backend | "auto",
+  model: string,
+  opts: ProbeOptions & { log?: (message: string) => void; avoid?: BackendChoice["skipped"] } = {},
+): Promise<BackendChoice> {
   const skipped: BackendChoice["skipped"] = [];
   let candidates: Backend[];
   if (gpu === "auto") {
@@ -422,10 +462,16 @@ export async function chooseBackend(gpu: Backend | "auto", model: string, opts: 
     candidates = [...available, "cpu"];
   } else candidates = gpu === "cpu" ? ["cpu"] : [gpu, "cpu"];
   for (const backend of candidates) {
+    const avoided = opts.avoid?.find((a) => a.backend === backend);
+    if (avoided) {
+      skipped.push(avoided);
+      continue;
+    }
     const v = await verdictFor(backend, model, opts);
-    opts.log?.(`${backend}: ${v.ok ? "passed" : "failed"} its probe${v.cached ? ` (cached ${v.at})` : ""}${v.reason ? `: ${v.reason}` : ""}`);
+    const failed = v.served ? "failed while serving" : "failed its probe";
+    opts.log?.(`${backend}: ${v.ok ? "passed its probe" : failed}${v.cached ? ` (cached ${v.at})` : ""}${v.reason ? `: ${v.reason}` : ""}`);
     if (v.ok) return { backend, verdict: v, skipped };
-    skipped.push({ backend, reason: `its probe failed${v.cached ? ` (cached ${v.at.slice(0, 10)}; ndbg doctor probes again)` : ""}: ${v.reason}` });
+    skipped.push({ backend, reason: `${v.served ? "it failed while serving" : "its probe failed"}${v.cached ? ` (cached ${v.at.slice(0, 10)}; ndbg doctor probes again)` : ""}: ${v.reason}` });
   }
   throw new Error(`no llama.cpp backend can run ${model} here: ${skipped.map((s) => `${s.backend}: ${s.reason}`).join("; ")}`);
 }

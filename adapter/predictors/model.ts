@@ -74,7 +74,9 @@ export type ModelStatus =
   | { stage: "resolving"; model: string }
   | { stage: "downloading"; model: string; downloadedBytes: number; totalBytes: number }
   | { stage: "loading"; path: string }
-  | ({ stage: "ready" } & ModelDescription);
+  | ({ stage: "ready" } & ModelDescription)
+  /** The model moved to another backend after crashing its inference process on `from` again and again (why: in `skipped`). */
+  | ({ stage: "moved"; from: string } & ModelDescription);
 
 const DEFAULT_CONTEXT = 8192;
 
@@ -148,7 +150,9 @@ export class ModelPredictor implements Predictor {
         ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: lm.info.format ?? UNSAID_MODEL_FORMAT })
         : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program), python });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
-    const sequence = await RemoteSequence.open(inferenceHost(), lm.path, lm.backend, { contextSize, threads, speculative: opts.speculative === true });
+    const sequence = await RemoteSequence.open(inferenceHost(), lm, { contextSize, threads, speculative: opts.speculative === true }, (from) =>
+      opts.onStatus?.({ stage: "moved", from, ...p.describe() }),
+    );
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
