@@ -498,7 +498,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
     else if (s.stage === "ready" || s.stage === "moved") {
       this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped, python: s.python };
-      if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.skipped.find((k) => k.backend === s.from)?.reason ?? "it failed there"}`);
+      if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.why}`);
       else {
         this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
         for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);

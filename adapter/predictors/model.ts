@@ -75,8 +75,8 @@ export type ModelStatus =
   | { stage: "downloading"; model: string; downloadedBytes: number; totalBytes: number }
   | { stage: "loading"; path: string }
   | ({ stage: "ready" } & ModelDescription)
-  /** The model moved to another backend after crashing its inference process on `from` again and again (why: in `skipped`). */
-  | ({ stage: "moved"; from: string } & ModelDescription);
+  /** The model moved to another backend after crashing its inference process on `from` again and again. */
+  | ({ stage: "moved"; from: string; why: string } & ModelDescription);
 
 const DEFAULT_CONTEXT = 8192;
 
@@ -151,7 +151,7 @@ export class ModelPredictor implements Predictor {
         : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program), python });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
     const sequence = await RemoteSequence.open(inferenceHost(), lm, { contextSize, threads, speculative: opts.speculative === true }, (from) =>
-      opts.onStatus?.({ stage: "moved", from, ...p.describe() }),
+      opts.onStatus?.({ stage: "moved", from, why: lm.skipped.find((k) => k.backend === from)?.reason ?? "it failed there", ...p.describe() }),
     );
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken);
     opts.onStatus?.({ stage: "ready", ...p.describe() });

@@ -96,6 +96,7 @@ export function run(argv: string[]): Promise<number> {
         onStatus: (s) => {
           if (s.stage === "downloading" && s.totalBytes) process.stderr.write(`ndbg predict: downloading ${s.model}: ${Math.floor((100 * s.downloadedBytes) / s.totalBytes)}%\r`);
           if (s.stage === "ready") process.stderr.write(`ndbg predict: model ${s.name} (${s.dialect}) on ${s.device}, ${s.threads} thread${s.threads === 1 ? "" : "s"}\n`);
+          if (s.stage === "moved") process.stderr.write(`ndbg predict: the model now runs on ${s.device}, not on ${s.from}: ${s.why}\n`);
         },
       });
     } catch (e) {
