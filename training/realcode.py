@@ -52,18 +52,21 @@ CODE_IMPORTS = frozenset("""__future__ typing math cmath re string itertools fun
 dataclasses enum fractions decimal statistics numbers copy textwrap unicodedata keyword abc types array struct binascii
 base64 hashlib zlib contextlib""".split())
 # Modules a file may import to have its doctests run (the audit hook still refuses their effects).
-RUN_IMPORTS = CODE_IMPORTS | frozenset("sys random time timeit datetime doctest pprint json warnings inspect".split())
-# Folders never read: tests, docs, and anything that looks like an evaluation benchmark.
-SKIP_DIRS = re.compile(r"^(tests?|testing|docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
+RUN_IMPORTS = CODE_IMPORTS | frozenset("""sys random time timeit datetime doctest pprint json warnings inspect unittest
+html io importlib uuid""".split())
+# Folders never read: docs, and anything that looks like an evaluation benchmark; test folders hold test files only.
+SKIP_DIRS = re.compile(r"^(docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
+TEST_DIRS = re.compile(r"^(tests?|testing)$", re.I)
 BENCHMARK = re.compile(r"human_?eval|mbpp|apps|cruxeval|livecodebench|code_?contests|leetcode|codeforces|ds1000|bigcodebench", re.I)
 MAX_CODE_LINES, MAX_CODE_CHARS = 80, 3000
 
 
 # ---------------------------------------------------------------------------------------------
 # Finding files.
-def python_files(root: Path, why: Counter) -> list[Path]:
-    """The .py files of a repository worth reading, sorted; benchmark-looking paths are counted and skipped."""
-    out = []
+def python_files(root: Path, why: Counter) -> tuple[list[Path], list[Path]]:
+    """A repository's source files worth reading and its test files (`test_*.py`, `*_test.py`, files in
+    test folders), each sorted; benchmark-looking paths are counted and skipped."""
+    sources, tests = [], []
     for dirpath, dirs, files in os.walk(root):
         kept = []
         for d in sorted(dirs):
@@ -72,14 +75,17 @@ def python_files(root: Path, why: Counter) -> list[Path]:
             elif not SKIP_DIRS.match(d):
                 kept.append(d)
         dirs[:] = kept
+        in_tests = any(TEST_DIRS.match(part) for part in Path(dirpath).relative_to(root).parts)
         for f in sorted(files):
-            if not f.endswith(".py") or f in ("setup.py", "conftest.py") or f.startswith("test_") or f.endswith("_test.py"):
+            if not f.endswith(".py") or f in ("setup.py", "conftest.py") or (in_tests and f == "__init__.py"):
                 continue
             if BENCHMARK.search(f):
                 why["benchmark-file"] += 1
-                continue
-            out.append(Path(dirpath) / f)
-    return sorted(out)
+            elif in_tests or f.startswith("test_") or f.endswith("_test.py"):
+                tests.append(Path(dirpath) / f)
+            else:
+                sources.append(Path(dirpath) / f)
+    return sorted(sources), sorted(tests)
 
 
 def sibling(name: str, path: Path, root: Path) -> bool:
@@ -87,9 +93,22 @@ def sibling(name: str, path: Path, root: Path) -> bool:
     return any((d / name).with_suffix(".py").exists() or (d / name / "__init__.py").exists() for d in (path.parent, root))
 
 
-def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
-    """Why a file's doctests must not be run (an import outside RUN_IMPORTS that is not the repository's own), or None."""
+def optional_imports(tree: ast.Module) -> set[ast.stmt]:
+    """Imports inside a `try` that catches ImportError: the child makes them missing, and the file copes."""
+    out = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(h.type is not None and re.search(r"\b(ImportError|ModuleNotFoundError)\b",
+                                                                                ast.unparse(h.type)) for h in node.handlers):
+            out |= {n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return out
+
+
+def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
+    """Why a file must not be run (an import outside RUN_IMPORTS that is not the repository's own nor optional), or None."""
+    optional = optional_imports(tree)
+    for node in ast.walk(tree):
+        if node in optional:
+            continue
         if isinstance(node, ast.Import):
             tops = [a.name.split(".")[0] for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -222,10 +241,12 @@ def import_refusal(node: ast.stmt) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running doctests in a child process.
-def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float) -> tuple[list[dict], str | None]:
-    """The calls a file's doctests make of its top-level functions, or why none could be had. The limit is
-    CPU time, not wall time, so that a busy machine does not change which files make it."""
+# Running doctests and tests in a child process.
+def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float,
+            tests: bool = False) -> tuple[list[dict], str | None]:
+    """The calls a file's doctests make of its top-level functions (tests: the calls a test file's tests make
+    of the other files' top-level functions), or why none could be had. The limit is CPU time, not wall
+    time, so that a busy machine does not change which files make it."""
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 1))
@@ -233,7 +254,7 @@ def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: f
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
     try:
         p = subprocess.run([sys.executable, "-s", "-B", str(CAPTURE), str(path), str(root), "--per-function", str(per_function),
-                            "--max-repr", str(max_repr)], capture_output=True, text=True, timeout=10 * timeout, env=env,
+                            "--max-repr", str(max_repr)] + ["--tests"] * tests, capture_output=True, text=True, timeout=10 * timeout, env=env,
                            cwd=str(path.parent), stdin=subprocess.DEVNULL, preexec_fn=limits)
     except subprocess.TimeoutExpired:
         return [], "run-timeout"
@@ -291,8 +312,34 @@ class Builder:
         self.why: Counter = Counter()
         self.stats: Counter = Counter()
 
-    def file_lines(self, name: str, root: Path, path: Path) -> list[dict]:
-        """The kept lines of one file, at most --per-function per function, in the order its doctests call."""
+    def test_calls(self, root: Path, tests: list[Path]) -> dict[str, list[dict]]:
+        """The calls a repository's test files make of its source files' top-level functions, by source file
+        (its path under root), in test file order. Test code itself is never a line: only what it calls."""
+        a, why = self.a, self.why
+        by_file: dict[str, list[dict]] = defaultdict(list)
+        for path in tests:
+            self.stats["test_files"] += 1
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                why["test-file:syntax"] += 1
+                continue
+            refusal = run_refusal(tree, path, root)
+            if refusal:
+                why["test-file:" + refusal.split(":")[0]] += 1
+                continue
+            calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.test_timeout, tests=True)
+            if failed:
+                why["test-file:" + failed] += 1
+                continue
+            self.stats["test_files_run"] += 1
+            for c in calls:
+                by_file[c["file"]].append(c)
+        return by_file
+
+    def file_lines(self, name: str, root: Path, path: Path, test_calls: list[dict]) -> list[dict]:
+        """The kept lines of one file, at most --per-function per function: the calls its doctests make first,
+        then those of the repository's tests (test_calls), each in the order they came."""
         a, why = self.a, self.why
         rel = path.relative_to(root).as_posix()
         self.stats["files"] += 1
@@ -301,23 +348,27 @@ class Builder:
         except (SyntaxError, UnicodeDecodeError, ValueError):
             why["file:syntax"] += 1
             return []
-        if not mod.funcs or ">>>" not in mod.text:
-            why["file:no-doctests"] += 1
+        if not mod.funcs or (">>>" not in mod.text and not test_calls):
+            why["file:no-doctests-or-tests"] += 1
             return []
-        refusal = run_refusal(mod.tree, path, root)
+        calls: list[dict] = []
+        refusal = run_refusal(mod.tree, path, root) if ">>>" in mod.text else None
         if refusal:
             why["file:" + refusal.split(":")[0]] += 1
-            return []
-        calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
-        if failed:
-            why["file:" + failed] += 1
-            return []
-        self.stats["files_run"] += 1
+        elif ">>>" in mod.text:
+            calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
+            if failed:
+                why["file:" + failed] += 1
+            else:
+                self.stats["files_run"] += 1
         self.stats["calls_captured"] += len(calls)
+        self.stats["test_calls_captured"] += len(test_calls)
+        from_tests = len(calls)  # calls from here on come from the tests
+        calls += test_calls
         kept: Counter = Counter()
         cut: dict[str, tuple[str | None, str | None]] = {}
         rows = []
-        for c in calls:
+        for n, c in enumerate(calls):
             func = c["func"]
             if kept[func] >= a.per_function or func not in mod.funcs:
                 continue
@@ -332,7 +383,7 @@ class Builder:
             kept[func] += 1
             rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
                          "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
-                         "source": f"{name}/{rel}", "events": res["events"]})
+                         "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": n >= from_tests})
         return rows
 
     def check(self, code: str, func: str, call: dict) -> dict:
@@ -365,7 +416,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-heldout", required=True)
     ap.add_argument("--exclude", action="append", default=[], help="JSONL corpus whose functions must never appear (CRUXEval)")
     ap.add_argument("--no-exclude", action="store_true", help="build without any excluded corpus (never for training data)")
-    ap.add_argument("--heldout", type=int, default=450, help="held-out lines to split off, by file")
+    ap.add_argument("--heldout-share", type=float, default=0.2,
+                    help="share of each repository's lines whose files go to the held-out set")
+    ap.add_argument("--keep-heldout", action="store_true",
+                    help="keep the lines --out-heldout already has, as they are, and add the new ones after them")
     ap.add_argument("--per-function", type=int, default=3, help="inputs kept per function")
     ap.add_argument("--per-file", type=int, default=4, help="held-out lines per file")
     ap.add_argument("--seed", type=int, default=13, help="orders the files for the split")
@@ -373,6 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-events", type=int, default=300)
     ap.add_argument("--max-repr", type=int, default=120)
     ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds for one file's doctests")
+    ap.add_argument("--test-timeout", type=float, default=60.0, help="CPU seconds for one test file's tests")
     ap.add_argument("--call-timeout", type=float, default=2.0, help="seconds for one standalone run")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -383,6 +438,13 @@ def main(argv: list[str] | None = None) -> int:
     for p in a.exclude:
         if not Path(p).is_file():
             ap.error(f"--exclude {p}: no such file")
+    if not 0 <= a.heldout_share < 1:
+        ap.error("--heldout-share: a share from 0 to under 1")
+    kept_lines = []
+    if a.keep_heldout:
+        if not Path(a.out_heldout).is_file():
+            ap.error(f"--keep-heldout: {a.out_heldout} does not exist")
+        kept_lines = Path(a.out_heldout).read_text(encoding="utf-8").splitlines()
     sources = []
     for s in a.src:
         name, _, d = s.rpartition("=") if "=" in s else ("", "", s)
@@ -396,29 +458,41 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     try:
         for name, root in sources:
-            for path in python_files(root, b.why):
-                rows += b.file_lines(name, root, path)
+            files, tests = python_files(root, b.why)
+            test_calls = b.test_calls(root, tests)
+            for path in files:
+                rows += b.file_lines(name, root, path, test_calls.get(path.relative_to(root).as_posix(), []))
     finally:
         b.runner.close()
     why, stats = b.why, b.stats
 
-    train, heldout = split(rows, a.heldout, a.per_file, a.seed)
+    kept = [json.loads(line) for line in kept_lines]
+    train, new_held = split(rows, a.heldout_share, a.per_file, a.seed, kept)
     fn_key = lambda r: code_key(r["code"])  # noqa: E731
-    held_funcs = {fn_key(r) for r in heldout}
+    kept_funcs = {fn_key(r) for r in kept}
+    before = len(new_held)
+    new_held = [r for r in new_held if fn_key(r) not in kept_funcs]
+    held_funcs = kept_funcs | {fn_key(r) for r in new_held}
+    why["in-heldout-elsewhere"] += before - len(new_held)
     before = len(train)
     train = [r for r in train if fn_key(r) not in held_funcs]
     why["in-heldout-elsewhere"] += before - len(train)
-    for path, part in ((a.out_train, train), (a.out_heldout, heldout)):
+    heldout = kept + new_held
+    line = lambda r: json.dumps({k: v for k, v in r.items() if k not in ("events", "repo", "by_test")})  # noqa: E731
+    for path, texts in ((a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in new_held])):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
-            for r in part:
-                fh.write(json.dumps({k: v for k, v in r.items() if k != "events"}) + "\n")
+            fh.writelines(t + "\n" for t in texts)
     if not a.quiet:
         ev = sorted(r["events"] for r in rows) or [0]
         summary = {
             "sources": [f"{n}={r}" for n, r in sources],
             "files": stats["files"], "files_run": stats["files_run"], "calls_captured": stats["calls_captured"],
-            "kept": len(rows), "train": len(train), "heldout": len(heldout),
+            "test_files": stats["test_files"], "test_files_run": stats["test_files_run"],
+            "test_calls_captured": stats["test_calls_captured"],
+            "kept": len(rows), "kept_from_tests": sum(r["by_test"] for r in rows),
+            "train": len(train), "heldout": len(heldout), "heldout_kept": len(kept), "heldout_new": len(new_held),
+            "per_repository": per_repository(sources, rows, train, heldout),
             "heldout_files": len({r["source"] for r in heldout}), "train_files": len({r["source"] for r in train}),
             "functions": len({(r["source"], r["entry"]) for r in rows}),
             "events": {"median": ev[len(ev) // 2], "p90": ev[len(ev) * 9 // 10], "max": ev[-1]},
@@ -432,19 +506,41 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def split(rows: list[dict], want: int, per_file: int, seed: int) -> tuple[list[dict], list[dict]]:
-    """Whole files to the held-out set in a seeded order (at most per_file lines each) until it has `want` lines."""
+def per_repository(sources: list[tuple[str, Path]], rows: list[dict], train: list[dict], heldout: list[dict]) -> dict:
+    """Lines kept, in training and held out, for each repository, with the share of the training lines."""
+    def repo(r: dict) -> str:
+        return next(n for n, _ in sources if r["source"].startswith(n + "/"))
+    out = {}
+    for n, _ in sources:
+        t = sum(repo(r) == n for r in train)
+        out[n] = {"kept": sum(repo(r) == n for r in rows), "from_tests": sum(repo(r) == n and r["by_test"] for r in rows),
+                  "train": t, "train_share": round(t / max(1, len(train)), 3),
+                  "heldout": sum(repo(r) == n for r in heldout)}
+    return out
+
+
+def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The training lines and the new held-out lines. The files of the kept held-out lines stay held out (none of
+    their lines trains, none is added). Then each repository's other files, in a seeded order, go to the held-out
+    set (at most per_file lines each) while the lines of its held-out files stay within `share` of its lines; a
+    file that would pass it is skipped, so a repository of one file trains whole."""
     by_file: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_file[r["source"]].append(r)
-    order = sorted(by_file, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest())
-    train, heldout = [], []
-    for f in order:
-        if len(heldout) < want:
-            heldout.extend(spread(by_file[f], per_file))
-        else:
-            train.extend(by_file[f])
-    return train, heldout
+    kept_files = Counter(r["source"] for r in kept)
+    held_files: set[str] = set(kept_files)
+    new_held = []
+    for repo in sorted({r["repo"] for r in rows}):
+        files = [f for f in by_file if by_file[f][0]["repo"] == repo]
+        mine = [f for f in kept_files if f.startswith(repo + "/")]
+        total = sum(len(by_file[f]) for f in files) + sum(kept_files[f] for f in mine if f not in by_file)
+        held = sum(max(len(by_file.get(f, [])), kept_files[f]) for f in mine)
+        for f in sorted(files, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest()):
+            if f not in held_files and held + len(by_file[f]) <= share * total:
+                held_files.add(f)
+                held += len(by_file[f])
+                new_held.extend(spread(by_file[f], per_file))
+    return [r for r in rows if r["source"] not in held_files], new_held
 
 
 def spread(rows: list[dict], k: int) -> list[dict]:
