@@ -54,6 +54,8 @@ base64 hashlib zlib contextlib""".split())
 # Modules a file may import to have its doctests run (the audit hook still refuses their effects).
 RUN_IMPORTS = CODE_IMPORTS | frozenset("""sys random time timeit datetime doctest pprint json warnings inspect unittest
 html io importlib uuid""".split())
+# A test file may also import os (most do, to put the repository on sys.path); the audit hook still refuses effects.
+TEST_IMPORTS = RUN_IMPORTS | {"os"}
 # Folders never read: docs, and anything that looks like an evaluation benchmark; test folders hold test files only.
 SKIP_DIRS = re.compile(r"^(docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
 TEST_DIRS = re.compile(r"^(tests?|testing)$", re.I)
@@ -103,8 +105,8 @@ def optional_imports(tree: ast.Module) -> set[ast.stmt]:
     return out
 
 
-def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
-    """Why a file must not be run (an import outside RUN_IMPORTS that is not the repository's own nor optional), or None."""
+def run_refusal(tree: ast.Module, path: Path, root: Path, allowed: frozenset = RUN_IMPORTS) -> str | None:
+    """Why a file must not be run (an import outside `allowed` that is not the repository's own nor optional), or None."""
     optional = optional_imports(tree)
     for node in ast.walk(tree):
         if node in optional:
@@ -116,7 +118,7 @@ def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
         else:
             continue
         for top in tops:
-            if top not in RUN_IMPORTS and not sibling(top, path, root):
+            if top not in allowed and not sibling(top, path, root):
                 return f"imports:{top}"
     return None
 
@@ -144,6 +146,16 @@ def bound_names(node: ast.stmt) -> set[str]:
     return out
 
 
+def bindings(node: ast.stmt) -> dict[str, str]:
+    """What each name a top-level statement binds stands for: for an import the module and name it imports (two
+    imports of one thing agree), else the statement itself."""
+    if isinstance(node, ast.Import):
+        return {(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name: f"{node.module}:{a.name}" for a in node.names if a.name != "*"}
+    return dict.fromkeys(bound_names(node), ast.dump(node))
+
+
 def free_names(node: ast.stmt) -> set[str]:
     """Names a statement reads that it does not bind itself (parameters and local variables)."""
     loads, local = set(), set()
@@ -166,8 +178,8 @@ class Module:
 
     BUILTINS = frozenset(dir(builtins))
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, text: str, path: Path | None = None, repo: "Repository | None" = None):
+        self.text, self.path, self.repo = text, path, repo
         self.lines = text.splitlines()
         self.tree = ast.parse(text)
         body = self.tree.body
@@ -179,6 +191,41 @@ class Module:
             for name in bound_names(n):
                 self.binders[name].append(i)
         self.funcs = {n.name: i for i, n in enumerate(self.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        # Names a `from X import ...` of the repository's own modules binds: followed into X, never kept as imports.
+        self.imported: dict[str, tuple[Path, str]] = {}
+        self.stars: list[Path] = []
+        for i, n in enumerate(self.body):
+            target = repo.resolve(n, path) if repo and isinstance(n, ast.ImportFrom) and n.module != "__future__" else None
+            for a in n.names if target else []:
+                if a.name == "*":
+                    self.stars.append(target)
+                    continue
+                self.imported[a.asname or a.name] = (target, a.name)
+                self.binders[a.asname or a.name].remove(i)
+                if not self.binders[a.asname or a.name]:
+                    del self.binders[a.asname or a.name]
+        self.futures = [i for i, n in enumerate(self.body) if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+
+    def lookup(self, name: str, depth: int = 0) -> tuple[list[tuple["Module", int]] | None, str | None]:
+        """The statements that bind a name this module reads, wherever in the repository they are: its own, those of
+        the module a `from X import name` names, a public name of a star import's module; [] for a builtin."""
+        if name in self.binders:
+            return [(self, i) for i in self.binders[name]], None
+        if depth > 8:
+            return None, "unresolved-name"
+        if name in self.imported:
+            target, there = self.imported[name]
+            mod = self.repo.module(target)
+            if there != name:
+                return None, "renamed-import"
+            return mod.lookup(name, depth + 1) if mod else (None, "unresolved-name")
+        if name in self.BUILTINS:
+            return [], None
+        for target in self.stars:
+            mod = self.repo.module(target)
+            if mod and not name.startswith("_") and (name in mod.binders or name in mod.imported):
+                return mod.lookup(name, depth + 1)
+        return None, "unresolved-name"
 
     def span(self, i: int) -> tuple[int, int]:
         """0-based first and last line of statement i, with its decorators and the comment lines right above it."""
@@ -188,29 +235,67 @@ class Module:
             start -= 1
         return start, n.end_lineno - 1
 
-    def needs(self, name: str) -> tuple[list[int] | None, str | None]:
-        """The statements function `name` needs (itself included, in file order), or None and why not."""
-        todo, got = [self.funcs[name]], set()
+    def program(self, name: str) -> tuple[str | None, str | None]:
+        """The code of a line for function `name`: it and what it needs, followed to a fixed point (functions,
+        classes, constants, standard-library imports), as the files have them; or None and why not. What comes
+        from the repository's other modules goes first, each module's part in file order, then this module's."""
+        need: dict[Module, set[int]] = {self: set()}
+        uses: dict[Module, list[Module]] = defaultdict(list)  # which modules a module's part reads from
+        todo = [(self, self.funcs[name])]
         while todo:
-            i = todo.pop()
-            if i in got:
+            mod, i = todo.pop()
+            if i in need.setdefault(mod, set()):
                 continue
-            got.add(i)
-            node = self.body[i]
+            need[mod].add(i)
+            node = mod.body[i]
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 why = import_refusal(node)
                 if why:
                     return None, why
                 continue
             for free in sorted(free_names(node)):
-                if free in self.binders:
-                    todo.extend(self.binders[free])
-                elif free not in self.BUILTINS:
-                    return None, "unresolved-name"
-        for i, n in enumerate(self.body):
-            if isinstance(n, ast.ImportFrom) and n.module == "__future__":
-                got.add(i)
-        return sorted(got), None
+                found, why = mod.lookup(free)
+                if found is None:
+                    return None, why
+                for other, k in found:
+                    if other is not mod and other not in uses[mod]:
+                        uses[mod].append(other)
+                    todo.append((other, k))
+        if len(need) == 1:
+            return self.cut(sorted(need[self] | set(self.futures))), None
+        return self.join(need, uses)
+
+    def join(self, need: dict["Module", set[int]], uses: dict["Module", list["Module"]]) -> tuple[str | None, str | None]:
+        """One program of statements from several modules: `from __future__` first, the modules a part reads from
+        before it, the same import written twice kept once; two modules binding one name are refused."""
+        order: list[Module] = []
+        seen: set[Module] = set()
+
+        def visit(mod: Module) -> None:  # the modules a part reads from, before it
+            seen.add(mod)
+            for other in uses[mod]:
+                if other not in seen:
+                    visit(other)
+            order.append(mod)
+        visit(self)
+        futures = {a.name for i in self.futures for a in self.body[i].names}
+        binder: dict[str, str] = {}  # name -> what binds it: the imported thing, or the statement's AST
+        parts = []
+        for mod in order:
+            if any(a.name not in futures for i in mod.futures for a in mod.body[i].names):
+                return None, "future-import-differs"
+            stmts = []
+            for i in sorted(need[mod] - set(mod.futures)):
+                meaning = bindings(mod.body[i])
+                if isinstance(mod.body[i], (ast.Import, ast.ImportFrom)) and all(binder.get(n) == m for n, m in meaning.items()):
+                    continue  # what it imports is there already
+                if any(binder.setdefault(n, m) != m for n, m in meaning.items()):
+                    return None, "name-clash"
+                stmts.append(i)
+            if stmts:
+                parts.append(mod.cut(stmts))
+        head = self.cut(self.futures) + "\n" if self.futures else ""
+        return head + "\n\n".join(parts), None
 
     def cut(self, stmts: list[int]) -> str:
         """The text of these statements as the file has them; the file's own gap between neighbours, else blank lines."""
@@ -228,6 +313,39 @@ class Module:
             parts.append("\n".join(self.lines[start:end + 1]) + "\n")
             prev = i
         return "".join(parts)
+
+
+class Repository:
+    """A repository's modules, each parsed once, for following the imports of its own modules."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.modules: dict[Path, Module | None] = {}
+
+    def module(self, path: Path) -> Module | None:
+        """The parsed module of a file of the repository, or None when it does not parse."""
+        if path not in self.modules:
+            self.modules[path] = None  # an import cycle meets None, not a half-built module
+            try:
+                self.modules[path] = Module(path.read_text(encoding="utf-8"), path, self)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                pass
+        return self.modules[path]
+
+    def resolve(self, node: ast.ImportFrom, importer: Path) -> Path | None:
+        """The repository's file a `from X import ...` reads (relative, or absolute from a module of the repository), or
+        None (the standard library, anything else)."""
+        parts = node.module.split(".") if node.module else []
+        if node.level:
+            bases = [importer.parents[node.level - 1]] if node.level <= len(importer.parents) else []
+        else:
+            bases = [importer.parent, self.root] if parts and sibling(parts[0], importer, self.root) else []
+        for base in bases:
+            where = base.joinpath(*parts)
+            for f in ([where.with_suffix(".py")] if parts else []) + [where / "__init__.py"]:
+                if f.is_file() and f.resolve().is_relative_to(self.root):
+                    return f.resolve()
+        return None
 
 
 def import_refusal(node: ast.stmt) -> str | None:
@@ -324,7 +442,7 @@ class Builder:
             except (SyntaxError, UnicodeDecodeError, ValueError):
                 why["test-file:syntax"] += 1
                 continue
-            refusal = run_refusal(tree, path, root)
+            refusal = run_refusal(tree, path, root, TEST_IMPORTS)
             if refusal:
                 why["test-file:" + refusal.split(":")[0]] += 1
                 continue
@@ -337,15 +455,14 @@ class Builder:
                 by_file[c["file"]].append(c)
         return by_file
 
-    def file_lines(self, name: str, root: Path, path: Path, test_calls: list[dict]) -> list[dict]:
+    def file_lines(self, name: str, repo: Repository, path: Path, test_calls: list[dict]) -> list[dict]:
         """The kept lines of one file, at most --per-function per function: the calls its doctests make first,
         then those of the repository's tests (test_calls), each in the order they came."""
-        a, why = self.a, self.why
+        a, why, root = self.a, self.why, repo.root
         rel = path.relative_to(root).as_posix()
         self.stats["files"] += 1
-        try:
-            mod = Module(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
+        mod = repo.module(path)
+        if mod is None:
             why["file:syntax"] += 1
             return []
         if not mod.funcs or (">>>" not in mod.text and not test_calls):
@@ -373,8 +490,7 @@ class Builder:
             if kept[func] >= a.per_function or func not in mod.funcs:
                 continue
             if func not in cut:
-                stmts, no = mod.needs(func)
-                cut[func] = (mod.cut(stmts), None) if stmts else (None, no)
+                cut[func] = mod.program(func)
             code, no = cut[func]
             res = self.check(code, func, c) if code is not None else {"ok": False, "why": no}
             if not res["ok"]:
@@ -460,8 +576,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, root in sources:
             files, tests = python_files(root, b.why)
             test_calls = b.test_calls(root, tests)
+            repo = Repository(root)
             for path in files:
-                rows += b.file_lines(name, root, path, test_calls.get(path.relative_to(root).as_posix(), []))
+                rows += b.file_lines(name, repo, path.resolve(), test_calls.get(path.relative_to(root).as_posix(), []))
     finally:
         b.runner.close()
     why, stats = b.why, b.stats

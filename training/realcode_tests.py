@@ -1,8 +1,8 @@
 """Runs the tests of one imported test module, without pytest, under a profile hook.
 
 Imported by training/realcode_capture.py in its child process, never by the builder. Two styles
-are run, in a fixed order, each class or function with `random` seeded first and a CPU-time budget
-of its own:
+are run, in a fixed order, each test with a CPU-time budget of its own and each class or function
+with `random` seeded first:
 
 - unittest: every `unittest.TestCase` subclass the module defines, one class at a time (its
   `setUpClass`, `setUp` and `tearDown` run as unittest runs them);
@@ -22,7 +22,7 @@ import signal
 import sys
 import unittest
 
-TEST_CPU_SECONDS = 5.0  # one class's or function's budget: a slow test ends, the file's others still run
+TEST_CPU_SECONDS = 2.0  # one test's budget: a slow test ends, the file's others still run
 
 
 class OutOfTime(Exception):
@@ -51,13 +51,28 @@ def test_functions(mod) -> list:
     return out
 
 
+def budgeted(run):
+    """run, with the CPU-time budget armed while it runs and disarmed after."""
+    def armed(*args):
+        signal.setitimer(signal.ITIMER_PROF, TEST_CPU_SECONDS)
+        try:
+            return run(*args)
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    return armed
+
+
 def run_tests(mod, hook) -> None:
     """Runs every test of mod with `hook` as the profile function while each runs."""
     signal.signal(signal.SIGPROF, _out_of_time)
-    runs = [lambda s=s: s.run(unittest.TestResult()) for s in test_cases(mod)] + test_functions(mod)
+    runs = []
+    for suite in test_cases(mod):
+        for case in suite:
+            case.run = budgeted(case.run)  # the suite runs the class's fixtures, each test under its own budget
+        runs.append(lambda s=suite: s.run(unittest.TestResult()))
+    runs += [budgeted(f) for f in test_functions(mod)]
     for run in runs:
         random.seed(0)  # tests that draw random inputs draw the same ones every build
-        signal.setitimer(signal.ITIMER_PROF, TEST_CPU_SECONDS)
         sys.setprofile(hook)
         try:
             run()
@@ -65,4 +80,3 @@ def run_tests(mod, hook) -> None:
             pass
         finally:
             sys.setprofile(None)
-            signal.setitimer(signal.ITIMER_PROF, 0)

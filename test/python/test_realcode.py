@@ -48,6 +48,19 @@ print(repr(eval(r["entry"] + "(" + r["input"] + ")", ns)))
 '''
 
 
+def rerun_each(test: unittest.TestCase, rows: list[dict]) -> None:
+    """Each line runs standalone, by the generator's worker, to its output in at least 5 traced events."""
+    runner = Runner(sys.executable, 5.0, 300, 120)
+    try:
+        for r in rows:
+            res = runner.run(r["code"], r["input"], r["entry"])
+            test.assertTrue(res["ok"], (r["id"], res))
+            test.assertEqual(res["output"], r["output"], r["id"])
+            test.assertGreaterEqual(res["events"], 5, r["id"])
+    finally:
+        runner.close()
+
+
 class Fixture(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -136,7 +149,19 @@ class TestDriven(unittest.TestCase):
         code = next(r["code"] for r in self.rows if r["entry"] == "title_words")
         text = (TESTED / "textkit" / "words.py").read_text()
         self.assertEqual(code, text[text.index("SEPARATORS"):text.index("\n\n\ndef letter_counts")] + "\n")
-        self.assertEqual({r["source"] for r in self.rows}, {"realcode_tests/textkit/words.py"})
+        self.assertEqual({r["source"] for r in self.rows}, {"realcode_tests/textkit/words.py", "realcode_tests/textkit/slugs.py"})
+
+    def test_follows_the_repositorys_own_imports(self):
+        # `from ._chars import *` and `from .words import _clean`: what the function reads, from those modules, first
+        code = next(r["code"] for r in self.rows if r["entry"] == "slugify")
+        kit = TESTED / "textkit"
+        words, slugs = (kit / "words.py").read_text(), (kit / "slugs.py").read_text()
+        self.assertEqual(code, 'JOINERS = "-"\n\n\n' + words[words.index("SEPARATORS"):words.index("\n\n\ndef title_words")]
+                         + "\n\n\n" + slugs[slugs.index("def slugify"):slugs.index("\n\n\ndef headline")] + "\n")
+        self.assertEqual(self.got[("slugify", "'Hello_big World'")], "'hello-big-world'")
+        # an import under another name is not followed: the line would need the name it was given
+        self.assertNotIn("headline", {r["entry"] for r in self.rows})
+        self.assertGreaterEqual(self.summary["refused"]["renamed-import"], 1)
 
     def test_test_code_never_enters_a_line(self):
         for r in self.rows:
@@ -146,21 +171,14 @@ class TestDriven(unittest.TestCase):
 
     def test_runs_without_pytest(self):
         # a test file that imports pytest is not run; a test function that wants a fixture is not called
-        self.assertEqual((self.summary["test_files"], self.summary["test_files_run"]), (2, 1))
+        self.assertEqual((self.summary["test_files"], self.summary["test_files_run"]), (3, 2))
         self.assertEqual(self.summary["refused"]["test-file:imports"], 1)
         inputs = {r["input"] for r in self.rows}
         self.assertNotIn("'only under pytest'", inputs)
         self.assertNotIn("'never called by the driver'", inputs)
 
     def test_lines_rerun_standalone_to_their_output(self):
-        runner = Runner(sys.executable, 5.0, 300, 120)
-        try:
-            for r in self.rows:
-                res = runner.run(r["code"], r["input"], r["entry"])
-                self.assertTrue(res["ok"], (r["id"], res))
-                self.assertEqual(res["output"], r["output"], r["id"])
-        finally:
-            runner.close()
+        rerun_each(self, self.rows)
 
 
 class KeepsTheHeldout(unittest.TestCase):
@@ -237,15 +255,7 @@ class CommittedHeldout(unittest.TestCase):
         self.assertLessEqual(max(per_file.values()), 4)
 
     def test_runs_standalone_to_its_output(self):
-        runner = Runner(sys.executable, 5.0, 300, 120)
-        try:
-            for r in self.rows:
-                res = runner.run(r["code"], r["input"], r["entry"])
-                self.assertTrue(res["ok"], (r["id"], res))
-                self.assertEqual(res["output"], r["output"], r["id"])
-                self.assertGreaterEqual(res["events"], 5, r["id"])
-        finally:
-            runner.close()
+        rerun_each(self, self.rows)
 
     @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
     def test_no_cruxeval_function(self):
