@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""Builds a corpus of Python written by people, called with the inputs their own doctests use.
+"""Builds a corpus of Python written by people, called with the inputs their own doctests and tests use.
 
     python3 training/realcode.py --src DIR [--src DIR ...] --out-train FILE.jsonl \
-        --out-heldout FILE.jsonl (--exclude CORPUS.jsonl ... | --no-exclude) [options]
+        --out-heldout FILE.jsonl [--keep-heldout] (--exclude CORPUS.jsonl ... | --no-exclude) [options]
 
 Each --src is a repository's root (its folder name names it, `NAME=DIR` names it otherwise).
 Every .py file outside test, docs and benchmark folders whose imports are harmless runs its
 doctests in a child process (training/realcode_capture.py: timeout, memory limit, no writes,
 no sockets, no subprocesses) that records the calls of the module's top-level functions with
-arguments that `ast.literal_eval` re-creates. Each call becomes a line
+arguments that `ast.literal_eval` re-creates; every test file runs its tests the same way
+(training/realcode_tests.py, no pytest) and the calls they make of the other files' top-level
+functions are recorded for those files. Each call becomes a line
 
     {"code", "input", "entry", "output", "id", "source"}
 
 whose code is the function with the functions, classes, constants and standard-library imports
-it needs from its module, cut from the file in its original layout (docstrings, comments, blank
-lines and annotations kept), and whose output is what the call returned in the module. A line is
+it needs from its module and from the repository's modules it imports names from, cut from the
+files in their original layout (docstrings, comments, blank lines and annotations kept), and
+whose output is what the call returned in the module. Test code is never part of a line. A line is
 kept when it runs standalone (fresh namespace, PYTHONHASHSEED=0, twice) to that same output under
 the rules of programs.py's generated lines (training/runner.py: MIN..MAX traced events, short reprs, no addresses,
 no hash-ordered sets of strings, little printing); lines are deduplicated by AST (program and
 input), at most --per-function inputs per function, and every function that matches an excluded
-corpus (CRUXEval) by normalized text or AST is refused. Files are then split: a seeded order of
-files goes to the held-out set (at most --per-file lines each) until it has --heldout lines, the
-other files to training, and no function of the held-out set stays in training.
+corpus (CRUXEval) by normalized text or AST is refused. Files are then split per repository: a
+seeded order of its files goes to the held-out set (at most --per-file lines each) while their
+lines stay within --heldout-share of its lines, the other files to training, and no function of
+the held-out set stays in training; --keep-heldout keeps the lines the held-out file has, first and
+as they are, and their files out of training.
 Standard library only; deterministic for the same sources and options. See training/DATA.md.
 """
 from __future__ import annotations
