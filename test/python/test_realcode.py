@@ -128,7 +128,7 @@ class TestDriven(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.train, cls.held, cls.summary, _ = build("--no-exclude", "--per-function", "5", src=TESTED)
+        cls.train, cls.held, cls.summary, cls.raw = build("--no-exclude", "--per-function", "5", src=TESTED)
         cls.rows = cls.train + cls.held
         cls.got = {(r["entry"], r["input"]): r["output"] for r in cls.rows}
 
@@ -179,6 +179,9 @@ class TestDriven(unittest.TestCase):
 
     def test_lines_rerun_standalone_to_their_output(self):
         rerun_each(self, self.rows)
+
+    def test_deterministic(self):
+        self.assertEqual(build("--no-exclude", "--per-function", "5", src=TESTED)[3], self.raw)
 
 
 class KeepsTheHeldout(unittest.TestCase):
