@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
-"""Builds a corpus of Python written by people, called with the inputs their own doctests use.
+"""Builds a corpus of Python written by people, called with the inputs their own doctests and tests use.
 
     python3 training/realcode.py --src DIR [--src DIR ...] --out-train FILE.jsonl \
-        --out-heldout FILE.jsonl (--exclude CORPUS.jsonl ... | --no-exclude) [options]
+        --out-heldout FILE.jsonl [--keep-heldout] (--exclude CORPUS.jsonl ... | --no-exclude) [options]
 
 Each --src is a repository's root (its folder name names it, `NAME=DIR` names it otherwise).
 Every .py file outside test, docs and benchmark folders whose imports are harmless runs its
 doctests in a child process (training/realcode_capture.py: timeout, memory limit, no writes,
 no sockets, no subprocesses) that records the calls of the module's top-level functions with
-arguments that `ast.literal_eval` re-creates. Each call becomes a line
+arguments that `ast.literal_eval` re-creates; every test file runs its tests the same way
+(training/realcode_tests.py, no pytest) and the calls they make of the other files' top-level
+functions are recorded for those files. Each call becomes a line
 
     {"code", "input", "entry", "output", "id", "source"}
 
 whose code is the function with the functions, classes, constants and standard-library imports
-it needs from its module, cut from the file in its original layout (docstrings, comments, blank
-lines and annotations kept), and whose output is what the call returned in the module. A line is
+it needs from its module and from the repository's modules it imports names from, cut from the
+files in their original layout (docstrings, comments, blank lines and annotations kept), and
+whose output is what the call returned in the module. Test code is never part of a line. A line is
 kept when it runs standalone (fresh namespace, PYTHONHASHSEED=0, twice) to that same output under
 the rules of programs.py's generated lines (training/runner.py: MIN..MAX traced events, short reprs, no addresses,
 no hash-ordered sets of strings, little printing); lines are deduplicated by AST (program and
 input), at most --per-function inputs per function, and every function that matches an excluded
-corpus (CRUXEval) by normalized text or AST is refused. Files are then split: a seeded order of
-files goes to the held-out set (at most --per-file lines each) until it has --heldout lines, the
-other files to training, and no function of the held-out set stays in training.
+corpus (CRUXEval) by normalized text or AST is refused. Files are then split per repository: a
+seeded order of its files goes to the held-out set (at most --per-file lines each) while their
+lines stay within --heldout-share of its lines, the other files to training, and no function of
+the held-out set stays in training; --keep-heldout keeps the lines the held-out file has, first and
+as they are, and their files out of training.
 Standard library only; deterministic for the same sources and options. See training/DATA.md.
 """
 from __future__ import annotations
@@ -52,18 +57,23 @@ CODE_IMPORTS = frozenset("""__future__ typing math cmath re string itertools fun
 dataclasses enum fractions decimal statistics numbers copy textwrap unicodedata keyword abc types array struct binascii
 base64 hashlib zlib contextlib""".split())
 # Modules a file may import to have its doctests run (the audit hook still refuses their effects).
-RUN_IMPORTS = CODE_IMPORTS | frozenset("sys random time timeit datetime doctest pprint json warnings inspect".split())
-# Folders never read: tests, docs, and anything that looks like an evaluation benchmark.
-SKIP_DIRS = re.compile(r"^(tests?|testing|docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
+RUN_IMPORTS = CODE_IMPORTS | frozenset("""sys random time timeit datetime doctest pprint json warnings inspect unittest
+html io importlib uuid""".split())
+# A test file may also import os (most do, to put the repository on sys.path); the audit hook still refuses effects.
+TEST_IMPORTS = RUN_IMPORTS | {"os"}
+# Folders never read: docs, and anything that looks like an evaluation benchmark; test folders hold test files only.
+SKIP_DIRS = re.compile(r"^(docs?|examples?|bench(marks?)?|scripts|\..*|__pycache__|build|dist)$", re.I)
+TEST_DIRS = re.compile(r"^(tests?|testing)$", re.I)
 BENCHMARK = re.compile(r"human_?eval|mbpp|apps|cruxeval|livecodebench|code_?contests|leetcode|codeforces|ds1000|bigcodebench", re.I)
 MAX_CODE_LINES, MAX_CODE_CHARS = 80, 3000
 
 
 # ---------------------------------------------------------------------------------------------
 # Finding files.
-def python_files(root: Path, why: Counter) -> list[Path]:
-    """The .py files of a repository worth reading, sorted; benchmark-looking paths are counted and skipped."""
-    out = []
+def python_files(root: Path, why: Counter) -> tuple[list[Path], list[Path]]:
+    """A repository's source files worth reading and its test files (`test_*.py`, `*_test.py`, files in
+    test folders), each sorted; benchmark-looking paths are counted and skipped."""
+    sources, tests = [], []
     for dirpath, dirs, files in os.walk(root):
         kept = []
         for d in sorted(dirs):
@@ -72,14 +82,17 @@ def python_files(root: Path, why: Counter) -> list[Path]:
             elif not SKIP_DIRS.match(d):
                 kept.append(d)
         dirs[:] = kept
+        in_tests = any(TEST_DIRS.match(part) for part in Path(dirpath).relative_to(root).parts)
         for f in sorted(files):
-            if not f.endswith(".py") or f in ("setup.py", "conftest.py") or f.startswith("test_") or f.endswith("_test.py"):
+            if not f.endswith(".py") or f in ("setup.py", "conftest.py") or (in_tests and f == "__init__.py"):
                 continue
             if BENCHMARK.search(f):
                 why["benchmark-file"] += 1
-                continue
-            out.append(Path(dirpath) / f)
-    return sorted(out)
+            elif in_tests or f.startswith("test_") or f.endswith("_test.py"):
+                tests.append(Path(dirpath) / f)
+            else:
+                sources.append(Path(dirpath) / f)
+    return sorted(sources), sorted(tests)
 
 
 def sibling(name: str, path: Path, root: Path) -> bool:
@@ -87,9 +100,22 @@ def sibling(name: str, path: Path, root: Path) -> bool:
     return any((d / name).with_suffix(".py").exists() or (d / name / "__init__.py").exists() for d in (path.parent, root))
 
 
-def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
-    """Why a file's doctests must not be run (an import outside RUN_IMPORTS that is not the repository's own), or None."""
+def optional_imports(tree: ast.Module) -> set[ast.stmt]:
+    """Imports inside a `try` that catches ImportError: the child makes them missing, and the file copes."""
+    out = set()
     for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(h.type is not None and re.search(r"\b(ImportError|ModuleNotFoundError)\b",
+                                                                                ast.unparse(h.type)) for h in node.handlers):
+            out |= {n for stmt in node.body for n in ast.walk(stmt) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    return out
+
+
+def run_refusal(tree: ast.Module, path: Path, root: Path, allowed: frozenset = RUN_IMPORTS) -> str | None:
+    """Why a file must not be run (an import outside `allowed` that is not the repository's own nor optional), or None."""
+    optional = optional_imports(tree)
+    for node in ast.walk(tree):
+        if node in optional:
+            continue
         if isinstance(node, ast.Import):
             tops = [a.name.split(".")[0] for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -97,7 +123,7 @@ def run_refusal(tree: ast.Module, path: Path, root: Path) -> str | None:
         else:
             continue
         for top in tops:
-            if top not in RUN_IMPORTS and not sibling(top, path, root):
+            if top not in allowed and not sibling(top, path, root):
                 return f"imports:{top}"
     return None
 
@@ -125,6 +151,16 @@ def bound_names(node: ast.stmt) -> set[str]:
     return out
 
 
+def bindings(node: ast.stmt) -> dict[str, str]:
+    """What each name a top-level statement binds stands for: for an import the module and name it imports (two
+    imports of one thing agree), else the statement itself."""
+    if isinstance(node, ast.Import):
+        return {(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0] for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name: f"{node.module}:{a.name}" for a in node.names if a.name != "*"}
+    return dict.fromkeys(bound_names(node), ast.dump(node))
+
+
 def free_names(node: ast.stmt) -> set[str]:
     """Names a statement reads that it does not bind itself (parameters and local variables)."""
     loads, local = set(), set()
@@ -147,8 +183,8 @@ class Module:
 
     BUILTINS = frozenset(dir(builtins))
 
-    def __init__(self, text: str):
-        self.text = text
+    def __init__(self, text: str, path: Path | None = None, repo: "Repository | None" = None):
+        self.text, self.path, self.repo = text, path, repo
         self.lines = text.splitlines()
         self.tree = ast.parse(text)
         body = self.tree.body
@@ -160,6 +196,41 @@ class Module:
             for name in bound_names(n):
                 self.binders[name].append(i)
         self.funcs = {n.name: i for i, n in enumerate(self.body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        # Names a `from X import ...` of the repository's own modules binds: followed into X, never kept as imports.
+        self.imported: dict[str, tuple[Path, str]] = {}
+        self.stars: list[Path] = []
+        for i, n in enumerate(self.body):
+            target = repo.resolve(n, path) if repo and isinstance(n, ast.ImportFrom) and n.module != "__future__" else None
+            for a in n.names if target else []:
+                if a.name == "*":
+                    self.stars.append(target)
+                    continue
+                self.imported[a.asname or a.name] = (target, a.name)
+                self.binders[a.asname or a.name].remove(i)
+                if not self.binders[a.asname or a.name]:
+                    del self.binders[a.asname or a.name]
+        self.futures = [i for i, n in enumerate(self.body) if isinstance(n, ast.ImportFrom) and n.module == "__future__"]
+
+    def lookup(self, name: str, depth: int = 0) -> tuple[list[tuple["Module", int]] | None, str | None]:
+        """The statements that bind a name this module reads, wherever in the repository they are: its own, those of
+        the module a `from X import name` names, a public name of a star import's module; [] for a builtin."""
+        if name in self.binders:
+            return [(self, i) for i in self.binders[name]], None
+        if depth > 8:
+            return None, "unresolved-name"
+        if name in self.imported:
+            target, there = self.imported[name]
+            mod = self.repo.module(target)
+            if there != name:
+                return None, "renamed-import"
+            return mod.lookup(name, depth + 1) if mod else (None, "unresolved-name")
+        if name in self.BUILTINS:
+            return [], None
+        for target in self.stars:
+            mod = self.repo.module(target)
+            if mod and not name.startswith("_") and (name in mod.binders or name in mod.imported):
+                return mod.lookup(name, depth + 1)
+        return None, "unresolved-name"
 
     def span(self, i: int) -> tuple[int, int]:
         """0-based first and last line of statement i, with its decorators and the comment lines right above it."""
@@ -169,29 +240,67 @@ class Module:
             start -= 1
         return start, n.end_lineno - 1
 
-    def needs(self, name: str) -> tuple[list[int] | None, str | None]:
-        """The statements function `name` needs (itself included, in file order), or None and why not."""
-        todo, got = [self.funcs[name]], set()
+    def program(self, name: str) -> tuple[str | None, str | None]:
+        """The code of a line for function `name`: it and what it needs, followed to a fixed point (functions,
+        classes, constants, standard-library imports), as the files have them; or None and why not. What comes
+        from the repository's other modules goes first, each module's part in file order, then this module's."""
+        need: dict[Module, set[int]] = {self: set()}
+        uses: dict[Module, list[Module]] = defaultdict(list)  # which modules a module's part reads from
+        todo = [(self, self.funcs[name])]
         while todo:
-            i = todo.pop()
-            if i in got:
+            mod, i = todo.pop()
+            if i in need.setdefault(mod, set()):
                 continue
-            got.add(i)
-            node = self.body[i]
+            need[mod].add(i)
+            node = mod.body[i]
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 why = import_refusal(node)
                 if why:
                     return None, why
                 continue
             for free in sorted(free_names(node)):
-                if free in self.binders:
-                    todo.extend(self.binders[free])
-                elif free not in self.BUILTINS:
-                    return None, "unresolved-name"
-        for i, n in enumerate(self.body):
-            if isinstance(n, ast.ImportFrom) and n.module == "__future__":
-                got.add(i)
-        return sorted(got), None
+                found, why = mod.lookup(free)
+                if found is None:
+                    return None, why
+                for other, k in found:
+                    if other is not mod and other not in uses[mod]:
+                        uses[mod].append(other)
+                    todo.append((other, k))
+        if len(need) == 1:
+            return self.cut(sorted(need[self] | set(self.futures))), None
+        return self.join(need, uses)
+
+    def join(self, need: dict["Module", set[int]], uses: dict["Module", list["Module"]]) -> tuple[str | None, str | None]:
+        """One program of statements from several modules: `from __future__` first, the modules a part reads from
+        before it, the same import written twice kept once; two modules binding one name are refused."""
+        order: list[Module] = []
+        seen: set[Module] = set()
+
+        def visit(mod: Module) -> None:  # the modules a part reads from, before it
+            seen.add(mod)
+            for other in uses[mod]:
+                if other not in seen:
+                    visit(other)
+            order.append(mod)
+        visit(self)
+        futures = {a.name for i in self.futures for a in self.body[i].names}
+        binder: dict[str, str] = {}  # name -> what binds it: the imported thing, or the statement's AST
+        parts = []
+        for mod in order:
+            if any(a.name not in futures for i in mod.futures for a in mod.body[i].names):
+                return None, "future-import-differs"
+            stmts = []
+            for i in sorted(need[mod] - set(mod.futures)):
+                meaning = bindings(mod.body[i])
+                if isinstance(mod.body[i], (ast.Import, ast.ImportFrom)) and all(binder.get(n) == m for n, m in meaning.items()):
+                    continue  # what it imports is there already
+                if any(binder.setdefault(n, m) != m for n, m in meaning.items()):
+                    return None, "name-clash"
+                stmts.append(i)
+            if stmts:
+                parts.append(mod.cut(stmts))
+        head = self.cut(self.futures) + "\n" if self.futures else ""
+        return head + "\n\n".join(parts), None
 
     def cut(self, stmts: list[int]) -> str:
         """The text of these statements as the file has them; the file's own gap between neighbours, else blank lines."""
@@ -211,6 +320,39 @@ class Module:
         return "".join(parts)
 
 
+class Repository:
+    """A repository's modules, each parsed once, for following the imports of its own modules."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.modules: dict[Path, Module | None] = {}
+
+    def module(self, path: Path) -> Module | None:
+        """The parsed module of a file of the repository, or None when it does not parse."""
+        if path not in self.modules:
+            self.modules[path] = None  # an import cycle meets None, not a half-built module
+            try:
+                self.modules[path] = Module(path.read_text(encoding="utf-8"), path, self)
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                pass
+        return self.modules[path]
+
+    def resolve(self, node: ast.ImportFrom, importer: Path) -> Path | None:
+        """The repository's file a `from X import ...` reads (relative, or absolute from a module of the repository), or
+        None (the standard library, anything else)."""
+        parts = node.module.split(".") if node.module else []
+        if node.level:
+            bases = [importer.parents[node.level - 1]] if node.level <= len(importer.parents) else []
+        else:
+            bases = [importer.parent, self.root] if parts and sibling(parts[0], importer, self.root) else []
+        for base in bases:
+            where = base.joinpath(*parts)
+            for f in ([where.with_suffix(".py")] if parts else []) + [where / "__init__.py"]:
+                if f.is_file() and f.resolve().is_relative_to(self.root):
+                    return f.resolve()
+        return None
+
+
 def import_refusal(node: ast.stmt) -> str | None:
     if isinstance(node, ast.ImportFrom) and node.level:
         return "needs-relative-import"
@@ -222,10 +364,12 @@ def import_refusal(node: ast.stmt) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running doctests in a child process.
-def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float) -> tuple[list[dict], str | None]:
-    """The calls a file's doctests make of its top-level functions, or why none could be had. The limit is
-    CPU time, not wall time, so that a busy machine does not change which files make it."""
+# Running doctests and tests in a child process.
+def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: float,
+            tests: bool = False) -> tuple[list[dict], str | None]:
+    """The calls a file's doctests make of its top-level functions (tests: the calls a test file's tests make
+    of the other files' top-level functions), or why none could be had. The limit is CPU time, not wall
+    time, so that a busy machine does not change which files make it."""
     def limits() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
         resource.setrlimit(resource.RLIMIT_CPU, (int(timeout), int(timeout) + 1))
@@ -233,7 +377,7 @@ def capture(path: Path, root: Path, per_function: int, max_repr: int, timeout: f
     env = {"PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "LC_ALL": "C.UTF-8"}
     try:
         p = subprocess.run([sys.executable, "-s", "-B", str(CAPTURE), str(path), str(root), "--per-function", str(per_function),
-                            "--max-repr", str(max_repr)], capture_output=True, text=True, timeout=10 * timeout, env=env,
+                            "--max-repr", str(max_repr)] + ["--tests"] * tests, capture_output=True, text=True, timeout=10 * timeout, env=env,
                            cwd=str(path.parent), stdin=subprocess.DEVNULL, preexec_fn=limits)
     except subprocess.TimeoutExpired:
         return [], "run-timeout"
@@ -291,39 +435,67 @@ class Builder:
         self.why: Counter = Counter()
         self.stats: Counter = Counter()
 
-    def file_lines(self, name: str, root: Path, path: Path) -> list[dict]:
-        """The kept lines of one file, at most --per-function per function, in the order its doctests call."""
+    def test_calls(self, root: Path, tests: list[Path]) -> dict[str, list[dict]]:
+        """The calls a repository's test files make of its source files' top-level functions, by source file
+        (its path under root), in test file order. Test code itself is never a line: only what it calls."""
         a, why = self.a, self.why
+        by_file: dict[str, list[dict]] = defaultdict(list)
+        for path in tests:
+            self.stats["test_files"] += 1
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                why["test-file:syntax"] += 1
+                continue
+            refusal = run_refusal(tree, path, root, TEST_IMPORTS)
+            if refusal:
+                why["test-file:" + refusal.split(":")[0]] += 1
+                continue
+            calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.test_timeout, tests=True)
+            if failed:
+                why["test-file:" + failed] += 1
+                continue
+            self.stats["test_files_run"] += 1
+            for c in calls:
+                by_file[c["file"]].append(c)
+        return by_file
+
+    def file_lines(self, name: str, repo: Repository, path: Path, test_calls: list[dict]) -> list[dict]:
+        """The kept lines of one file, at most --per-function per function: the calls its doctests make first,
+        then those of the repository's tests (test_calls), each in the order they came."""
+        a, why, root = self.a, self.why, repo.root
         rel = path.relative_to(root).as_posix()
         self.stats["files"] += 1
-        try:
-            mod = Module(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, ValueError):
+        mod = repo.module(path)
+        if mod is None:
             why["file:syntax"] += 1
             return []
-        if not mod.funcs or ">>>" not in mod.text:
-            why["file:no-doctests"] += 1
+        if not mod.funcs or (">>>" not in mod.text and not test_calls):
+            why["file:no-doctests-or-tests"] += 1
             return []
-        refusal = run_refusal(mod.tree, path, root)
+        calls: list[dict] = []
+        refusal = run_refusal(mod.tree, path, root) if ">>>" in mod.text else None
         if refusal:
             why["file:" + refusal.split(":")[0]] += 1
-            return []
-        calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
-        if failed:
-            why["file:" + failed] += 1
-            return []
-        self.stats["files_run"] += 1
+        elif ">>>" in mod.text:
+            calls, failed = capture(path, root, 4 * a.per_function, a.max_repr, a.timeout)
+            if failed:
+                why["file:" + failed] += 1
+            else:
+                self.stats["files_run"] += 1
         self.stats["calls_captured"] += len(calls)
+        self.stats["test_calls_captured"] += len(test_calls)
+        from_tests = len(calls)  # calls from here on come from the tests
+        calls += test_calls
         kept: Counter = Counter()
         cut: dict[str, tuple[str | None, str | None]] = {}
         rows = []
-        for c in calls:
+        for n, c in enumerate(calls):
             func = c["func"]
             if kept[func] >= a.per_function or func not in mod.funcs:
                 continue
             if func not in cut:
-                stmts, no = mod.needs(func)
-                cut[func] = (mod.cut(stmts), None) if stmts else (None, no)
+                cut[func] = mod.program(func)
             code, no = cut[func]
             res = self.check(code, func, c) if code is not None else {"ok": False, "why": no}
             if not res["ok"]:
@@ -332,7 +504,7 @@ class Builder:
             kept[func] += 1
             rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
                          "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
-                         "source": f"{name}/{rel}", "events": res["events"]})
+                         "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": n >= from_tests})
         return rows
 
     def check(self, code: str, func: str, call: dict) -> dict:
@@ -365,7 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out-heldout", required=True)
     ap.add_argument("--exclude", action="append", default=[], help="JSONL corpus whose functions must never appear (CRUXEval)")
     ap.add_argument("--no-exclude", action="store_true", help="build without any excluded corpus (never for training data)")
-    ap.add_argument("--heldout", type=int, default=450, help="held-out lines to split off, by file")
+    ap.add_argument("--heldout-share", type=float, default=0.2,
+                    help="share of each repository's lines whose files go to the held-out set")
+    ap.add_argument("--keep-heldout", action="store_true",
+                    help="keep the lines --out-heldout already has, as they are, and add the new ones after them")
     ap.add_argument("--per-function", type=int, default=3, help="inputs kept per function")
     ap.add_argument("--per-file", type=int, default=4, help="held-out lines per file")
     ap.add_argument("--seed", type=int, default=13, help="orders the files for the split")
@@ -373,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-events", type=int, default=300)
     ap.add_argument("--max-repr", type=int, default=120)
     ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds for one file's doctests")
+    ap.add_argument("--test-timeout", type=float, default=60.0, help="CPU seconds for one test file's tests")
     ap.add_argument("--call-timeout", type=float, default=2.0, help="seconds for one standalone run")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -383,6 +559,13 @@ def main(argv: list[str] | None = None) -> int:
     for p in a.exclude:
         if not Path(p).is_file():
             ap.error(f"--exclude {p}: no such file")
+    if not 0 <= a.heldout_share < 1:
+        ap.error("--heldout-share: a share from 0 to under 1")
+    kept_lines = []
+    if a.keep_heldout:
+        if not Path(a.out_heldout).is_file():
+            ap.error(f"--keep-heldout: {a.out_heldout} does not exist")
+        kept_lines = Path(a.out_heldout).read_text(encoding="utf-8").splitlines()
     sources = []
     for s in a.src:
         name, _, d = s.rpartition("=") if "=" in s else ("", "", s)
@@ -396,29 +579,42 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     try:
         for name, root in sources:
-            for path in python_files(root, b.why):
-                rows += b.file_lines(name, root, path)
+            files, tests = python_files(root, b.why)
+            test_calls = b.test_calls(root, tests)
+            repo = Repository(root)
+            for path in files:
+                rows += b.file_lines(name, repo, path.resolve(), test_calls.get(path.relative_to(root).as_posix(), []))
     finally:
         b.runner.close()
     why, stats = b.why, b.stats
 
-    train, heldout = split(rows, a.heldout, a.per_file, a.seed)
+    kept = [json.loads(line) for line in kept_lines]
+    train, new_held = split(rows, a.heldout_share, a.per_file, a.seed, kept)
     fn_key = lambda r: code_key(r["code"])  # noqa: E731
-    held_funcs = {fn_key(r) for r in heldout}
+    kept_funcs = {fn_key(r) for r in kept}
+    before = len(new_held)
+    new_held = [r for r in new_held if fn_key(r) not in kept_funcs]
+    held_funcs = kept_funcs | {fn_key(r) for r in new_held}
+    why["in-heldout-elsewhere"] += before - len(new_held)
     before = len(train)
     train = [r for r in train if fn_key(r) not in held_funcs]
     why["in-heldout-elsewhere"] += before - len(train)
-    for path, part in ((a.out_train, train), (a.out_heldout, heldout)):
+    heldout = kept + new_held
+    line = lambda r: json.dumps({k: v for k, v in r.items() if k not in ("events", "repo", "by_test")})  # noqa: E731
+    for path, texts in ((a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in new_held])):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
-            for r in part:
-                fh.write(json.dumps({k: v for k, v in r.items() if k != "events"}) + "\n")
+            fh.writelines(t + "\n" for t in texts)
     if not a.quiet:
         ev = sorted(r["events"] for r in rows) or [0]
         summary = {
             "sources": [f"{n}={r}" for n, r in sources],
             "files": stats["files"], "files_run": stats["files_run"], "calls_captured": stats["calls_captured"],
-            "kept": len(rows), "train": len(train), "heldout": len(heldout),
+            "test_files": stats["test_files"], "test_files_run": stats["test_files_run"],
+            "test_calls_captured": stats["test_calls_captured"],
+            "kept": len(rows), "kept_from_tests": sum(r["by_test"] for r in rows),
+            "train": len(train), "heldout": len(heldout), "heldout_kept": len(kept), "heldout_new": len(new_held),
+            "per_repository": per_repository(sources, rows, train, heldout),
             "heldout_files": len({r["source"] for r in heldout}), "train_files": len({r["source"] for r in train}),
             "functions": len({(r["source"], r["entry"]) for r in rows}),
             "events": {"median": ev[len(ev) // 2], "p90": ev[len(ev) * 9 // 10], "max": ev[-1]},
@@ -432,19 +628,41 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def split(rows: list[dict], want: int, per_file: int, seed: int) -> tuple[list[dict], list[dict]]:
-    """Whole files to the held-out set in a seeded order (at most per_file lines each) until it has `want` lines."""
+def per_repository(sources: list[tuple[str, Path]], rows: list[dict], train: list[dict], heldout: list[dict]) -> dict:
+    """Lines kept, in training and held out, for each repository, with the share of the training lines."""
+    def repo(r: dict) -> str:
+        return next(n for n, _ in sources if r["source"].startswith(n + "/"))
+    out = {}
+    for n, _ in sources:
+        t = sum(repo(r) == n for r in train)
+        out[n] = {"kept": sum(repo(r) == n for r in rows), "from_tests": sum(repo(r) == n and r["by_test"] for r in rows),
+                  "train": t, "train_share": round(t / max(1, len(train)), 3),
+                  "heldout": sum(repo(r) == n for r in heldout)}
+    return out
+
+
+def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The training lines and the new held-out lines. The files of the kept held-out lines stay held out (none of
+    their lines trains, none is added). Then each repository's other files, in a seeded order, go to the held-out
+    set (at most per_file lines each) while the lines of its held-out files stay within `share` of its lines; a
+    file that would pass it is skipped, so a repository of one file trains whole."""
     by_file: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_file[r["source"]].append(r)
-    order = sorted(by_file, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest())
-    train, heldout = [], []
-    for f in order:
-        if len(heldout) < want:
-            heldout.extend(spread(by_file[f], per_file))
-        else:
-            train.extend(by_file[f])
-    return train, heldout
+    kept_files = Counter(r["source"] for r in kept)
+    held_files: set[str] = set(kept_files)
+    new_held = []
+    for repo in sorted({r["repo"] for r in rows}):
+        files = [f for f in by_file if by_file[f][0]["repo"] == repo]
+        mine = [f for f in kept_files if f.startswith(repo + "/")]
+        total = sum(len(by_file[f]) for f in files) + sum(kept_files[f] for f in mine if f not in by_file)
+        held = sum(max(len(by_file.get(f, [])), kept_files[f]) for f in mine)
+        for f in sorted(files, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest()):
+            if f not in held_files and held + len(by_file[f]) <= share * total:
+                held_files.add(f)
+                held += len(by_file[f])
+                new_held.extend(spread(by_file[f], per_file))
+    return [r for r in rows if r["source"] not in held_files], new_held
 
 
 def spread(rows: list[dict], k: int) -> list[dict]:

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Runs one module's doctests and records the calls of its own top-level functions.
+"""Runs one module's doctests, or one test file's tests, and records the calls of the repository's functions.
 
-    python3 training/realcode_capture.py FILE.py ROOT [--per-function N] [--max-repr N]
+    python3 training/realcode_capture.py FILE.py ROOT [--tests] [--per-function N] [--max-repr N]
 
 Run by training/realcode.py in a child process (a timeout and a memory limit around it); never
-imported by it. The module is imported from FILE as a module of its package under ROOT (so its
-relative imports work), its doctests run under a `sys.setprofile` hook, and every call of one of
-its module-level functions whose arguments all have reprs that `ast.literal_eval` turns back into
-equal values is written to stdout as one JSON line:
+imported by it. FILE is imported as a module of its package under ROOT (so its relative imports
+work). Without --tests its doctests run and the calls of FILE's own module-level functions are
+recorded; with --tests FILE is a test file, its tests run (training/realcode_tests.py, no pytest
+needed) and the calls of every module-level function of another file under ROOT are recorded.
+Calls are watched by a `sys.setprofile` hook; every one whose arguments all have reprs that
+`ast.literal_eval` turns back into equal values is written to stdout as one JSON line:
 
-    {"func": NAME, "input": "ARGUMENT TEXT", "output": "REPR OF THE RESULT"}
+    {"file": "PATH/UNDER/ROOT.py", "func": NAME, "input": "ARGUMENT TEXT", "output": "REPR OF THE RESULT"}
 
-(at most N distinct inputs per function, in the order the doctests make them). An audit hook
-refuses writing files, sockets, subprocesses and other process-level effects, so a module that
-tries any of them fails instead of touching the machine. Standard library only.
+(at most N distinct inputs per function, in the order the calls come). An audit hook refuses
+writing files, sockets, subprocesses and other process-level effects, so a module that tries any
+of them fails instead of touching the machine; an import hook makes every module that is neither
+the standard library's nor under ROOT missing, so an optional import (`try: import x`) is absent
+on every machine alike. Standard library only.
 """
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ import json
 import os
 import random
 import sys
+
+from realcode_tests import run_tests  # beside this file (the script's folder is first on sys.path)
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 GENERATORS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator: no value to return
@@ -99,11 +105,35 @@ def argument_text(frame, max_repr: int) -> str | None:
     return ", ".join(parts)
 
 
+class OnlyStdlibAndRoot:
+    """A meta-path finder that makes every top-level module outside the standard library and ROOT missing."""
+
+    def __init__(self, roots: list[str]):
+        self.roots = roots
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+            return None
+        here = [os.path.join(r, top) for r in self.roots]
+        if any(os.path.exists(h + ".py") or os.path.isdir(h) for h in here):
+            return None
+        raise ModuleNotFoundError(f"No module named {top!r} (outside the standard library and the repository)", name=name)
+
+
 def load(path: str, root: str):
-    """Imports path as the module its place under root names (pkg.sub.mod), so relative imports resolve."""
+    """Imports path as the module its place under root names (pkg.sub.mod), so relative imports resolve: through
+    its package first (whose __init__ may import it), else from the file alone."""
     rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
     name = rel[:-9] if rel.endswith(".__init__") else rel
     sys.path += [root, os.path.dirname(path)]  # after the stdlib: a file named queue.py must not shadow it
+    sys.meta_path.insert(0, OnlyStdlibAndRoot([root, os.path.dirname(path)]))
+    try:
+        mod = importlib.import_module(name)
+        if os.path.realpath(getattr(mod, "__file__", None) or "") == path:
+            return mod
+    except ImportError:  # not importable by that name (no package, a name the stdlib has): the file alone
+        pass
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -111,60 +141,87 @@ def load(path: str, root: str):
     return mod
 
 
+class Recorder:
+    """The profile hook: records calls of the wanted functions, at most per_function distinct inputs each."""
+
+    def __init__(self, wanted, per_function: int, max_repr: int):
+        self.wanted = wanted  # code object -> (file, name) or None; called once per code object
+        self.per_function, self.max_repr = per_function, max_repr
+        self.known: dict = {}
+        self.seen: dict[tuple, set] = {}
+        self.open_calls: dict[int, tuple] = {}
+        self.captured: list[dict] = []
+
+    def __call__(self, frame, event, arg):
+        if event == "call":
+            co = frame.f_code
+            if co not in self.known:
+                self.known[co] = None if co.co_flags & GENERATORS else self.wanted(co, frame.f_globals)
+            key = self.known[co]
+            if key is None:
+                return
+            got = self.seen.setdefault(key, set())
+            if len(got) >= self.per_function:
+                return
+            text = argument_text(frame, self.max_repr)
+            if text is not None and text not in got:
+                got.add(text)
+                self.open_calls[id(frame)] = (key, text)
+        elif event == "return" and id(frame) in self.open_calls:
+            (file, name), text = self.open_calls.pop(id(frame))
+            try:
+                r = repr(arg)
+            except Exception:
+                return
+            self.captured.append({"file": file, "func": name, "input": text, "output": r})
+
+
+def module_function(co, globals_: dict) -> bool:
+    """Whether a code object is a module-level function's: the name its module binds runs this very code."""
+    return co.co_qualname == co.co_name and getattr(globals_.get(co.co_name), "__code__", None) is co
+
+
+def run_doctests(mod, record: Recorder) -> None:
+    finder = doctest.DocTestFinder(recurse=True)
+    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in sorted(finder.find(mod, mod.__name__), key=lambda t: t.name):
+        random.seed(0)  # doctests that draw random inputs draw the same ones every build
+        sys.setprofile(record)
+        try:
+            runner.run(test, out=lambda s: None)
+        finally:
+            sys.setprofile(None)
+
+
 def main() -> int:
     import argparse
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("root")
+    ap.add_argument("--tests", action="store_true", help="FILE is a test file: run its tests, record other files' functions")
     ap.add_argument("--per-function", type=int, default=12)
     ap.add_argument("--max-repr", type=int, default=120)
     a = ap.parse_args()
-    path = os.path.realpath(a.file)
+    path, root = os.path.realpath(a.file), os.path.realpath(a.root)
     out = sys.stdout
     sys.dont_write_bytecode = True
     sys.addaudithook(audit)
-    sys.stdout = io.StringIO()  # the module's and the doctests' prints are not ours
-    mod = load(path, os.path.realpath(a.root))
-    funcs = {}
-    for name, v in vars(mod).items():
-        co = getattr(v, "__code__", None)
-        if (co is not None and co.co_filename == path and getattr(v, "__qualname__", None) == name == co.co_name
-                and not co.co_flags & GENERATORS):
-            funcs[co] = name
-    seen: dict[str, set] = {}
-    open_calls: dict[int, tuple[str, str]] = {}
-    captured = []
+    sys.stdout = io.StringIO()  # the module's, the doctests' and the tests' prints are not ours
+    mod = load(path, root)
 
-    def hook(frame, event, arg):
-        if event == "call":
-            name = funcs.get(frame.f_code)
-            if name is None:
-                return
-            got = seen.setdefault(name, set())
-            if len(got) >= a.per_function:
-                return
-            text = argument_text(frame, a.max_repr)
-            if text is not None and text not in got:
-                got.add(text)
-                open_calls[id(frame)] = (name, text)
-        elif event == "return" and id(frame) in open_calls:
-            name, text = open_calls.pop(id(frame))
-            try:
-                r = repr(arg)
-            except Exception:
-                return
-            captured.append({"func": name, "input": text, "output": r})
+    def wanted(co, globals_):
+        file = os.path.realpath(co.co_filename)
+        mine = file != path if a.tests else file == path
+        if mine and file.startswith(root + os.sep) and module_function(co, globals_):
+            return os.path.relpath(file, root).replace(os.sep, "/"), co.co_name
+        return None
 
-    finder = doctest.DocTestFinder(recurse=True)
-    runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for test in sorted(finder.find(mod, mod.__name__), key=lambda t: t.name):
-        random.seed(0)  # doctests that draw random inputs draw the same ones every build
-        sys.setprofile(hook)
-        try:
-            runner.run(test, out=lambda s: None)
-        finally:
-            sys.setprofile(None)
-    for c in captured:
+    record = Recorder(wanted, a.per_function, a.max_repr)
+    if a.tests:
+        run_tests(mod, record)
+    else:
+        run_doctests(mod, record)
+    for c in record.captured:
         out.write(json.dumps(c) + "\n")
     return 0
 

@@ -1,5 +1,7 @@
-"""training/realcode.py: real functions with their doctests' inputs, standalone, never a benchmark's, split by file."""
+"""training/realcode.py: real functions with the inputs of their doctests and tests, standalone, never a benchmark's,
+split by file, the committed held-out lines kept."""
 import ast
+import hashlib
 import json
 import subprocess
 import sys
@@ -10,6 +12,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "training" / "realcode.py"
 FIXTURE = REPO / "test" / "fixtures" / "realcode"
+TESTED = REPO / "test" / "python" / "fixtures" / "realcode_tests"  # a repository whose tests call its functions
 HELDOUT = REPO / "training" / "heldout" / "realcode.jsonl"
 TRAIN = REPO / "training" / "data" / "realcode.jsonl"
 PROGRAMS = REPO / "training" / "programs.py"
@@ -19,12 +22,15 @@ from training import dedupe, realcode  # noqa: E402
 from training.runner import Runner  # noqa: E402
 
 
-def build(*extra, src=FIXTURE):
-    """Runs the builder on src; returns (train rows, held-out rows, summary, raw bytes of both files)."""
+def build(*extra, src=FIXTURE, held_text=None):
+    """Runs the builder on src (a held-out file with held_text in it first, if given); returns (train rows,
+    held-out rows, summary, raw bytes of both files)."""
     with tempfile.TemporaryDirectory() as tmp:
         train, held = Path(tmp) / "train.jsonl", Path(tmp) / "held.jsonl"
+        if held_text is not None:
+            held.write_text(held_text, encoding="utf-8")
         p = subprocess.run([sys.executable, str(SCRIPT), "--src", str(src), "--out-train", str(train), "--out-heldout", str(held),
-                            "--heldout", "2", "--per-file", "2", *extra], capture_output=True, text=True, timeout=120)
+                            "--heldout-share", "0.5", "--per-file", "2", *extra], capture_output=True, text=True, timeout=120)
         if p.returncode != 0:
             raise AssertionError(f"realcode.py failed ({p.returncode}): {p.stderr}")
         raw = train.read_bytes() + b"--\n" + held.read_bytes()
@@ -40,6 +46,19 @@ ns = {"__name__": "__program__"}
 exec(compile(r["code"], "<program>", "exec"), ns)
 print(repr(eval(r["entry"] + "(" + r["input"] + ")", ns)))
 '''
+
+
+def rerun_each(test: unittest.TestCase, rows: list[dict]) -> None:
+    """Each line runs standalone, by the generator's worker, to its output in at least 5 traced events."""
+    runner = Runner(sys.executable, 5.0, 300, 120)
+    try:
+        for r in rows:
+            res = runner.run(r["code"], r["input"], r["entry"])
+            test.assertTrue(res["ok"], (r["id"], res))
+            test.assertEqual(res["output"], r["output"], r["id"])
+            test.assertGreaterEqual(res["events"], 5, r["id"])
+    finally:
+        runner.close()
 
 
 class Fixture(unittest.TestCase):
@@ -104,6 +123,89 @@ class Fixture(unittest.TestCase):
         self.assertEqual(build("--exclude", str(FIXTURE / "excluded.jsonl"))[3], self.raw)
 
 
+class TestDriven(unittest.TestCase):
+    """A repository's own tests (unittest and plain `assert` functions, no pytest) drive calls into its source files."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.train, cls.held, cls.summary, cls.raw = build("--no-exclude", "--per-function", "5", src=TESTED)
+        cls.rows = cls.train + cls.held
+        cls.got = {(r["entry"], r["input"]): r["output"] for r in cls.rows}
+
+    def test_captures_the_calls_the_tests_make(self):
+        self.assertEqual(self.got[("title_words", "'hello big world', ' '")], "'Hello Big World'")  # assertEqual style
+        self.assertEqual(self.got[("title_words", "'snake_case-name', '-'")], "'Snake-Case-Name'")  # a keyword argument
+        self.assertEqual(self.got[("letter_counts", "'banana split'")],  # a plain `assert f(...) == ...` function
+                         "{'b': 1, 'a': 3, 'n': 2, 's': 1, 'p': 1, 'l': 1, 'i': 1, 't': 1}")
+        # (every parameter is written out, a default too); a failing test's calls count, with the function's own result; so do those a test helper makes
+        self.assertEqual(self.got[("title_words", "'one two three', ' '")], "'One Two Three'")
+        self.assertEqual(self.got[("title_words", "'a_tale_of_two', ' '")], "'A Tale Of Two'")
+        self.assertEqual(self.got[("_clean", "'snake_case-name'")], "'snake case name'")  # a helper, with its real arguments
+        self.assertEqual(self.summary["kept_from_tests"], len(self.rows))
+        self.assertEqual(self.summary["calls_captured"], 0)  # no doctests here
+        self.assertGreater(self.summary["test_calls_captured"], 0)
+
+    def test_the_line_is_the_function_with_what_it_needs(self):
+        code = next(r["code"] for r in self.rows if r["entry"] == "title_words")
+        text = (TESTED / "textkit" / "words.py").read_text()
+        self.assertEqual(code, text[text.index("SEPARATORS"):text.index("\n\n\ndef letter_counts")] + "\n")
+        self.assertEqual({r["source"] for r in self.rows}, {"realcode_tests/textkit/words.py", "realcode_tests/textkit/slugs.py"})
+
+    def test_follows_the_repositorys_own_imports(self):
+        # `from ._chars import *` and `from .words import _clean`: what the function reads, from those modules, first
+        code = next(r["code"] for r in self.rows if r["entry"] == "slugify")
+        kit = TESTED / "textkit"
+        words, slugs = (kit / "words.py").read_text(), (kit / "slugs.py").read_text()
+        self.assertEqual(code, 'JOINERS = "-"\n\n\n' + words[words.index("SEPARATORS"):words.index("\n\n\ndef title_words")]
+                         + "\n\n\n" + slugs[slugs.index("def slugify"):slugs.index("\n\n\ndef headline")] + "\n")
+        self.assertEqual(self.got[("slugify", "'Hello_big World'")], "'hello-big-world'")
+        # an import under another name is not followed: the line would need the name it was given
+        self.assertNotIn("headline", {r["entry"] for r in self.rows})
+        self.assertGreaterEqual(self.summary["refused"]["renamed-import"], 1)
+
+    def test_test_code_never_enters_a_line(self):
+        for r in self.rows:
+            for test_text in ("assert", "unittest", "TitleWords", "expect_title", "def test", "tmp_path", "pytest"):
+                self.assertNotIn(test_text, r["code"], r["id"])
+        self.assertNotIn("never_tested", {r["entry"] for r in self.rows})  # no test calls it
+
+    def test_runs_without_pytest(self):
+        # a test file that imports pytest is not run; a test function that wants a fixture is not called
+        self.assertEqual((self.summary["test_files"], self.summary["test_files_run"]), (3, 2))
+        self.assertEqual(self.summary["refused"]["test-file:imports"], 1)
+        inputs = {r["input"] for r in self.rows}
+        self.assertNotIn("'only under pytest'", inputs)
+        self.assertNotIn("'never called by the driver'", inputs)
+
+    def test_lines_rerun_standalone_to_their_output(self):
+        rerun_each(self, self.rows)
+
+    def test_deterministic(self):
+        self.assertEqual(build("--no-exclude", "--per-function", "5", src=TESTED)[3], self.raw)
+
+
+class KeepsTheHeldout(unittest.TestCase):
+    """--keep-heldout: the held-out file's lines stay as they are, first; their files never train; new lines follow."""
+
+    KEPT = ('{"code": "def f(x):\\n    return x\\n",   "input": "1", "entry": "f", "output": "1", '
+            '"id": "kept_0", "source": "realcode/textutil.py"}\n')  # spaced unlike the builder writes: kept as is
+
+    def test_keeps_the_lines_and_their_files_out_of_training(self):
+        train, held, _, raw = build("--no-exclude", "--keep-heldout", held_text=self.KEPT)
+        held_raw = raw.rsplit(b"--\n", 1)[1]
+        self.assertTrue(held_raw.startswith(self.KEPT.encode()))
+        self.assertEqual(held[0]["id"], "kept_0")
+        self.assertNotIn("realcode/textutil.py", {r["source"] for r in train})
+        self.assertNotIn("realcode/textutil.py", {r["source"] for r in held[1:]})
+        # again, on its own output: nothing changes
+        _, _, _, again = build("--no-exclude", "--keep-heldout", held_text=held_raw.decode())
+        self.assertEqual(again, raw)
+
+    def test_refuses_a_missing_file(self):
+        with self.assertRaisesRegex(AssertionError, "does not exist"):
+            build("--no-exclude", "--keep-heldout")
+
+
 class NeedsAnExcludedCorpus(unittest.TestCase):
     def run_script(self, script, *args):
         with tempfile.TemporaryDirectory() as tmp:
@@ -133,6 +235,11 @@ class CommittedHeldout(unittest.TestCase):
     def setUpClass(cls):
         cls.rows = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()]
 
+    def test_the_first_lines_never_change(self):
+        # the 451 lines of the first build, which earlier measurements refer to; new lines only follow them
+        first = "".join(line + "\n" for line in HELDOUT.read_text(encoding="utf-8").splitlines()[:451])
+        self.assertEqual(hashlib.sha256(first.encode()).hexdigest(), "859bbdccdae1686e491d5a07443d4adc192174c6c4588b3577bf9ca96ef68f74")
+
     def test_shape(self):
         self.assertGreaterEqual(len(self.rows), 400)
         self.assertEqual(len({r["id"] for r in self.rows}), len(self.rows))
@@ -151,15 +258,7 @@ class CommittedHeldout(unittest.TestCase):
         self.assertLessEqual(max(per_file.values()), 4)
 
     def test_runs_standalone_to_its_output(self):
-        runner = Runner(sys.executable, 5.0, 300, 120)
-        try:
-            for r in self.rows:
-                res = runner.run(r["code"], r["input"], r["entry"])
-                self.assertTrue(res["ok"], (r["id"], res))
-                self.assertEqual(res["output"], r["output"], r["id"])
-                self.assertGreaterEqual(res["events"], 5, r["id"])
-        finally:
-            runner.close()
+        rerun_each(self, self.rows)
 
     @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
     def test_no_cruxeval_function(self):
