@@ -750,15 +750,19 @@ def _stack_level(frame):
     return level
 
 
+_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+
+
 def _qualnames(code, qual=None, names=None):
     """Before 3.11: the qualified names of the code objects compiled from a program, as the compiler
-    makes them (functions hold "<locals>", class bodies do not)."""
+    makes them (functions and lambdas hold "<locals>"; class bodies and comprehensions do not:
+    f.<locals>.<listcomp>.<lambda>)."""
     names = {} if names is None else names
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             if qual is None:
                 child = const.co_name
-            elif code.co_flags & _CO_OPTIMIZED:
+            elif code.co_flags & _CO_OPTIMIZED and code.co_name not in _COMPREHENSIONS:
                 child = "%s.<locals>.%s" % (qual, const.co_name)
             else:
                 child = "%s.%s" % (qual, const.co_name)
