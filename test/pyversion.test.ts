@@ -41,6 +41,9 @@ test("versions: checked with a clear message; comprehension frames by version; t
     assert.equal(opensFrame(name, undefined), true);
     assert.equal(opensFrame(name, "3.12"), false);
     assert.equal(opensFrame(name, "3.13"), false);
+    // Versions the rules do not name: as the nearest they know.
+    assert.equal(opensFrame(name, "3.9"), true);
+    assert.equal(opensFrame(name, "3.14"), false);
   }
   for (const name of ["<genexpr>", "<lambda>"]) for (const v of ["3.11", "3.12"]) assert.equal(opensFrame(name, v), true);
   assert.equal(modelPython(["3.11", "3.12"], "3.12"), "3.12");
