@@ -15,6 +15,7 @@ import { disposeAll } from "../adapter/model/backend.js";
 import { whichPython } from "../adapter/real/tracer.js";
 import { ROOT } from "./support/dist.js";
 import { pythonWithNumpy, randomModel, shippedModel } from "./support/models.js";
+import { realPython } from "./support/pythons.js";
 
 const T = { timeout: 180_000 };
 let dir = "";
@@ -63,6 +64,14 @@ test("the session's version: pythonVersion, else the launch's Python (asked), el
   const logs: string[] = [];
   assert.equal(await sessionPython({ python: join(dir, "no-such-python"), log: (m) => logs.push(m) }, ["3.11", "3.12"]), "3.12");
   assert.match(logs.join("\n"), /predicting Python 3.12's states, the newest the model knows: The configured Python .*no-such-python.* cannot be used/);
+});
+
+const py312 = await realPython("3.12");
+
+test("the launch's Python is asked its version: a real 3.12 predicts 3.12's states, even for a model that knows only 3.11", { skip: typeof py312 === "string" && py312 }, async () => {
+  if (typeof py312 === "string") return;
+  assert.equal(await sessionPython({ python: py312.exe }, ["3.11"]), "3.12");
+  assert.equal(await sessionPython({ python: py312.exe, pythonVersion: "3.11" }, ["3.11", "3.12"]), "3.11", "pythonVersion comes first");
 });
 
 /** The text of the prompt a predictor's model reads for a step from its first state. */
