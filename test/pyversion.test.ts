@@ -15,6 +15,7 @@ import { disposeAll } from "../adapter/model/backend.js";
 import { whichPython } from "../adapter/real/tracer.js";
 import { ROOT } from "./support/dist.js";
 import { pythonWithNumpy, randomModel, shippedModel } from "./support/models.js";
+import { realPython } from "./support/pythons.js";
 
 const T = { timeout: 180_000 };
 let dir = "";
@@ -41,6 +42,9 @@ test("versions: checked with a clear message; comprehension frames by version; t
     assert.equal(opensFrame(name, undefined), true);
     assert.equal(opensFrame(name, "3.12"), false);
     assert.equal(opensFrame(name, "3.13"), false);
+    // Versions the rules do not name: as the nearest they know.
+    assert.equal(opensFrame(name, "3.9"), true);
+    assert.equal(opensFrame(name, "3.14"), false);
   }
   for (const name of ["<genexpr>", "<lambda>"]) for (const v of ["3.11", "3.12"]) assert.equal(opensFrame(name, v), true);
   assert.equal(modelPython(["3.11", "3.12"], "3.12"), "3.12");
@@ -60,6 +64,13 @@ test("the session's version: pythonVersion, else the launch's Python (asked), el
   const logs: string[] = [];
   assert.equal(await sessionPython({ python: join(dir, "no-such-python"), log: (m) => logs.push(m) }, ["3.11", "3.12"]), "3.12");
   assert.match(logs.join("\n"), /predicting Python 3.12's states, the newest the model knows: The configured Python .*no-such-python.* cannot be used/);
+});
+
+test("the launch's Python is asked its version: a real 3.12 predicts 3.12's states, even for a model that knows only 3.11", async (t) => {
+  const py312 = await realPython("3.12");
+  if (typeof py312 === "string") return t.skip(py312);
+  assert.equal(await sessionPython({ python: py312.exe }, ["3.11"]), "3.12");
+  assert.equal(await sessionPython({ python: py312.exe, pythonVersion: "3.11" }, ["3.11", "3.12"]), "3.11", "pythonVersion comes first");
 });
 
 /** The text of the prompt a predictor's model reads for a step from its first state. */

@@ -5,58 +5,30 @@
 // a return where there is none, callers dropped) are refused, with a reason.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Reach, callStack, refusal } from "../adapter/model/reach.js";
 import { jsonGrammar, nativeGrammar, reachGrammar, scopeTable } from "../adapter/model/grammar.js";
 import { getBackend, disposeAll } from "../adapter/model/backend.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { stateAt } from "../adapter/tools/sampling.js";
-import { transition } from "../adapter/real/semantics.js";
 import { TraceBatch } from "../adapter/real/tracer.js";
-import type { Action, Frame, Recording, Step } from "../adapter/format/trajectory.js";
+import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
+import { actions, fixturePrograms, refusedStates } from "./support/reach.js";
 
-const FIXTURES = join(import.meta.dirname, "fixtures");
 const T = { timeout: 240_000 };
-
-/** The programs: the fixture scripts, and programs written the way users write them (classes, several functions, module code, exceptions, generators, closures). */
-function programs(): { name: string; code: string }[] {
-  const out: { name: string; code: string }[] = [];
-  for (const dir of ["programs", "userstyle"])
-    for (const f of readdirSync(join(FIXTURES, dir)).filter((x) => x.endsWith(".py")).sort()) out.push({ name: `${dir}/${f}`, code: readFileSync(join(FIXTURES, dir, f), "utf8") });
-  return out;
-}
-
-/** Every action from state i of a run: the steps, continue, and breakpoints on lines it runs. */
-function actions(run: Recording): Action[] {
-  const lines = [...new Set(run.frames.filter((f) => f.event === "line" && f.file === undefined).map((f) => f.line))];
-  const out: Action[] = (["step_into", "step_over", "step_return", "continue", "inv_step_into", "inv_step_over", "inv_step_return"] as const).map((kind) => ({ kind }));
-  for (const line of lines.slice(0, 4)) out.push({ kind: "breakpoint", line }, { kind: "inv_breakpoint", line });
-  return out;
-}
 
 test("every state a real run reaches, by every action, is one the rules allow (from the state alone and from the whole session)", T, async () => {
   const batch = new TraceBatch({ maxEvents: 400, timeout: 10 });
   let checked = 0;
   const refused: string[] = [];
   try {
-    for (const p of programs()) {
+    for (const p of fixturePrograms()) {
       const run = await batch.trace({ source: p.code });
       if (run.exit.status === "limit" || !run.frames.length) continue;
-      const reach = new Reach(await parsePython(p.code));
-      const session: Step[] = [];
-      for (let i = 0; i < run.frames.length; i++) {
-        session.push(stateAt(run, i, Math.max(0, i - 1), i ? { kind: "step_into" } : undefined));
-        for (const a of actions(run)) {
-          const truth = stateAt(run, transition(run.frames, i, a), i, a);
-          for (const history of [[stateAt(run, i, i)], session]) {
-            const next = reach.next(history, a);
-            checked++;
-            const why = next ? refusal(next, truth, history[history.length - 1].frame) : `no rules for ${history[history.length - 1].frame?.func}`;
-            if (why) refused.push(`${p.name} state ${i} ${a.kind}${a.line ?? ""}: ${why}`);
-          }
-        }
-      }
+      const r = refusedStates(new Reach(await parsePython(p.code), run.python), run, p.name);
+      checked += r.checked;
+      refused.push(...r.refused);
     }
   } finally {
     await batch.close();
@@ -134,8 +106,8 @@ test("the grammars written from the rules parse in llama.cpp, for every state an
 // ---- the Python version (adapter/model/pyversion.ts) ----
 // 3.12 runs list, dict and set comprehensions inline (PEP 709): no frame of their own, their
 // locals in the frame that runs them while they run. 3.11's side is checked against real traces
-// here; no 3.12 interpreter is at hand, so its side is checked against the states PEP 709 says
-// a 3.12 tracer reports, with the version given explicitly.
+// here; 3.12's against hand-written states with the version given explicitly, and against real
+// 3.12 and 3.13 traces in test/pyversion-traces.test.ts.
 const COMPS = "def f(xs):\n    ys = [x * 2 for x in xs]\n    d = {k: k for k in ys}\n    s = {v for v in d}\n    g = sum(x for x in s)\n    h = (lambda a: a + 1)(g)\n    return h\n";
 const fAt = (n: number, locals: Record<string, string>): Frame => ({ event: "line", line: n, depth: 0, func: "f", locals });
 

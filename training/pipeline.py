@@ -25,10 +25,10 @@ The traced Python (`--python`) is the one whose traces the model learns: its min
 into every session's header (`#ndbg 2 python3.12`, docs/TRAJECTORY.md) and the timings. Traces
 differ between versions (3.12 runs list comprehensions in no frame of their own), so a model
 learns each version it is to predict: `--sessions` adds sessions traced by another Python (made
-by `ndbg data` on another machine), and the model is written knowing every version its data
-names (ndbg.train.python_versions; the bundled model: 3.11 only). `--python-home`
-sets PYTHONHOME and LD_LIBRARY_PATH for it and its children only (a relocated copy of an
-interpreter), never for this process. Node needs `dist/ndbg.js` (npm run build) and
+by `ndbg data --python python3.12 ...`, here or on another machine), and the model is written
+knowing every version its data names (ndbg.train.python_versions; the bundled model: 3.11
+only). `--python-home` sets PYTHONHOME and LD_LIBRARY_PATH for it and its children only (a
+relocated copy of an interpreter), never for this process. Node needs `dist/ndbg.js` (npm run build) and
 node_modules/web-tree-sitter beside it.
 """
 from __future__ import annotations

@@ -15,8 +15,11 @@ export interface ScopeLines {
   lines: number[];
   /** Frames of their own that this scope's code opens (comprehensions, lambdas), with the lines they span. */
   nested: { func: string; lines: number[] }[];
-  /** The names of comprehensions this scope's frame runs inline (3.12+): its locals while they run. */
-  inlined: string[];
+  /**
+   * The names of comprehensions this scope's frame runs inline (3.12+), each with the lines of
+   * those that name it: its locals while they run, on those lines.
+   */
+  inlined: Map<string, number[]>;
 }
 
 export const MODULE = "<module>";
@@ -33,10 +36,10 @@ export function scopeTable(src: PySource, python?: string): ScopeLines[] {
   ];
   const byQual = new Map<string, ScopeLines>();
   const moduleLines = new Set<number>([1]); // a <module> call event stands on the code's first line
-  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [], nested: [], inlined: [] }];
+  const table: ScopeLines[] = [{ func: MODULE, kind: "module", lines: [], nested: [], inlined: new Map() }];
   const sets = new Map<string, Set<number>>([[MODULE, moduleLines]]);
   for (const { s, kind } of scopes) {
-    const entry: ScopeLines = { func: s.qualname, kind, lines: [], nested: [], inlined: [] };
+    const entry: ScopeLines = { func: s.qualname, kind, lines: [], nested: [], inlined: new Map() };
     byQual.set(s.qualname, entry);
     table.push(entry);
     sets.set(s.qualname, new Set([s.callLine, s.defLine]));
@@ -76,7 +79,10 @@ export function scopeTable(src: PySource, python?: string): ScopeLines[] {
     const parent = outerFirst.filter((m) => inside(m) && named.has(m)).at(-1);
     if (!opensFrame(n.name, python)) {
       // Its locals are those of the frame that runs it while it runs (inside a lambda or generator expression, that frame's, which has its names already).
-      if (!parent) for (const x of n.names) if (!owner.inlined.includes(x)) owner.inlined.push(x);
+      if (!parent) {
+        const lines = [n.line, ...src.lines.filter((l) => l > n.line && l <= n.endLine)];
+        for (const x of n.names) owner.inlined.set(x, [...new Set([...(owner.inlined.get(x) ?? []), ...lines])].sort((a, b) => a - b));
+      }
       continue;
     }
     const func = parent ? `${named.get(parent)}.${n.name}` : owner.kind === "module" ? n.name : owner.func + (owner.kind === "def" ? ".<locals>." : ".") + n.name;

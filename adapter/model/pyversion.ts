@@ -2,7 +2,9 @@
 // 3.12 runs list, dict and set comprehensions inline (PEP 709), in the frame of the code that
 // holds them, where 3.11 gives each a frame of its own (`<listcomp>`, `<dictcomp>`, `<setcomp>`);
 // generator expressions and lambdas have frames of their own on both. The frame grammar and the
-// reachable states (grammar.ts, reach.ts) admit only the frames of the session's version.
+// reachable states (grammar.ts, reach.ts) admit only the frames of the session's version. Real
+// 3.10 to 3.13 traces are checked against them (test/pyversion-traces.test.ts): 3.13 traces as
+// 3.12, 3.10 as 3.11, so a version before 3.12 is read as 3.11 and any later one as 3.12.
 import { PYTHON_VERSION_RE } from "../format/trajectory.js";
 
 /** The versions a model that does not say was trained on: every model of format 1, the bundled one among them, saw 3.11 traces only. */

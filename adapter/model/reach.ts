@@ -31,8 +31,8 @@ export interface FuncShape {
   name: string;
   /** Where each of its own names is bound (see `possible`); absent for comprehensions and lambdas. */
   bindLines?: Record<string, number[]>;
-  /** The locals of the comprehensions it runs inline (3.12+): they come and go on their lines. */
-  inlined: string[];
+  /** The locals of the comprehensions it runs inline (3.12+), each with the lines it can be there on: they come and go there. */
+  inlined: Map<string, number[]>;
 }
 
 /** One kind of state that may come next. */
@@ -85,7 +85,7 @@ export class Reach {
         if (func !== s.func) {
           const names = new Set<string>();
           for (const n of src.nested) if (func.endsWith(n.name) && lines.includes(n.line)) n.names.forEach((x) => names.add(x));
-          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: [] });
+          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: new Map() });
           continue;
         }
         const f = byQual.get(func);
@@ -96,7 +96,7 @@ export class Reach {
         const free = f ? this.freeNames(f) : [];
         const returns = inLines(names.returnLines);
         // An inline comprehension's locals appear while it runs and are gone after it: a line step may then write locals in full.
-        const deletes = names.deletes || s.inlined.length > 0;
+        const deletes = names.deletes || s.inlined.size > 0;
         this.funcs.set(func, {
           func,
           kind,
@@ -104,7 +104,7 @@ export class Reach {
           callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? classes.get(func)!.callLine, ...inLines(names.resumeLines)])],
           returnLines: kind === "def" && returns.length ? returns : lines,
           required: names.deletes ? [] : params,
-          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free, ...s.inlined])].filter((n) => !params.includes(n) || names.deletes),
+          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free, ...s.inlined.keys()])].filter((n) => !params.includes(n) || names.deletes),
           deletes,
           name: func.split(".").pop()!,
           bindLines: names.bindLines,
@@ -157,7 +157,7 @@ export class Reach {
    */
   private lineSteps(f: Frame, g: FuncShape, stmt: PySource["statements"][number], frames: NextFrame[]): void {
     const must = stmt.simple ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
-    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, [...stmt.binds, ...g.inlined], [...g.required, ...g.optional]);
+    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, [...stmt.binds, ...g.inlined.keys()], [...g.required, ...g.optional]);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
     const shape = (lines: number[], withMust: boolean): void => {
       for (const [ls, optional] of this.byNames(g, lines, false))
@@ -172,7 +172,8 @@ export class Reach {
   /**
    * The names a frame of `g` can have on `line`: a name comes into being only when a statement
    * binds it, so one bound only on later lines, and in no loop that also holds `line`, is not
-   * there yet (`inclusive`: the statement on `line` itself may have bound it, as at a return).
+   * there yet (`inclusive`: the statement on `line` itself may have bound it, as at a return);
+   * the names of a comprehension run inline (3.12+) are there on its lines, while it runs.
    */
   private possible(g: FuncShape, line: number, inclusive: boolean): string[] {
     const at = g.bindLines;
@@ -180,7 +181,7 @@ export class Reach {
     const loops = this.src.loops.filter((lp) => lp.line <= line && line <= lp.endLine);
     return g.optional.filter((n) => {
       const bs = at[n];
-      return !bs || bs.some((b) => b < line || (inclusive && b === line) || loops.some((lp) => lp.line <= b && b <= lp.endLine));
+      return !bs || bs.some((b) => b < line || (inclusive && b === line) || loops.some((lp) => lp.line <= b && b <= lp.endLine)) || !!g.inlined.get(n)?.includes(line);
     });
   }
 
@@ -231,7 +232,9 @@ export class Reach {
       // Every new line is a stop of its own: the frame returns from the statement it stands on.
       const here = stmt ? (l: number): boolean => stmt.line <= l && l <= stmt.endLine : (l: number): boolean => l === f.line;
       add("return", [g], f.depth, (x) => x.returnLines.filter(here), "full", "yes");
-      if (f.event === "exception") add("return", [g], f.depth, () => [f.line], "full", "no"); // unwound
+      // Unwound: after an exception, or (3.12+) after the line event of the cleanup an inline
+      // comprehension runs when an exception leaves it (on its line, its names still there).
+      if (f.event === "exception" || (f.event === "line" && [...g.inlined.values()].some((ls) => ls.includes(f.line)))) add("return", [g], f.depth, () => [f.line], "full", "no");
       add("exception", [g], f.depth, (x) => x.lines.filter(here), "full", "yes");
     };
     /** After the frame at depth d returned: the caller's next states, or the exit. */

@@ -98,6 +98,10 @@ _real_settrace = sys.settrace
 _TRACER_CODE_FILE = (lambda: None).__code__.co_filename
 _real_getrecursionlimit = sys.getrecursionlimit
 _HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")
+# CPython 3.13.0 to 3.13.2 crash (SIGSEGV) reading f_locals where an inline comprehension's variable
+# holds a plain value in a slot that the function also uses as a cell (a closure elsewhere in it
+# captures that name): CPython issue 128396, fixed in 3.13.3. There such a name is left out.
+_CELL_SLOT_CRASH = (3, 13) <= sys.version_info[:3] < (3, 13, 3)
 DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr": 1000}
 # After a limit, or the time limit, how long the program may take to stop before the watchdog ends
 # the process.
@@ -119,6 +123,83 @@ def _library_prefixes():
 
 
 _LIBRARY = _library_prefixes()
+
+
+_plain_cells_of = {}  # code -> {cell name: [(after, upto)]: f_lasti ranges where it may hold a plain value}
+
+
+def _stores(x, name):
+    """Whether instruction x stores `name` in its fast slot (STORE_FAST or a super-instruction that does)."""
+    return x.opname.startswith("STORE_FAST") and name in (x.argval if isinstance(x.argval, tuple) else (x.argval,))
+
+
+def _plain_cells(code):
+    """The cell (or free) names of `code` that an inline comprehension uses as plain variables, each
+    with where it does: after its LOAD_FAST_AND_CLEAR (which saves the outer value) up to the
+    STORE_FAST after its loop that restores it, and in its cleanup on an exception, up to the same
+    restore there. A comprehension that makes the name a cell at once (MAKE_CELL: a closure in it
+    captures it) is safe to read."""
+    found = _plain_cells_of.get(code)
+    if found is not None:
+        return found
+    found = _plain_cells_of[code] = {}
+    cells = set(code.co_cellvars) | set(code.co_freevars)
+    if not cells:
+        return found
+    import dis
+
+    bytecode = dis.Bytecode(code)
+    ins = list(bytecode)
+    at = {x.offset: i for i, x in enumerate(ins)}
+    for i, first in enumerate(ins):
+        name = first.argval
+        if first.opname != "LOAD_FAST_AND_CLEAR" or name not in cells:
+            continue
+        saves = [first]
+        for x in ins[i + 1 :]:
+            if x.opname not in ("LOAD_FAST_AND_CLEAR", "MAKE_CELL"):
+                break
+            saves.append(x)
+        if any(x.opname == "MAKE_CELL" and x.argval == name for x in saves):
+            continue
+        looped = False
+        restore = ins[-1].offset
+        for x in ins[i:]:
+            looped = looped or x.opname == "END_FOR"
+            if looped and _stores(x, name):
+                restore = x.offset
+                break
+        ranges = found.setdefault(name, [])
+        ranges.append((first.offset, restore))
+        for entry in bytecode.exception_entries:
+            if first.offset < entry.start and entry.end <= restore and entry.target in at:
+                for x in ins[at[entry.target] :]:
+                    if _stores(x, name):
+                        ranges.append((entry.target - 1, x.offset))
+                    if _stores(x, name) or x.opname == "RERAISE":
+                        break
+    return found
+
+
+def _locals_items(frame):
+    """frame.f_locals' items, without the names whose reading would crash this Python (see _CELL_SLOT_CRASH)."""
+    locals_ = frame.f_locals
+    if _CELL_SLOT_CRASH:
+        code = frame.f_code
+        lasti = frame.f_lasti
+        unsafe = {name for name, ranges in _plain_cells(code).items() if any(a < lasti <= b for a, b in ranges)}
+        if unsafe:
+            # Each name read alone (iterating would read them all), in the order f_locals lists them.
+            cells = [n for n in code.co_cellvars if n not in code.co_varnames]
+            for name in code.co_varnames + tuple(cells) + code.co_freevars:
+                if name not in unsafe:
+                    try:
+                        yield name, locals_[name]
+                    except KeyError:  # not bound
+                        pass
+            return
+    for item in locals_.items():
+        yield item
 
 
 class TraceLimit(BaseException):
@@ -286,7 +367,7 @@ class Run:
     def locals_of(self, frame):
         namespace = not (frame.f_code.co_flags & _CO_OPTIMIZED)
         out = {}
-        for name, value in frame.f_locals.items():
+        for name, value in _locals_items(frame):
             if not isinstance(name, str) or name.startswith("."):
                 continue
             if namespace and (
@@ -669,15 +750,19 @@ def _stack_level(frame):
     return level
 
 
+_COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")
+
+
 def _qualnames(code, qual=None, names=None):
     """Before 3.11: the qualified names of the code objects compiled from a program, as the compiler
-    makes them (functions hold "<locals>", class bodies do not)."""
+    makes them (functions and lambdas hold "<locals>"; class bodies and comprehensions do not:
+    f.<locals>.<listcomp>.<lambda>)."""
     names = {} if names is None else names
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             if qual is None:
                 child = const.co_name
-            elif code.co_flags & _CO_OPTIMIZED:
+            elif code.co_flags & _CO_OPTIMIZED and code.co_name not in _COMPREHENSIONS:
                 child = "%s.<locals>.%s" % (qual, const.co_name)
             else:
                 child = "%s.%s" % (qual, const.co_name)

@@ -1,0 +1,51 @@
+// Real runs against the reachable-state rules (adapter/model/reach.ts): every state a run goes to
+// under every action must be one the rules allow, from the true state alone (as `eval steps` asks)
+// and from the whole session before it (as a debugging session asks).
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { refusal, type Reach } from "../../adapter/model/reach.js";
+import { stateAt } from "../../adapter/tools/sampling.js";
+import { transition } from "../../adapter/real/semantics.js";
+import type { Action, Recording, Step } from "../../adapter/format/trajectory.js";
+
+const FIXTURES = join(import.meta.dirname, "..", "fixtures");
+
+/**
+ * The fixture scripts: programs/ (the tracer's), userstyle/ (written the way users write them:
+ * classes, several functions, module code, exceptions, generators, closures) and comprehensions/
+ * (nested, in class bodies and at module level, raising, with walrus, lambdas and closures).
+ */
+export function fixturePrograms(dirs = ["programs", "userstyle", "comprehensions"]): { name: string; code: string }[] {
+  const out: { name: string; code: string }[] = [];
+  for (const dir of dirs)
+    for (const f of readdirSync(join(FIXTURES, dir)).filter((x) => x.endsWith(".py")).sort()) out.push({ name: `${dir}/${f}`, code: readFileSync(join(FIXTURES, dir, f), "utf8") });
+  return out;
+}
+
+/** Every action from a state of a run: the steps, continue, and breakpoints on lines it runs. */
+export function actions(run: Recording): Action[] {
+  const lines = [...new Set(run.frames.filter((f) => f.event === "line" && f.file === undefined).map((f) => f.line))];
+  const out: Action[] = (["step_into", "step_over", "step_return", "continue", "inv_step_into", "inv_step_over", "inv_step_return"] as const).map((kind) => ({ kind }));
+  for (const line of lines.slice(0, 4)) out.push({ kind: "breakpoint", line }, { kind: "inv_breakpoint", line });
+  return out;
+}
+
+/** The true states of `run` that `reach` refuses, by every action from every state, each with its reason; and how many cases were checked. */
+export function refusedStates(reach: Reach, run: Recording, name: string): { checked: number; refused: string[] } {
+  let checked = 0;
+  const refused: string[] = [];
+  const session: Step[] = [];
+  for (let i = 0; i < run.frames.length; i++) {
+    session.push(stateAt(run, i, Math.max(0, i - 1), i ? { kind: "step_into" } : undefined));
+    for (const a of actions(run)) {
+      const truth = stateAt(run, transition(run.frames, i, a), i, a);
+      for (const history of [[stateAt(run, i, i)], session]) {
+        const next = reach.next(history, a);
+        checked++;
+        const why = next ? refusal(next, truth, history[history.length - 1].frame) : `no rules for ${history[history.length - 1].frame?.func}`;
+        if (why) refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: ${why}`);
+      }
+    }
+  }
+  return { checked, refused };
+}
