@@ -61,12 +61,12 @@ def grow(model: dict, arrays: dict[str, np.ndarray], target: dict, seed: int = 0
     rng = np.random.default_rng(seed)
     gain = np.float32(math.sqrt(d0 / d1))
 
-    def pad(a: np.ndarray, rows: int, cols: int, new_rows: str = "zero", new_cols: str = "zero") -> np.ndarray:
-        """`a` in a [rows, cols] matrix; the new part is zero, or random where it only reads."""
+    def pad(a: np.ndarray, rows: int, cols: int, reads: bool = False) -> np.ndarray:
+        """`a` in a [rows, cols] matrix; the new part is zero, or small random weights for a matrix
+        whose new rows and columns only read (`reads`)."""
         out = np.zeros((rows, cols), np.float32)
-        if new_rows == "read":
+        if reads:
             out[a.shape[0]:, :] = rng.standard_normal((rows - a.shape[0], cols), dtype=np.float32) * READ_STD
-        if new_cols == "read":
             out[:, a.shape[1]:] = rng.standard_normal((rows, cols - a.shape[1]), dtype=np.float32) * READ_STD
         out[: a.shape[0], : a.shape[1]] = a
         return out
@@ -90,16 +90,15 @@ def grow(model: dict, arrays: dict[str, np.ndarray], target: dict, seed: int = 0
                    **{k: np.zeros((0, 0), np.float32) for k in ("attn_q.weight", "attn_k.weight", "attn_v.weight",
                                                               "attn_output.weight", "ffn_gate.weight", "ffn_up.weight",
                                                               "ffn_down.weight")}}
-        read = "read"
         out.update({
             b + "attn_norm.weight": norm(old["attn_norm.weight"]),
             b + "ffn_norm.weight": norm(old["ffn_norm.weight"]),
             # q, k, v: new heads (rows) read with random weights; the new input dimensions are zero
             # at first, so what their columns hold changes nothing: random, to train from.
-            **{b + k: pad(old[k], d1, d1, new_rows=read, new_cols=read) for k in ("attn_q.weight", "attn_k.weight", "attn_v.weight")},
+            **{b + k: pad(old[k], d1, d1, reads=True) for k in ("attn_q.weight", "attn_k.weight", "attn_v.weight")},
             # The output projection writes nothing new: zero rows (new dimensions), zero columns (new heads).
             b + "attn_output.weight": pad(old["attn_output.weight"], d1, d1),
-            **{b + k: pad(old[k], ffn, d1, new_rows=read, new_cols=read) for k in ("ffn_gate.weight", "ffn_up.weight")},
+            **{b + k: pad(old[k], ffn, d1, reads=True) for k in ("ffn_gate.weight", "ffn_up.weight")},
             b + "ffn_down.weight": pad(old["ffn_down.weight"], d1, ffn),
         })
     return out
