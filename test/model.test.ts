@@ -236,6 +236,26 @@ test("a long session keeps a bounded history: old steps are dropped in large jum
   }
 });
 
+test("a current state larger than the history budget goes in whole, also when it is the session's only step", T, async () => {
+  const dirp = mkdtempSync(join(dir, "big-"));
+  const program = join(dirp, "sum.py");
+  writeFileSync(program, "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n");
+  const call = `f([${Array.from({ length: 80 }, (_, i) => 1000 + i).join(", ")}])`;
+  const p = await create({ program, call });
+  try {
+    const start = await p.start();
+    const alone = await attempt(p, [start], { kind: "step_into" });
+    assert.ok(!(alone instanceof PredictionError && /context/.test(alone.message)), String(alone instanceof PredictionError ? alone.message : ""));
+    assert.ok(p.stats[0].promptTokens > HISTORY_TOKENS * 2, `prompt of ${p.stats[0].promptTokens} tokens`);
+    // Later in the session the window moves to the newest state, alone again.
+    const history = await recordedHistory(program, call);
+    const later = await attempt(p, history.slice(0, 6), { kind: "step_over" });
+    assert.ok(!(later instanceof PredictionError && /context/.test(later.message)), String(later instanceof PredictionError ? later.message : ""));
+  } finally {
+    await p.dispose();
+  }
+});
+
 test("an abort stops generation at once; the session goes on afterwards", T, async () => {
   const program = join(BROKEN, "unfinished.py");
   const ac = new AbortController();

@@ -136,10 +136,8 @@ export class NativeDialect implements Dialect {
     if (size(this.windowStart) > budget) {
       const refill = this.head.length + (budget - this.head.length) * REFILL;
       let chosen = -1;
-      let latest = -1;
       for (let w = this.windowStart + 1; w < n; w++) {
         if (!steps[w].frame) continue;
-        latest = w;
         const s = size(w);
         if (s <= budget && chosen < 0) chosen = w;
         if (s <= refill) {
@@ -147,10 +145,12 @@ export class NativeDialect implements Dialect {
           break;
         }
       }
-      // A current state larger than the history budget still goes in whole while the context has room.
-      if (chosen < 0 && latest >= 0 && size(latest) <= room) chosen = latest;
+      // A current state larger than the history budget still goes in whole while the context has
+      // room, alone in the window: it may be the window's first step already (a session's start).
+      const latest = this.lastFrameIndex(steps);
+      if (chosen < 0 && size(latest) <= room) chosen = latest;
       if (chosen < 0) {
-        const need = size(n - 1);
+        const need = size(latest);
         throw new PredictionError(
           `the program and its current state take ${need} tokens, more than the model's context leaves room for (${room}); use a model with a longer context`,
           "",
