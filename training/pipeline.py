@@ -8,8 +8,8 @@ programs on every core, sessions, tokens, training for a time budget, an f16 GGU
 
 Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
 1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
-   seed+1 .., `--style`), all at once on every core, each run by the traced Python, excluding the held-out
-   programs and every `--exclude` corpus.
+   seed+1 .., `--style`, up to `--raising` of them calls that end in an exception), all at once on
+   every core, each run by the traced Python, excluding the held-out programs and every `--exclude` corpus.
 2. realcode: the real-code corpus (`--realcode`, training/realcode.py) re-printed in the layout
    the adapter shows the model (adapter/python/canonical.py), so training sees what users' code
    becomes at inference.
@@ -74,6 +74,8 @@ def parse_args(argv):
     ap.add_argument("--batch-tokens", type=int)
     ap.add_argument("--sets", type=int, default=14)
     ap.add_argument("--programs", type=int, default=40000, help="programs per set")
+    ap.add_argument("--raising", type=float, default=0.1,
+                    help="share of generated lines that may end in an exception (programs.py --raising)")
     ap.add_argument("--style", choices=("real", "classic"), default="real",
                     help="the generator's mix (programs.py --style): classic made the bundled model's data")
     ap.add_argument("--seed", type=int, default=100, help="sets use seed+1, seed+2, ...")
@@ -162,7 +164,7 @@ class Run:
         jobs = []
         for i in range(1, a.sets + 1):
             out = self.out / f"p{i}.jsonl"
-            jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i), "--style", a.style,
+            jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i), "--style", a.style, "--raising", str(a.raising),
                           "--python", a.python, "--out", str(out), "--quiet", *(excl or ["--no-exclude"])],
                          self.traced_env, self.out / f"p{i}.log"))
         self.parallel(jobs)

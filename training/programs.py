@@ -9,14 +9,16 @@ tuple, int, bool), so they are valid and terminate by construction: loops run ov
 containers or strictly decreasing counters, and a container is never grown while it is iterated.
 Each candidate is then executed once, per input, in a separate worker process under
 `sys.settrace`, with an event budget, a wall-clock timeout and a memory limit; only those that
-return normally within MIN..MAX trace events, with short and reproducible reprs (no addresses,
-no hash-ordered sets of strings) are kept. Lines are deduplicated by normalized source (its AST)
-plus input, and any function of an excluded corpus (by default the CRUXEval file, which must never
-leak into training) is refused; a missing excluded corpus is an error unless --no-exclude says so.
+return normally (or, up to --raising of the lines, end in an exception) within MIN..MAX trace
+events, with short and reproducible reprs (no addresses, no hash-ordered sets of strings) are
+kept. Lines are deduplicated by normalized source (its AST) plus input, and any function of an
+excluded corpus (by default the CRUXEval file, which must never leak into training) is refused;
+a missing excluded corpus is an error unless --no-exclude says so.
 
 Output lines: {"code", "input", "output", "id"[, "entry"]}: `f(<input>)` returns the value whose
-repr is `output`; a line with "entry" names its function so instead of `f` (--entry-names, the
-share of generated functions renamed; CRUXEval's are all `f`). --count counts generated lines.
+repr is `output` (a call that raises has "raises", the exception's repr, instead); a line with
+"entry" names its function so instead of `f` (--entry-names, the share of generated functions
+renamed; CRUXEval's are all `f`). --count counts generated lines.
 --add-dir DIR adds each NAME.py of DIR that defines `f`, with its inputs in NAME.inputs beside
 it (one argument text a line, e.g. `[1, 2], 'x'`; blank and `#` lines skipped). --style picks the
 generator's mix (real, the default, or classic: the bundled model's data); --layout real writes
@@ -47,7 +49,7 @@ from training.constructs import constructs  # noqa: E402
 from training.dedupe import CRUXEVAL, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
 from training.grammar import STYLES, FuncGen, entry_name, gen_input  # noqa: E402
 from training.layout import real_layout  # noqa: E402
-from training.runner import Runner  # noqa: E402
+from training.runner import Runner, line_result  # noqa: E402
 from training.simplify import simplify  # noqa: E402
 
 
@@ -96,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layout", choices=("canonical", "real"), default="canonical",
                     help="how programs are written: canonical (as the model is shown code) or real (docstrings with examples, "
                          "annotations, comments, blank lines; canonical_programs.py maps it back to the canonical text)")
+    ap.add_argument("--raising", type=float, default=0.0,
+                    help="share of the lines that may be calls ending in an exception the program raises (an uncaught "
+                         "IndexError, a ValueError it raises itself): what users debug most, and a trace's error exit")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs candidates")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
@@ -103,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--count must be >= 0")
     if not 0 <= a.entry_names <= 1:
         ap.error("--entry-names must be between 0 and 1")
+    if not 0 <= a.raising < 1:
+        ap.error("--raising must be from 0 to under 1")
     for d in a.add_dir:
         if not Path(d).is_dir():
             ap.error(f"--add-dir {d}: not a folder")
@@ -125,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     cons: Counter = Counter()
     tried = funcs = 0
     layout_kept: Counter = Counter()  # functions written in the real layout, or left canonical
+    raising = [0]  # lines kept whose call raises
 
     def accept(code: str, inp: str, ident: str, entry: str = "f") -> bool:
         """Checks and runs the program as `f`; keeps it under `entry`."""
@@ -135,15 +143,20 @@ def main(argv: list[str] | None = None) -> int:
         if normalize_ws(code) in excl_ws or code_key(code) in excl_keys:
             why["excluded"] += 1
             return False
-        res = runner.run(code, inp)
+        res = runner.run(code, inp, raises=a.raising > 0)
         if not res["ok"]:
             why[res["why"] + (":" + res["exc"] if res.get("exc") else "")] += 1
             return False
         if res["events"] < a.min_events:
             why["few-events"] += 1
             return False
+        if "raised" in res:
+            if raising[0] + 1 > a.raising * (len(rows) + 1):
+                why["raises:" + res["exc"]] += 1
+                return False
+            raising[0] += 1
         seen.add(key)
-        row = {"code": code, "input": inp, "output": res["output"], "id": ident}
+        row = {"code": code, "input": inp, **line_result(res), "id": ident}
         if entry != "f":
             row.update(code=rename_entry(code, entry), entry=entry)
         rows.append(row)
@@ -154,10 +167,10 @@ def main(argv: list[str] | None = None) -> int:
         """One function's lines with its code in the real layout (its own generator, so the programs stay
         those of the canonical layout), kept when it runs every input to the same output under the tracer;
         otherwise the canonical code stays and the summary counts it."""
-        text = real_layout(mine[0]["code"], lr, entry, g.ps, g.defaults, g.helpers, [(row["input"], row["output"]) for row in mine])
+        text = real_layout(mine[0]["code"], lr, entry, g.ps, g.defaults, g.helpers, [(row["input"], row["output"]) for row in mine if "output" in row])
         for row in mine if text else []:
-            res = runner.run(text, row["input"], entry)
-            if not res["ok"] or res["output"] != row["output"]:
+            res = runner.run(text, row["input"], entry, raises="raises" in row)
+            if not res["ok"] or line_result(res) != {k: row[k] for k in ("output", "raises") if k in row}:
                 text = None
                 break
         if text is None:
@@ -218,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if not a.quiet:
         ev = sorted(events) or [0]
         summary = {
-            "lines": len(rows), "functions": funcs, "candidates": tried, "seconds": round(elapsed, 2),
+            "lines": len(rows), "raising": raising[0], "functions": funcs, "candidates": tried, "seconds": round(elapsed, 2),
             "lines_per_s": round(len(rows) / elapsed, 1) if elapsed else None,
             "events": {"mean": round(sum(ev) / len(ev), 1), "p10": ev[len(ev) // 10], "median": ev[len(ev) // 2],
                        "p90": ev[len(ev) * 9 // 10], "max": ev[-1]},

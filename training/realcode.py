@@ -17,8 +17,10 @@ functions are recorded for those files. Each call becomes a line
 whose code is the function with the functions, classes, constants and standard-library imports
 it needs from its module and from the repository's modules it imports names from, cut from the
 files in their original layout (docstrings, comments, blank lines and annotations kept), and
-whose output is what the call returned in the module. Test code is never part of a line. A line is
-kept when it runs standalone (fresh namespace, PYTHONHASHSEED=0, twice) to that same output under
+whose output is what the call returned in the module; a call that ended in an exception there
+(a doctest of an error, a test's assertRaises) has "raises", the exception's repr, in its place.
+Test code is never part of a line. A line is kept when it runs standalone (fresh module,
+PYTHONHASHSEED=0, twice) to that same output or exception under
 the rules of programs.py's generated lines (training/runner.py: MIN..MAX traced events, short reprs, no addresses,
 no hash-ordered sets of strings, little printing); lines are deduplicated by AST (program and
 input), at most --per-function inputs per function, and every function that matches an excluded
@@ -48,7 +50,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from training.dedupe import CRUXEVAL, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
-from training.runner import Runner  # noqa: E402
+from training.runner import Runner, line_result  # noqa: E402
 
 CAPTURE = Path(__file__).resolve().parent / "realcode_capture.py"
 
@@ -502,7 +504,7 @@ class Builder:
                 why[res["why"]] += 1
                 continue
             kept[func] += 1
-            rows.append({"code": code, "input": c["input"], "entry": func, "output": res["output"],
+            rows.append({"code": code, "input": c["input"], "entry": func, **line_result(res),
                          "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
                          "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": n >= from_tests})
         return rows
@@ -518,12 +520,16 @@ class Builder:
         texts, keys = benchmark_keys(code, func)
         if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
             return {"ok": False, "why": "excluded-benchmark"}
-        res = self.runner.run(code, call["input"], func)
+        # A call that raised in the module must raise the same exception standalone, one that returned return
+        # the same value: a line's program ends as the real one did, with its exception or its value.
+        raises = "raised" in call
+        res = self.runner.run(code, call["input"], func, raises=raises)
+        result = lambda r: r.get("raised") if raises else r.get("output")  # noqa: E731
         if res["ok"] and res["events"] < a.min_events:
             res = {"ok": False, "why": "few-events"}
-        if res["ok"] and res["output"] != call["output"]:
+        if res["ok"] and result(res) != result(call):
             res = {"ok": False, "why": "differs-from-module"}
-        if res["ok"] and self.runner.run(code, call["input"], func).get("output") != res["output"]:
+        if res["ok"] and result(self.runner.run(code, call["input"], func, raises=raises)) != result(res):
             res = {"ok": False, "why": "nondeterministic"}
         if res["ok"]:
             self.seen.add(key)

@@ -8,10 +8,12 @@ imported by it. FILE is imported as a module of its package under ROOT (so its r
 work). Without --tests its doctests run and the calls of FILE's own module-level functions are
 recorded; with --tests FILE is a test file, its tests run (training/realcode_tests.py, no pytest
 needed) and the calls of every module-level function of another file under ROOT are recorded.
-Calls are watched by a `sys.setprofile` hook; every one whose arguments all have reprs that
+Calls are watched by a `sys.settrace` function; every one whose arguments all have reprs that
 `ast.literal_eval` turns back into equal values is written to stdout as one JSON line:
 
     {"file": "PATH/UNDER/ROOT.py", "func": NAME, "input": "ARGUMENT TEXT", "output": "REPR OF THE RESULT"}
+
+or, for a call that ended in an exception, "raised": "REPR OF THE EXCEPTION" in place of "output"
 
 (at most N distinct inputs per function, in the order the calls come). An audit hook refuses
 writing files, sockets, subprocesses and other process-level effects, so a module that tries any
@@ -30,7 +32,7 @@ import os
 import random
 import sys
 
-from realcode_tests import run_tests  # beside this file (the script's folder is first on sys.path)
+from realcode_tests import OutOfTime, run_tests  # beside this file (the script's folder is first on sys.path)
 
 CO_VARARGS, CO_VARKEYWORDS = 0x04, 0x08
 GENERATORS = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator: no value to return
@@ -142,38 +144,59 @@ def load(path: str, root: str):
 
 
 class Recorder:
-    """The profile hook: records calls of the wanted functions, at most per_function distinct inputs each."""
+    """The trace function: records calls of the wanted functions, at most per_function distinct inputs each,
+    with what each returned or the exception it ended with."""
 
     def __init__(self, wanted, per_function: int, max_repr: int):
         self.wanted = wanted  # code object -> (file, name) or None; called once per code object
         self.per_function, self.max_repr = per_function, max_repr
         self.known: dict = {}
         self.seen: dict[tuple, set] = {}
-        self.open_calls: dict[int, tuple] = {}
         self.captured: list[dict] = []
 
     def __call__(self, frame, event, arg):
-        if event == "call":
-            co = frame.f_code
-            if co not in self.known:
-                self.known[co] = None if co.co_flags & GENERATORS else self.wanted(co, frame.f_globals)
-            key = self.known[co]
-            if key is None:
-                return
-            got = self.seen.setdefault(key, set())
-            if len(got) >= self.per_function:
-                return
-            text = argument_text(frame, self.max_repr)
-            if text is not None and text not in got:
-                got.add(text)
-                self.open_calls[id(frame)] = (key, text)
-        elif event == "return" and id(frame) in self.open_calls:
-            (file, name), text = self.open_calls.pop(id(frame))
-            try:
-                r = repr(arg)
-            except Exception:
-                return
-            self.captured.append({"file": file, "func": name, "input": text, "output": r})
+        if event != "call":
+            return None
+        co = frame.f_code
+        if co not in self.known:
+            self.known[co] = None if co.co_flags & GENERATORS else self.wanted(co, frame.f_globals)
+        key = self.known[co]
+        if key is None:
+            return None
+        got = self.seen.setdefault(key, set())
+        if len(got) >= self.per_function:
+            return None
+        text = argument_text(frame, self.max_repr)
+        if text is None or text in got:
+            return None
+        got.add(text)
+        return self.watch(key, text)
+
+    def watch(self, key: tuple, text: str):
+        """The local trace function of one recorded call. A profile hook cannot tell a return from an exception
+        leaving the frame (both give None); here the call raised when its last event before the return was an
+        exception (one it caught is followed by the line of its handler)."""
+        raised = [None]
+
+        def local(frame, event, arg):
+            if event == "exception":
+                raised[0] = arg[1]
+            elif event == "line":
+                raised[0] = None
+            elif event == "return":
+                self.finish(key, text, arg, raised[0] if arg is None else None)
+            return local
+        return local
+
+    def finish(self, key: tuple, text: str, value, raised) -> None:
+        (file, name) = key
+        if raised is not None and (not isinstance(raised, Exception) or isinstance(raised, OutOfTime)):
+            return  # KeyboardInterrupt, a test's CPU budget running out: not how the call ends on its own
+        try:
+            r = repr(value if raised is None else raised)
+        except Exception:
+            return
+        self.captured.append({"file": file, "func": name, "input": text, **({"raised": r} if raised is not None else {"output": r})})
 
 
 def module_function(co, globals_: dict) -> bool:
@@ -186,11 +209,11 @@ def run_doctests(mod, record: Recorder) -> None:
     runner = doctest.DocTestRunner(verbose=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     for test in sorted(finder.find(mod, mod.__name__), key=lambda t: t.name):
         random.seed(0)  # doctests that draw random inputs draw the same ones every build
-        sys.setprofile(record)
+        sys.settrace(record)
         try:
             runner.run(test, out=lambda s: None)
         finally:
-            sys.setprofile(None)
+            sys.settrace(None)
 
 
 def main() -> int:

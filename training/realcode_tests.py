@@ -1,4 +1,4 @@
-"""Runs the tests of one imported test module, without pytest, under a profile hook.
+"""Runs the tests of one imported test module, without pytest, under a trace function.
 
 Imported by training/realcode_capture.py in its child process, never by the builder. Two styles
 are run, in a fixed order, each test with a CPU-time budget of its own and each class or function
@@ -63,7 +63,7 @@ def budgeted(run):
 
 
 def run_tests(mod, hook) -> None:
-    """Runs every test of mod with `hook` as the profile function while each runs."""
+    """Runs every test of mod with `hook` as the trace function while each runs."""
     signal.signal(signal.SIGPROF, _out_of_time)
     runs = []
     for suite in test_cases(mod):
@@ -73,10 +73,10 @@ def run_tests(mod, hook) -> None:
     runs += [budgeted(f) for f in test_functions(mod)]
     for run in runs:
         random.seed(0)  # tests that draw random inputs draw the same ones every build
-        sys.setprofile(hook)
+        sys.settrace(hook)
         try:
             run()
         except Exception:  # an assertion that failed, an error, or OutOfTime: this test is over
             pass
         finally:
-            sys.setprofile(None)
+            sys.settrace(None)

@@ -15,6 +15,11 @@ from pathlib import Path
 WORKER = Path(__file__).resolve().parent / "runner_worker.py"
 
 
+def line_result(res: dict) -> dict:
+    """A run's result as a program line writes it: {"output": repr} or, for a call that raised, {"raises": repr}."""
+    return {"raises": res["raised"]} if "raised" in res else {"output": res["output"]}
+
+
 class Runner:
     """A worker process, restarted when a candidate times out or kills it."""
 
@@ -29,11 +34,13 @@ class Runner:
                                   stderr=subprocess.DEVNULL, env=env, cwd="/" if os.name != "nt" else None)
         self.buf = b""
 
-    def run(self, code: str, inp: str, entry: str = "f") -> dict:
-        """Runs entry(<inp>) of code once; {"ok", "output", "events", ...} or {"ok": False, "why"}."""
+    def run(self, code: str, inp: str, entry: str = "f", raises: bool = False) -> dict:
+        """Runs entry(<inp>) of code once; {"ok", "output", "events", ...} or {"ok": False, "why"}. With raises, a
+        call that ends in an Exception is a result too: {"ok", "raised": its repr, "exc", "events", ...}."""
         if self.p is None or self.p.poll() is not None:
             self.start()
-        req = json.dumps({"code": code, "input": inp, "entry": entry, "max_events": self.max_events, "max_repr": self.max_repr})
+        req = json.dumps({"code": code, "input": inp, "entry": entry, "max_events": self.max_events, "max_repr": self.max_repr,
+                          "raises": raises})
         try:
             self.p.stdin.write(req.encode() + b"\n")
             self.p.stdin.flush()

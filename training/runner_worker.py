@@ -1,9 +1,11 @@
 """The worker of training/runner.py: runs one candidate program per request under sys.settrace.
 
-Reads JSON requests from stdin, one a line: {"code", "input", "entry", "max_events", "max_repr"};
-executes `code` in a fresh namespace, calls `entry(<input>)` and writes one JSON line back:
+Reads JSON requests from stdin, one a line: {"code", "input", "entry", "max_events", "max_repr",
+"raises"}; executes `code` in a fresh module, calls `entry(<input>)` and writes one JSON line back:
 {"ok": true, "output": repr of the result, "events": events in the program's own code, "stdout":
-characters printed} or {"ok": false, "why": reason[, "exc": exception name]}. Reasons: compile,
+characters printed} or {"ok": false, "why": reason[, "exc": exception name]}. With "raises", a call
+that ends in an Exception passes the same checks and answers {"ok": true, "raised": repr of the
+exception, "exc": its name, "events", "stdout"} (what the tracer shows at the exit). Reasons: compile,
 events (past max_events), memory, recursion, error, long / address / unordered (a value along the
 run whose repr is too long, shows a memory address, or depends on string hashing), stdout (more
 than 300 characters printed), worker. Started by Runner with `-I` and PYTHONHASHSEED=0; standard
@@ -14,6 +16,7 @@ import io
 import json
 import resource
 import sys
+import types
 
 resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
 FILE = "<program>"  # the filename the candidate is compiled under: the tracer counts only its frames
@@ -53,7 +56,11 @@ def check(v, limit):
 
 def run(req):
     code, inp, max_events, max_repr = req["code"], req["input"], req["max_events"], req["max_repr"]
-    ns = {"__name__": "__program__"}
+    # A real module, registered: code that looks its own module up (a dataclass, typing.get_type_hints,
+    # pickle) finds it, as it does when the tracer runs the file.
+    mod = types.ModuleType("__program__")
+    sys.modules["__program__"] = mod
+    ns = mod.__dict__
     try:
         exec(compile(code, FILE, "exec"), ns)
         call = compile(req.get("entry", "f") + "(" + inp + ")", "<call>", "eval")
@@ -83,6 +90,7 @@ def run(req):
         return tr
 
     out = io.StringIO()
+    raised = None
     try:
         with contextlib.redirect_stdout(out):
             sys.settrace(tr)
@@ -96,17 +104,23 @@ def run(req):
         return {"ok": False, "why": "memory"}
     except RecursionError:
         return {"ok": False, "why": "recursion"}
+    except Exception as e:
+        if not req.get("raises"):
+            return {"ok": False, "why": "error", "exc": type(e).__name__}
+        raised = e
     except BaseException as e:
         return {"ok": False, "why": "error", "exc": type(e).__name__}
     if n[0] > max_events:  # Budget raised in a generator's frame can be swallowed (tracing then stops): still too long
         return {"ok": False, "why": "events"}
     if bad[0]:
         return {"ok": False, "why": bad[0]}
-    b = check(res, max_repr)
+    b = check(res if raised is None else raised, max_repr)
     if b:
         return {"ok": False, "why": b}
     if len(out.getvalue()) > 300:
         return {"ok": False, "why": "stdout"}
+    if raised is not None:
+        return {"ok": True, "raised": repr(raised), "exc": type(raised).__name__, "events": n[0], "stdout": len(out.getvalue())}
     return {"ok": True, "output": repr(res), "events": n[0], "stdout": len(out.getvalue())}
 
 

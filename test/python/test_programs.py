@@ -169,6 +169,65 @@ class GeneratedCorpus(unittest.TestCase):
             self.assertEqual(p["code"], dedupe.as_f(r))
 
 
+# Runs each raising line in a fresh namespace: the call must end in the exception the line names.
+RAISES = r'''
+import json, sys
+out = []
+for r in json.loads(sys.stdin.read()):
+    ns = {"__name__": "__program__"}
+    exec(compile(r["code"], "<program>", "exec"), ns)
+    try:
+        out.append("returned " + repr(eval(r.get("entry", "f") + "(" + r["input"] + ")", ns)))
+    except Exception as e:
+        out.append(repr(e))
+print(json.dumps(out))
+'''
+
+
+class RaisingLines(unittest.TestCase):
+    """--raising: up to that share of the lines are calls that end in an exception, written as "raises"."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rows, cls.stderr, cls.text = generate("--count", "200", "--seed", "11", "--raising", "0.2")
+
+    def test_a_share_of_the_lines_raise(self):
+        raising = [r for r in self.rows if "raises" in r]
+        self.assertEqual(len(self.rows), 200)
+        self.assertTrue(5 <= len(raising) <= 40, len(raising))  # the grammar's programs seldom raise: about 7% of them
+        self.assertEqual(json.loads(self.stderr)["raising"], len(raising))
+        for r in self.rows:
+            self.assertEqual(("output" in r) + ("raises" in r), 1, r)
+
+    def test_each_raises_what_its_line_says(self):
+        raising = [r for r in self.rows if "raises" in r]
+        p = subprocess.run([sys.executable, "-c", RAISES], input=json.dumps(raising), capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONHASHSEED="0"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout), [r["raises"] for r in raising])
+        self.assertGreaterEqual(len({r["raises"].split("(")[0] for r in raising}), 2)  # more than one kind of exception
+
+    def test_the_rest_are_the_lines_of_a_run_without_it(self):
+        # the same candidates in the same order: the returning lines are those the default run keeps first
+        plain, _, _ = generate("--count", "200", "--seed", "11", "--quiet")
+        returning = [(r["code"], r["input"], r["output"]) for r in self.rows if "output" in r]
+        self.assertEqual(returning, [(r["code"], r["input"], r["output"]) for r in plain[: len(returning)]])
+
+    def test_in_the_real_layout_too(self):
+        rows, _, _ = generate("--count", "120", "--seed", "5", "--raising", "0.3", "--layout", "real", "--quiet")
+        raising = [r for r in rows if "raises" in r]
+        self.assertTrue(raising)
+        p = subprocess.run([sys.executable, "-c", RAISES], input=json.dumps(raising), capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONHASHSEED="0"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(json.loads(p.stdout), [r["raises"] for r in raising])
+
+    def test_bad_share(self):
+        p = subprocess.run([sys.executable, str(SCRIPT), "--count", "3", "--out", "-", "--raising", "1"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--raising", p.stderr)
+
+
 class Options(unittest.TestCase):
     def test_add_dir(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -230,6 +289,20 @@ class Options(unittest.TestCase):
             self.assertEqual(runner.run(nested, "'oak jam oak'")["why"], "events")
             ok = runner.run("def f(xs):\n    return sorted(xs)\n", "[3, 1]")
             self.assertEqual((ok["ok"], ok["output"], ok["events"]), (True, "[1, 3]", 3))
+        finally:
+            runner.close()
+
+    def test_code_that_looks_up_its_own_module_runs(self):
+        # A dataclass with string annotations reads its module from sys.modules, as real code does; each
+        # candidate gets a module of its own, so one program's names never leak into the next.
+        code = ("from __future__ import annotations\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass P:\n"
+                "    x: int\n    y: int = 0\n\n    def norm(self):\n        return abs(self.x) + abs(self.y)\n\n\n"
+                "def f(a, b):\n    p = P(a, b)\n    return p.norm()\n")
+        runner = Runner(sys.executable, timeout=2.0, max_events=300, max_repr=120)
+        try:
+            got = runner.run(code, "1, -2")
+            self.assertEqual((got["ok"], got.get("output")), (True, "3"), got)
+            self.assertEqual(runner.run("def f(x):\n    return P\n", "1"), {"ok": False, "why": "error", "exc": "NameError"})
         finally:
             runner.close()
 

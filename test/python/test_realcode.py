@@ -49,13 +49,16 @@ print(repr(eval(r["entry"] + "(" + r["input"] + ")", ns)))
 
 
 def rerun_each(test: unittest.TestCase, rows: list[dict]) -> None:
-    """Each line runs standalone, by the generator's worker, to its output in at least 5 traced events."""
+    """Each line runs standalone, by the generator's worker, to its output (or the exception it raises) in at least 5
+    traced events."""
     runner = Runner(sys.executable, 5.0, 300, 120)
     try:
         for r in rows:
-            res = runner.run(r["code"], r["input"], r["entry"])
+            test.assertEqual(("output" in r) + ("raises" in r), 1, r["id"])
+            res = runner.run(r["code"], r["input"], r["entry"], raises="raises" in r)
             test.assertTrue(res["ok"], (r["id"], res))
-            test.assertEqual(res["output"], r["output"], r["id"])
+            test.assertEqual(res.get("output"), r.get("output"), r["id"])
+            test.assertEqual(res.get("raised"), r.get("raises"), r["id"])
             test.assertGreaterEqual(res["events"], 5, r["id"])
     finally:
         runner.close()
@@ -130,7 +133,7 @@ class TestDriven(unittest.TestCase):
     def setUpClass(cls):
         cls.train, cls.held, cls.summary, cls.raw = build("--no-exclude", "--per-function", "5", src=TESTED)
         cls.rows = cls.train + cls.held
-        cls.got = {(r["entry"], r["input"]): r["output"] for r in cls.rows}
+        cls.got = {(r["entry"], r["input"]): r.get("output") for r in cls.rows}
 
     def test_captures_the_calls_the_tests_make(self):
         self.assertEqual(self.got[("title_words", "'hello big world', ' '")], "'Hello Big World'")  # assertEqual style
@@ -162,6 +165,16 @@ class TestDriven(unittest.TestCase):
         # an import under another name is not followed: the line would need the name it was given
         self.assertNotIn("headline", {r["entry"] for r in self.rows})
         self.assertGreaterEqual(self.summary["refused"]["renamed-import"], 1)
+
+    def test_a_call_that_raised_is_a_line_that_raises(self):
+        # assertRaises: the call ended in its exception in the module, and does standalone
+        line = next(r for r in self.rows if (r["entry"], r["input"]) == ("nth_word", "'to_be', 5"))
+        self.assertEqual(line["raises"], "IndexError('no word 5 in 2 words')")
+        self.assertNotIn("output", line)
+        self.assertEqual(self.got[("nth_word", "'to be or not', 1")], "'be'")
+        # an exception the function catches itself is no exception of the call
+        self.assertEqual(self.got[("word_number", "'twelve'")], "None")
+        self.assertNotIn("raises", next(r for r in self.rows if r["entry"] == "word_number"))
 
     def test_test_code_never_enters_a_line(self):
         for r in self.rows:
@@ -244,7 +257,7 @@ class CommittedHeldout(unittest.TestCase):
         self.assertGreaterEqual(len(self.rows), 400)
         self.assertEqual(len({r["id"] for r in self.rows}), len(self.rows))
         for r in self.rows:
-            self.assertTrue(r["code"] and r["input"] is not None and r["output"] and r["source"], r["id"])
+            self.assertTrue(r["code"] and r["input"] is not None and (r.get("output") or r.get("raises")) and r["source"], r["id"])
             ast.parse(r["code"])
             call = ast.parse(f"{r['entry']}({r['input']})", mode="eval").body
             self.assertTrue(all(isinstance(a, ast.expr) for a in call.args), r["id"])
