@@ -150,6 +150,29 @@ test("eval steps: every figure is recomputed from the real traces and the answer
   assert.deepEqual(baselineOf(loop.frames[1], truthOf(loop, 1, 2)), { exact: false, line: true, locals: false });
 });
 
+test("eval steps: the cases whose true next state is an exception or the error exit have figures of their own", T, async () => {
+  const data = join(dir, "raising.jsonl");
+  const progs = [
+    { id: "divides", code: "def f(xs):\n    total = 0\n    for x in xs:\n        total += 10 // x\n    return total\n", input: "[2, 0, 5]" },
+    { id: "checks", code: "def g(v):\n    if v < 0:\n        raise ValueError(v)\n    return v\n\ndef f(a, b):\n    s = g(a)\n    s += g(b)\n    return s\n", input: "1, -2" },
+    PROGRAMS[0],
+  ];
+  writeFileSync(data, progs.map((p) => JSON.stringify(p)).join("\n") + "\n");
+  const r = await ndbg("eval", "steps", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const rep = lastJson<StepsReport>(r);
+  const raising = rep.items.filter((x) => x.truth.frame?.event === "exception" || x.truth.exit?.status === "error");
+  assert.ok(raising.length >= 4, `${raising.length} cases end in an exception`);
+  assert.ok(raising.some((x) => x.truth.exit) && raising.some((x) => x.truth.frame), "both an exception event and the error exit");
+  assert.ok(raising.every((x) => x.id !== "loop"), "a program that returns has none");
+  assert.equal(rep.exceptions.count, raising.length);
+  assert.equal(rep.exceptions.exact, raising.filter((x) => x.exact).length / raising.length);
+  assert.equal(rep.exceptions.errors, raising.filter((x) => x.error !== undefined).length);
+  const table = await ndbg("eval", "steps", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
+  assert.equal(table.code, 0, table.stderr);
+  assert.match(table.stdout, /^exception +\d+ .*error exit\)$/m);
+});
+
 test("eval steps: the readable table names every action, then the overall row", T, async () => {
   const r = await ndbg("eval", "steps", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
   assert.equal(r.code, 0, r.stderr);

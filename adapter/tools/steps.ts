@@ -141,11 +141,16 @@ export interface StepsReport {
   programs: { total: number; evaluated: number; skipped: Record<string, number> };
   actions: Record<ActionKind, ActionFigures>;
   overall: ActionFigures;
+  /** The cases whose true next state is an exception being raised or the run's error exit. */
+  exceptions: ActionFigures;
   time: { totalMs: number; traceMs: number; predictMs: number; loadMs: number };
   /** Prompt tokens evaluated (not found in the context cache), over all predictions. */
   evaluatedTokens: number;
   items: StepsItem[];
 }
+
+/** Whether a true next state is an exception being raised (an exception event) or the error exit. */
+export const raising = (s: Step): boolean => s.frame?.event === "exception" || s.exit?.status === "error";
 
 /** The figures of a set of scored items. */
 export function figures(items: readonly StepsItem[]): ActionFigures {
@@ -253,6 +258,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
     programs: { total: programs.length, evaluated, skipped },
     actions,
     overall: figures(items),
+    exceptions: figures(items.filter((x) => raising(x.truth))),
     time: { totalMs: performance.now() - t0, traceMs, predictMs, loadMs: model?.loadMs ?? 0 },
     evaluatedTokens,
     items,

@@ -105,7 +105,7 @@ function stepsTable(r: StepsReport): string {
     num(f.msPerPrediction),
     num(f.tokensPerPrediction),
   ];
-  const rows = [head, ...ACTION_KINDS.map((a) => row(a, r.actions[a])), row("overall", r.overall)];
+  const rows = [head, ...ACTION_KINDS.map((a) => row(a, r.actions[a])), row("overall", r.overall), row("exception", r.exceptions)];
   const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
   const fmt = (x: string[]): string => x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   const skipped = Object.entries(r.programs.skipped).map(([k, v]) => `${k} ${v}`).join(", ");
@@ -115,8 +115,9 @@ function stepsTable(r: StepsReport): string {
     "next state predicted from the true current state; baselines: \"line+1\" = next line, \"unchanged\" = same locals, base exact = both",
     "",
     fmt(rows[0]),
-    ...rows.slice(1, -1).map(fmt),
-    fmt(rows[rows.length - 1]),
+    ...rows.slice(1, -2).map(fmt),
+    fmt(rows[rows.length - 2]),
+    fmt(rows[rows.length - 1]) + "   (the cases whose true next state is an exception or the error exit)",
     "",
     `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}); ${r.overall.tokens} tokens generated`,
   ].join("\n");
