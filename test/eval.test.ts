@@ -6,11 +6,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { argumentText, assertFor, returnLineFromCode, type CruxReport } from "../adapter/tools/cruxeval.js";
 import { checkAsserts, type AssertCase } from "../adapter/tools/asserts.js";
+import type { CompareReport } from "../adapter/tools/compare.js";
 import { readPrograms, type Program } from "../adapter/tools/programs.js";
 import { score, sampleCases, type ActionFigures, type StepsItem, type StepsReport } from "../adapter/tools/steps.js";
 import { findFunction, parsePython } from "../adapter/pyread/pysource.js";
@@ -310,10 +311,49 @@ test("the inverse call's argument text and return line come from the code", asyn
   assert.equal(returnLineFromCode(none, findFunction(none, "f")!), 3);
 });
 
+test("eval compare: models side by side on the same sets; each figure is that model's own eval on the set", T, async () => {
+  const other = join(dir, "other.gguf");
+  writeFileSync(other, readFileSync(gguf));
+  const args = ["--model", gguf, "--model", other, "--set", `two=${DATA}:2`, "--set", `all=${DATA}`, "--cruxeval", DATA, "--threads", "1", "--max-tokens", "24"];
+  const r = await ndbg("eval", "compare", ...args, "--json");
+  assert.equal(r.code, 0, r.stderr);
+  const rep = lastJson<CompareReport>(r);
+  assert.deepEqual(rep.models, [gguf, other]);
+  assert.deepEqual(rep.steps.map((s) => [s.set, s.reports.length, s.reports[0].programs.total]), [["two", 2, 2], ["all", 2, 3]]);
+  assert.deepEqual(rep.cruxeval.map((c) => [c.task, c.reports.length, c.reports[0].count]), [["output", 2, 3], ["input", 2, 3]]);
+  // The same weights under two names answer alike, case by case: one sitting, one adapter.
+  for (const s of rep.steps) assert.deepEqual(s.reports[1].items.map((x) => [x.id, x.action, x.exact]), s.reports[0].items.map((x) => [x.id, x.action, x.exact]));
+  // Each set's figures are those `eval steps` gives on it alone.
+  const alone = lastJson<StepsReport>(await ndbg("eval", "steps", "--data", DATA, "--limit", "2", "--model", other, "--threads", "1", "--max-tokens", "24", "--json"));
+  assert.deepEqual(rep.steps[0].reports[1].overall.count, alone.overall.count);
+  assert.deepEqual(rep.steps[0].reports[1].items.map((x) => [x.id, x.action, x.from, x.to, x.exact]), alone.items.map((x) => [x.id, x.action, x.from, x.to, x.exact]));
+
+  const t = await ndbg("eval", "compare", ...args);
+  assert.equal(t.code, 0, t.stderr);
+  assert.match(t.stdout, /^\| action \| two \| all \|$/m);
+  for (const a of [...ACTION_KINDS, "overall", "exception"]) assert.match(t.stdout, new RegExp(`^\\| ${a} \\| `, "m"));
+  const f = rep.steps[1].reports[1].overall;
+  const p = (x: number | null): string => String(Math.round(1000 * x!) / 10);
+  const last = rep.steps[1].reports;
+  assert.ok(t.stdout.includes(`| overall | `) && t.stdout.includes(`${p(last[0].overall.exact)} → **${p(f.exact)}** / ${p(last[0].overall.line)} → ${p(f.line)} / ${p(last[0].overall.locals)} → ${p(f.locals)} (${f.count}) |`), t.stdout);
+  assert.match(t.stdout, /^\| output \| step_return \| [\d.]+ → \*\*[\d.]+\*\* \| \d+ → \d+ of 3 \| \d+ → \d+ \|$/m);
+  assert.match(t.stdout, /^\| input \| inv_step_return \| /m);
+
+  const bad = await ndbg("eval", "compare", "--model", gguf, "--set", "nothing");
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /NAME=PATH/);
+  const none = await ndbg("eval", "compare", "--model", gguf);
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /nothing to compare on/);
+  const data = await ndbg("eval", "compare", "--data", DATA);
+  assert.equal(data.code, 2);
+  assert.match(data.stderr, /--set NAME=PATH/);
+});
+
 test("eval: bad input is a clear error", T, async () => {
   let r = await ndbg("eval");
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /steps, cruxeval or hybrid/);
+  assert.match(r.stderr, /steps, cruxeval, hybrid or compare/);
   r = await ndbg("eval", "steps");
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--data is missing/);

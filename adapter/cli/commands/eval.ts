@@ -2,6 +2,7 @@
 //   eval steps     next-state accuracy per debugger action, beside the trivial baselines
 //   eval cruxeval  CRUXEval output / input prediction, pass@1 by executed asserts
 //   eval hybrid    hybrid against predict mode on incomplete programs (adapter/tools/hybridEval.ts)
+//   eval compare   models side by side on the same sets, one sitting: the model card's table (adapter/tools/compare.ts)
 // A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
 import { disposeAll } from "../../model/backend.js";
 import { ModelFileError } from "../../model/gguf.js";
@@ -11,11 +12,12 @@ import { evalSteps, type ActionFigures, type StepsReport } from "../../tools/ste
 import { type ModelOptions } from "../../tools/predicting.js";
 import { ACTION_KINDS } from "../../format/trajectory.js";
 import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
+import { compareModels, compareTable, type CompareSet } from "../../tools/compare.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
 export const usage =
-  "eval steps|cruxeval|hybrid --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
+  "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
   "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
@@ -24,6 +26,9 @@ const CRUX_USAGE =
 
 const HYBRID_USAGE =
   "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+
+const COMPARE_USAGE =
+  "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMMON = {
   data: { type: "string" },
@@ -46,15 +51,17 @@ interface Common {
   model: ModelOptions;
 }
 
-function common(name: string, values: Record<string, string | boolean | undefined>): Common {
-  if (typeof values.data !== "string") throw new InputError("--data is missing", 2);
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+/** How the model runs: the flags every evaluation shares. */
+function modelOptions(values: Values): ModelOptions {
   const s = (k: string): string | undefined => (typeof values[k] === "string" ? (values[k] as string) : undefined);
   const gpu = gpuFlag(s("gpu"));
   const layout = s("layout") ?? "canonical";
   if (!(LAYOUTS as readonly string[]).includes(layout)) throw new InputError(`--layout must be one of ${LAYOUTS.join(", ")}, not "${layout}"`, 2);
   const contextSize = integer("--context", s("context"), 256);
   const maxTokens = integer("--max-tokens", s("max-tokens"), 8);
-  const model: ModelOptions = {
+  return {
     gpu,
     threads: integer("--threads", s("threads"), 0) ?? 0,
     layout: layout as LayoutName,
@@ -65,9 +72,13 @@ function common(name: string, values: Record<string, string | boolean | undefine
     log: (m) => {
       if (values.verbose) process.stderr.write(m + "\n");
     },
-    onProgress: progress(name),
   };
-  const limit = integer("--limit", s("limit"), 1);
+}
+
+function common(name: string, values: Values): Common {
+  if (typeof values.data !== "string") throw new InputError("--data is missing", 2);
+  const model: ModelOptions = { ...modelOptions(values), onProgress: progress(name) };
+  const limit = integer("--limit", typeof values.limit === "string" ? values.limit : undefined, 1);
   return { data: values.data, json: values.json === true, model, ...(limit !== undefined ? { limit } : {}) };
 }
 
@@ -205,10 +216,46 @@ async function hybrid(argv: string[]): Promise<number> {
   return 0;
 }
 
+/** "NAME=PATH" or "NAME=PATH:LIMIT": a set of `eval compare`. */
+function setFlag(text: string): CompareSet {
+  const m = /^([^=]+)=(.+?)(?::(\d+))?$/.exec(text);
+  if (!m) throw new InputError(`--set wants NAME=PATH or NAME=PATH:LIMIT, not "${text}"`, 2);
+  const limit = integer("--set's limit", m[3], 1);
+  return { name: m[1], data: m[2], ...(limit !== undefined ? { limit } : {}) };
+}
+
+async function compare(argv: string[]): Promise<number> {
+  const { values, positionals } = flags(argv, {
+    ...COMMON,
+    model: { type: "string", multiple: true },
+    set: { type: "string", multiple: true },
+    cruxeval: { type: "string" },
+    "cruxeval-limit": { type: "string" },
+    seed: { type: "string" },
+  });
+  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  for (const f of ["data", "limit"] as const) if (values[f] !== undefined) throw new InputError(`--${f} is not for compare: name each set with --set NAME=PATH[:LIMIT]`, 2);
+  const sets = (values.set ?? []).map(setFlag);
+  if (!sets.length && values.cruxeval === undefined) throw new InputError("nothing to compare on: give --set NAME=PATH[:LIMIT] (repeatable) or --cruxeval FILE", 2);
+  const model = modelOptions({ ...values, model: undefined }); // the models are the run's subject, not an option
+  const cruxLimit = integer("--cruxeval-limit", values["cruxeval-limit"], 1);
+  const r = await compareModels({
+    ...model,
+    models: values.model?.length ? values.model : [""],
+    sets,
+    ...(values.cruxeval !== undefined ? { cruxeval: { data: values.cruxeval, ...(cruxLimit !== undefined ? { limit: cruxLimit } : {}) } } : {}),
+    seed: integer("--seed", values.seed, 0) ?? 0,
+    onProgress: (what, done, total) => progress(`compare: ${what}`)(done, total, ""),
+  });
+  process.stdout.write((values.json === true ? JSON.stringify({ command: "eval compare", ...r }) : compareTable(r)) + "\n");
+  return 0;
+}
+
 const SUBCOMMANDS = {
   steps: { run: steps, usage: STEPS_USAGE },
   cruxeval: { run: cruxeval, usage: CRUX_USAGE },
   hybrid: { run: hybrid, usage: HYBRID_USAGE },
+  compare: { run: compare, usage: COMPARE_USAGE },
 };
 
 export function run(argv: string[]): Promise<number> {
@@ -216,7 +263,7 @@ export function run(argv: string[]): Promise<number> {
     const [sub, ...rest] = argv;
     const chosen = sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS] : undefined;
     if (!chosen)
-      throw new InputError(sub === undefined ? "which evaluation? steps, cruxeval or hybrid" : `unknown evaluation "${sub}" (steps, cruxeval or hybrid)`, 2);
+      throw new InputError(sub === undefined ? "which evaluation? steps, cruxeval, hybrid or compare" : `unknown evaluation "${sub}" (steps, cruxeval, hybrid or compare)`, 2);
     const body = async (): Promise<number> => {
       try {
         return await chosen.run(rest);
