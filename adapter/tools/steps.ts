@@ -150,7 +150,7 @@ export interface StepsReport {
 }
 
 /** Whether a true next state is an exception being raised (an exception event) or the error exit. */
-export const raising = (s: Step): boolean => s.frame?.event === "exception" || s.exit?.status === "error";
+const raising = (s: Step): boolean => s.frame?.event === "exception" || s.exit?.status === "error";
 
 /** The figures of a set of scored items. */
 export function figures(items: readonly StepsItem[]): ActionFigures {
