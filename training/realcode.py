@@ -28,7 +28,8 @@ corpus (CRUXEval) by normalized text or AST is refused. Files are then split per
 seeded order of its files goes to the held-out set (at most --per-file lines each) while their
 lines stay within --heldout-share of its lines, the other files to training, and no function of
 the held-out set stays in training; --keep-heldout keeps the lines the held-out file has, first and
-as they are, and their files out of training.
+as they are, and their files out of training. Every held-out file also gives up to --per-file calls
+that raise, after the lines it has (so a file held out before calls that raise were kept gains them).
 Standard library only; deterministic for the same sources and options. See training/DATA.md.
 """
 from __future__ import annotations
@@ -490,6 +491,7 @@ class Builder:
         from_tests = len(calls)  # calls from here on come from the tests
         calls += test_calls
         kept: Counter = Counter()
+        numbered: Counter = Counter()  # calls that raise are numbered apart, so the others keep the ids they had
         cut: dict[str, tuple[str | None, str | None]] = {}
         rows = []
         for n, c in enumerate(calls):
@@ -504,8 +506,10 @@ class Builder:
                 why[res["why"]] += 1
                 continue
             kept[func] += 1
+            kind = "raises_" if "raised" in res else ""
+            numbered[func, kind] += 1
             rows.append({"code": code, "input": c["input"], "entry": func, **line_result(res),
-                         "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kept[func] - 1}",
+                         "id": f"rc_{slug(name)}_{slug(rel[:-3])}_{func}_{kind}{numbered[func, kind] - 1}",
                          "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": n >= from_tests})
         return rows
 
@@ -595,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     why, stats = b.why, b.stats
 
     kept = [json.loads(line) for line in kept_lines]
-    train, new_held = split(rows, a.heldout_share, a.per_file, a.seed, kept)
+    train, new_held, added = split(rows, a.heldout_share, a.per_file, a.seed, kept)
     fn_key = lambda r: code_key(r["code"])  # noqa: E731
     kept_funcs = {fn_key(r) for r in kept}
     before = len(new_held)
@@ -605,9 +609,9 @@ def main(argv: list[str] | None = None) -> int:
     before = len(train)
     train = [r for r in train if fn_key(r) not in held_funcs]
     why["in-heldout-elsewhere"] += before - len(train)
-    heldout = kept + new_held
+    heldout = kept + added + new_held
     line = lambda r: json.dumps({k: v for k, v in r.items() if k not in ("events", "repo", "by_test")})  # noqa: E731
-    for path, texts in ((a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in new_held])):
+    for path, texts in ((a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in added + new_held])):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
             fh.writelines(t + "\n" for t in texts)
@@ -619,7 +623,8 @@ def main(argv: list[str] | None = None) -> int:
             "test_files": stats["test_files"], "test_files_run": stats["test_files_run"],
             "test_calls_captured": stats["test_calls_captured"],
             "kept": len(rows), "kept_from_tests": sum(r["by_test"] for r in rows),
-            "train": len(train), "heldout": len(heldout), "heldout_kept": len(kept), "heldout_new": len(new_held),
+            "train": len(train), "heldout": len(heldout), "heldout_kept": len(kept), "heldout_added_raising": len(added),
+            "heldout_new": len(new_held),
             "per_repository": per_repository(sources, rows, train, heldout),
             "heldout_files": len({r["source"] for r in heldout}), "train_files": len({r["source"] for r in train}),
             "functions": len({(r["source"], r["entry"]) for r in rows}),
@@ -647,15 +652,27 @@ def per_repository(sources: list[tuple[str, Path]], rows: list[dict], train: lis
     return out
 
 
-def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[dict]) -> tuple[list[dict], list[dict]]:
-    """The training lines and the new held-out lines. The files of the kept held-out lines stay held out (none of
-    their lines trains, none is added). Then each repository's other files, in a seeded order, go to the held-out
-    set (at most per_file lines each) while the lines of its held-out files stay within `share` of its lines; a
-    file that would pass it is skipped, so a repository of one file trains whole."""
+def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+    """The training lines, the new held-out lines, and the lines added to the kept held-out files. The files of
+    the kept held-out lines stay held out (none of their lines trains). Then each repository's other files, in a
+    seeded order, go to the held-out set (at most per_file lines each) while the lines of its held-out files stay
+    within `share` of its lines; a file that would pass it is skipped, so a repository of one file trains whole.
+    Calls that raise are held out beside the others: every held-out file gives up to per_file of them (those its
+    kept lines do not have yet), so a held-out file that has them is measured on them too."""
     by_file: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_file[r["source"]].append(r)
     kept_files = Counter(r["source"] for r in kept)
+    kept_keys = {call_key(r) for r in kept}
+    kept_raising = Counter(r["source"] for r in kept if "raises" in r)
+
+    def raising(f: str, taken: list[dict]) -> list[dict]:
+        """The file's calls that raise beyond those taken or kept, up to per_file of them in all."""
+        have = {call_key(r) for r in taken} | kept_keys
+        room = per_file - kept_raising[f] - sum("raises" in r for r in taken)
+        return [r for r in by_file[f] if "raises" in r and call_key(r) not in have][:max(0, room)]
+
+    added = [r for f in sorted(kept_files) if f in by_file for r in raising(f, [])]
     held_files: set[str] = set(kept_files)
     new_held = []
     for repo in sorted({r["repo"] for r in rows}):
@@ -667,8 +684,14 @@ def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[d
             if f not in held_files and held + len(by_file[f]) <= share * total:
                 held_files.add(f)
                 held += len(by_file[f])
-                new_held.extend(spread(by_file[f], per_file))
-    return [r for r in rows if r["source"] not in held_files], new_held
+                chosen = spread(by_file[f], per_file)
+                new_held.extend(chosen + raising(f, chosen))
+    return [r for r in rows if r["source"] not in held_files], new_held, added
+
+
+def call_key(r: dict) -> tuple[str, str, str]:
+    """One call of one function of one file."""
+    return r["source"], r["entry"], r["input"]
 
 
 def spread(rows: list[dict], k: int) -> list[dict]:

@@ -214,6 +214,18 @@ class KeepsTheHeldout(unittest.TestCase):
         _, _, _, again = build("--no-exclude", "--keep-heldout", held_text=held_raw.decode())
         self.assertEqual(again, raw)
 
+    def test_a_kept_file_gives_its_calls_that_raise(self):
+        kept = ('{"code": "def title_words(text):\\n    return text\\n", "input": "\'x\'", "entry": "title_words", "output": "\'x\'", '
+                '"id": "kept_words", "source": "realcode_tests/textkit/words.py"}\n')
+        train, held, summary, raw = build("--no-exclude", "--keep-heldout", "--per-function", "5", src=TESTED, held_text=kept)
+        self.assertEqual(held[0]["id"], "kept_words")
+        added = [r for r in held[1:] if r["source"] == "realcode_tests/textkit/words.py"]
+        self.assertEqual([(r["entry"], r["input"], r["raises"]) for r in added], [("nth_word", "'to_be', 5", "IndexError('no word 5 in 2 words')")])
+        self.assertEqual(summary["heldout_added_raising"], 1)
+        self.assertNotIn("realcode_tests/textkit/words.py", {r["source"] for r in train})
+        # again, on its own output: nothing changes
+        self.assertEqual(build("--no-exclude", "--keep-heldout", "--per-function", "5", src=TESTED, held_text=raw.rsplit(b"--\n", 1)[1].decode())[3], raw)
+
     def test_refuses_a_missing_file(self):
         with self.assertRaisesRegex(AssertionError, "does not exist"):
             build("--no-exclude", "--keep-heldout")
@@ -268,7 +280,10 @@ class CommittedHeldout(unittest.TestCase):
         for r in self.rows:
             per_file[r["source"]] = per_file.get(r["source"], 0) + 1
         self.assertGreaterEqual(len(per_file), 100)
-        self.assertLessEqual(max(per_file.values()), 4)
+        self.assertLessEqual(max(per_file.values()), 8)  # up to 4 calls, and up to 4 calls that raise
+        for raises in (False, True):
+            lines = [r["source"] for r in self.rows if ("raises" in r) == raises]
+            self.assertLessEqual(max(lines.count(f) for f in set(lines)), 4)
 
     def test_runs_standalone_to_its_output(self):
         rerun_each(self, self.rows)
