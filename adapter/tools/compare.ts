@@ -3,7 +3,7 @@
 // next-state figures per action; CRUXEval: output and input pass@1), so a before/after table
 // never mixes adapters or days. The table is the one model cards carry.
 import { ACTION_KINDS } from "../format/trajectory.js";
-import { evalCruxeval, type CruxReport, type CruxTask } from "./cruxeval.js";
+import { CRUX_METHODS, evalCruxeval, type CruxReport, type CruxTask } from "./cruxeval.js";
 import type { ModelOptions } from "./predicting.js";
 import { readPrograms } from "./programs.js";
 import { evalSteps, type ActionFigures, type StepsReport } from "./steps.js";
@@ -33,8 +33,8 @@ export interface CompareReport {
 }
 
 const TASKS: readonly CruxTask[] = ["output", "input"];
-/** The method each task is scored by: one jump from the call to the return, or back. */
-export const CRUX_METHOD: Record<CruxTask, string> = { output: "step_return", input: "inv_step_return" };
+/** The method a task is compared by: its one jump (maxSteps 1 below). */
+const jump = (task: CruxTask): string => CRUX_METHODS[task][0];
 
 export async function compareModels(o: CompareOptions): Promise<CompareReport> {
   const { models, sets, cruxeval, seed, onProgress, ...model } = o;
@@ -90,9 +90,9 @@ export function compareTable(r: CompareReport): string {
   if (r.cruxeval.length) {
     out.push("", "CRUXEval pass@1, each prediction's assert executed", "", "| task | method | pass@1, % | passed | valid predictions |", "|---|---|---|---|---|");
     for (const c of r.cruxeval) {
-      const m = c.reports.map((x) => x.methods[CRUX_METHOD[c.task]]);
+      const m = c.reports.map((x) => x.methods[jump(c.task)]);
       out.push(
-        `| ${c.task} | ${CRUX_METHOD[c.task]} | ${across(m.map((f) => pct(f.passAt1)), true)} | ${across(m.map((f) => String(f.passed)), false)} of ${m[m.length - 1].count} | ${across(m.map((f) => String(f.predicted)), false)} |`,
+        `| ${c.task} | ${jump(c.task)} | ${across(m.map((f) => pct(f.passAt1)), true)} | ${across(m.map((f) => String(f.passed)), false)} of ${m[m.length - 1].count} | ${across(m.map((f) => String(f.predicted)), false)} |`,
       );
     }
   }

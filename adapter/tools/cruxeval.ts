@@ -56,6 +56,10 @@ export function returnLineFromCode(src: PySource, func: PyFunction): number {
 
 export type CruxTask = "output" | "input";
 
+/** The methods each task is scored by, the one jump first: output from the call (step_return, or step_over
+ * to the return), input back from f's return (inv_step_return). */
+export const CRUX_METHODS: Record<CruxTask, readonly string[]> = { output: ["step_return", "step_over"], input: ["inv_step_return"] };
+
 /** The assert a prediction must pass: `f(<input>) == <prediction>` (output) or `f(<prediction>) == <output>` (input); `f` is the program's entry. */
 export function assertFor(task: CruxTask, prog: Program, prediction: string): AssertCase {
   const func = entryOf(prog);
@@ -204,7 +208,7 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
       if (prog.output === undefined) throw new DataError(`program ${prog.id} has no output`);
       const item: CruxItem = { id: prog.id, expected: opts.task === "output" ? prog.output : prog.input, attempts: {} };
       items.push(item);
-      const methods = opts.task === "output" ? ["step_return", "step_over"] : ["inv_step_return"];
+      const methods = CRUX_METHODS[opts.task];
       const fail = (why: string): void => {
         for (const m of methods) item.attempts[m] = { pass: false, error: why, ms: 0, tokens: 0 };
       };
@@ -253,9 +257,8 @@ export async function evalCruxeval(programs: readonly Program[], opts: CruxOptio
     a.pass = verdicts[i].pass;
     if (verdicts[i].error !== undefined) a.error = verdicts[i].error;
   });
-  const names = opts.task === "output" ? ["step_return", "step_over"] : ["inv_step_return"];
   const methods: Record<string, CruxMethodFigures> = {};
-  for (const m of names) {
+  for (const m of CRUX_METHODS[opts.task]) {
     const as = items.map((it) => it.attempts[m]).filter((a): a is CruxAttempt => a !== undefined);
     const passed = as.filter((a) => a.pass).length;
     methods[m] = {
