@@ -16,7 +16,8 @@ WORKER = Path(__file__).resolve().parent / "runner_worker.py"
 
 
 def line_result(res: dict) -> dict:
-    """A run's result as a program line writes it: {"output": repr} or, for a call that raised, {"raises": repr}."""
+    """A run's result (or a captured call's) as a program line writes it: {"output": repr} or, for a call that
+    raised, {"raises": repr}."""
     return {"raises": res["raised"]} if "raised" in res else {"output": res["output"]}
 
 
