@@ -17,7 +17,7 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
 4. train: `training.train` on all of it, and on `--sessions` files made elsewhere (`--init`
    continues a model), `--minutes` of training.
-5. export: an f16 GGUF cut into parts of at most `--part-mib` MiB with a manifest
+5. export: an f16 (or `--export-type q8_0`) GGUF cut into parts of at most `--part-mib` MiB with a manifest
    (`python3 -m training.gguf --join DIR/export/model.f16.json --type q8_0 --card` puts it together
    again where the model ships).
 
@@ -48,6 +48,7 @@ if __package__ in (None, ""):
 from training.gguf import split_file  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+INVERSE_CALL = "0.2"
 MIX = ("step_into=0.26,step_over=0.20,step_return=0.12,breakpoint=0.14,continue=0.02,"
        "inv_step_into=0.06,inv_step_over=0.07,inv_step_return=0.07,inv_breakpoint=0.06")
 
@@ -90,7 +91,7 @@ def parse_args(argv):
                     help="sessions made elsewhere (`ndbg data`, e.g. by another Python version) to train on too; repeatable")
     ap.add_argument("--samples-per-program", type=int, default=2)
     ap.add_argument("--mix", default=MIX)
-    ap.add_argument("--inverse-call", default="0.2")
+    ap.add_argument("--inverse-call", default=INVERSE_CALL)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--device", default="auto")
     ap.add_argument("--threads", type=int, default=4)
@@ -98,6 +99,8 @@ def parse_args(argv):
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--name", help="model name")
     ap.add_argument("--part-mib", type=float, default=15)
+    ap.add_argument("--export-type", choices=("f16", "q8_0"), default="f16",
+                    help="q8_0 where the parts must be small (a lease returns at most 8 files of 16 MiB)")
     ap.add_argument("--stages", default=",".join(STAGES),
                     help=f"the stages to run, of {','.join(STAGES)} (later ones read what earlier runs left in --out)")
     return ap.parse_args(argv)
@@ -232,9 +235,9 @@ class Run:
         return {k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "device", "format_version", "python_versions") if k in done}
 
     def export(self):
-        gguf = self.out / "export/model.f16.gguf"
+        gguf = self.out / f"export/model.{self.a.export_type}.gguf"
         gguf.parent.mkdir(exist_ok=True)
-        self.sh([sys.executable, "-m", "training.gguf", "--weights", str(self.out / "run"), "--type", "f16", "--out", str(gguf)],
+        self.sh([sys.executable, "-m", "training.gguf", "--weights", str(self.out / "run"), "--type", self.a.export_type, "--out", str(gguf)],
                 None, self.out / "export.log")
         parts = split_file(gguf, int(self.a.part_mib * 2**20))
         gguf.unlink()
