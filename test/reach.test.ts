@@ -83,6 +83,68 @@ test("impossible states are refused, each with its reason; the true ones pass", 
   assert.match((await why(returned, over, { frame: { event: "line", line: 13, depth: 0, func: "running_max", locals: real } }))!, /line event in running_max|line 13 of running_max/);
 });
 
+// A script's first steps pass over definitions. The model once answered step_into at its start with
+// the last line and nothing bound, and `acct = 10` after `acct = Account(...)`.
+const BANK = `class InsufficientFunds(Exception):
+    pass
+
+
+class Account:
+    def __init__(self, owner):
+        self.owner = owner
+
+
+def open_account(owner):
+    return Account(owner)
+
+
+acct = open_account("ada")
+`;
+
+test("a script's definitions: its first statement after the start, a def or class passed binds its name, the next line is past its body", async () => {
+  const reach = new Reach(await parsePython(BANK));
+  const mod = (n: number, locals: Record<string, string> = {}, extra: Partial<Frame> = {}): Frame => ({ event: "line", line: n, depth: 0, func: "<module>", locals, ...extra });
+  const whyHere = (history: Step[], action: Action, frame: Frame): string | undefined => refusal(reach.next(history, action)!, { frame }, history[history.length - 1].frame);
+  const into = { kind: "step_into" } as const;
+  const over = { kind: "step_over" } as const;
+  const start: Step[] = [{ frame: { event: "call", line: 1, depth: 0, func: "<module>", locals: {} } }];
+  assert.equal(whyHere(start, into, mod(1)), undefined);
+  assert.match(whyHere(start, into, mod(14))!, /cannot stand on line 14/);
+  // Past `class InsufficientFunds`: the next class, with the name bound.
+  const at1: Step[] = [...start, { action: into, frame: mod(1) }];
+  const E = { InsufficientFunds: "<class '__main__.InsufficientFunds'>" };
+  assert.equal(whyHere(at1, over, mod(5, E)), undefined);
+  assert.match(whyHere(at1, over, mod(14, E))!, /cannot stand on line 14/);
+  assert.match(whyHere(at1, over, mod(5))!, /line 1 assigns InsufficientFunds/);
+  // Into it: the class body starts on its own header, then runs its body.
+  const body: Frame = { event: "call", line: 5, depth: 1, func: "Account", locals: {} };
+  const at5: Step[] = [...at1, { action: over, frame: mod(5, E) }];
+  assert.equal(whyHere(at5, into, body), undefined);
+  const inBody: Step[] = [...at5, { action: into, frame: body }];
+  assert.equal(whyHere(inBody, into, { ...body, event: "line" }), undefined);
+  assert.match(whyHere(inBody, into, { ...body, event: "line", line: 6 })!, /cannot stand on line 6/);
+  const onHeader: Step[] = [...inBody, { action: into, frame: { ...body, event: "line" } }];
+  assert.equal(whyHere(onHeader, into, { ...body, event: "line", line: 6 }), undefined);
+  assert.match(whyHere(onHeader, into, { ...body, event: "line", line: 6, locals: { __init__: "<function Account.__init__ at 0x...>" } })!, /__init__ cannot change on line 5/);
+  // Past `def open_account`: a function of that name, nothing else.
+  const A = { ...E, Account: "<class '__main__.Account'>" };
+  const at10: Step[] = [...at5, { action: over, frame: mod(10, A) }];
+  assert.equal(whyHere(at10, over, mod(14, { ...A, open_account: "<function open_account at 0x...>" })), undefined);
+  assert.match(whyHere(at10, over, mod(14, { ...A, open_account: "10" }))!, /open_account is <function open_account at 0x\.\.\.> in <module>, not 10/);
+  // So do a class's name and a function's wherever the module's frame holds them, after a jump too.
+  const jump = { kind: "breakpoint", line: 14 } as const;
+  assert.equal(whyHere(at1, jump, mod(14, { ...A, open_account: "<function open_account at 0x...>" })), undefined);
+  assert.match(whyHere(at1, jump, mod(14, { ...A, Account: "<class '__main__.Account=<class '__main__.Account'>" }))!, /Account is <class '__main__.Account'> in <module>/);
+  // A function's call goes on to its first statement only.
+  const call: Step[] = [...at10, { action: over, frame: mod(14, { ...A, open_account: "<function open_account at 0x...>" }) }, { action: into, frame: { event: "call", line: 10, depth: 1, func: "open_account", locals: { owner: "'ada'" } } }];
+  assert.equal(whyHere(call, into, { event: "line", line: 11, depth: 1, func: "open_account", locals: { owner: "'ada'" } }), undefined);
+  assert.match(whyHere(call, into, { event: "line", line: 10, depth: 1, func: "open_account", locals: { owner: "'ada'" } })!, /cannot stand on line 10/);
+  // The grammar says the same: the def's name can only be written as its function.
+  const g = reachGrammar(reach.next(at10, over)!, (t) => JSON.stringify(t));
+  assert.match(g, /"open_account=<function open_account at 0x\.\.\.>"/);
+  assert.doesNotMatch(g, /"open_account=" /);
+});
+
 test("the grammars written from the rules parse in llama.cpp, for every state and action of a real run", T, async () => {
   const llama = await getBackend({ gpu: "cpu" });
   try {

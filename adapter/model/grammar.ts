@@ -228,29 +228,37 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
   };
   const arg = tok(TOKENS.arg);
   const names = (ns: readonly string[]): string | undefined => (ns.length ? rule("n", ns.map(lit).join(" | ")) : undefined);
-  const some = (ns: readonly string[]): string => {
-    const n = names(ns);
-    return n ? ` (${arg} ${n} "=" txt){0,${ns.length}}` : "";
+  // Names whose value the program fixes (reach.ts: madeValues) are written with it, the rest freely.
+  const some = (ns: readonly string[], made: ReadonlyMap<string, string>): string => {
+    const free = names(ns.filter((x) => !made.has(x)));
+    const alts = [...(free ? [`${free} "=" txt`] : []), ...ns.filter((x) => made.has(x)).map((x) => lit(`${x}=${made.get(x)}`))];
+    return alts.length ? ` (${arg} ${rule("s", alts.join(" | "))}){0,${ns.length}}` : "";
   };
   const alts = next.frames.map((f) => {
     const g = f.func;
     const lines = rule("l", f.lines.map((l) => lit(String(l))).join(" | "));
     const depth = f.depth === "any" ? "dep" : f.depth === "deeper" ? "dep1" : lit(String(f.depth));
     const optional = f.optional ?? g.optional;
-    const full = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + some(optional);
-    // Names the delta must write may stand anywhere among the others: one alternative per order.
+    // Names a line step must write (reach.ts: `must`) may stand anywhere among the others: one alternative per order.
     const must = f.must ?? [];
+    const params = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("");
+    const rest = some(optional.filter((x) => !must.includes(x)), g.made);
+    const one = (n: string): string => (g.made.has(n) ? lit(`${n}=${g.made.get(n)}`) : `${lit(n + "=")} txt`);
+    const full =
+      params +
+      (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : some(optional, g.made));
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
     const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
     const change = (n: string): string => {
       const starts = f.changes?.get(n);
-      return starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
+      const made = g.made.get(n);
+      return made !== undefined ? lit(`${n}=${made}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
     };
     const others = changing.length ? ` (${arg} ${rule("c", changing.map(change).join(" | "))}){0,${changing.length}}` : "";
     const delta =
       ` ${arg} ".."` +
       (must.length
-        ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${lit(n + "=")} txt${others}`).join(" ")}`.trim())).join(" | ")})`
+        ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${change(n)}${others}`).join(" ")}`.trim())).join(" | ")})`
         : others);
     const locals = f.locals === "full" ? full : f.locals === "delta" ? delta : ` (${rule("d", delta.trim())} | ${rule("u", full.trim() || '""')})`;
     const value = f.value === "yes" ? " val" : f.value === "maybe" ? " val?" : "";

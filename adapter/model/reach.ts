@@ -9,7 +9,7 @@
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
 import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
-import type { PyFunction, PySource, ScopeNames } from "../pyread/pysource.js";
+import type { PyFunction, PyScope, PySource, ScopeNames } from "../pyread/pysource.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
 /** What a frame of one function (or class body, module, comprehension, lambda) can hold. */
@@ -17,8 +17,12 @@ export interface FuncShape {
   func: string;
   kind: "module" | "def" | "class" | "nested";
   lines: number[];
-  /** Lines a call event can stand on: where it is called, and where a generator resumes. */
+  /** Lines a call event can stand on: where it is called (the first), and where a generator resumes. */
   callLines: number[];
+  /** The line of the first line event after a call at the entry: the first statement; a class body's own header. */
+  firstLine?: number;
+  /** The lines that first line event can stand on: the rows of that statement (and of the next, after a module's docstring). */
+  firstLines?: number[];
   /** Lines a return with a value can stand on. */
   returnLines: number[];
   /** Locals written in full start with these, in this order (the parameters, as CPython lists them). */
@@ -31,6 +35,8 @@ export interface FuncShape {
   name: string;
   /** Where each of its own names is bound (see `possible`); absent for comprehensions and lambdas. */
   bindLines?: Record<string, number[]>;
+  /** Names whose value is known wherever they are bound: those only undecorated defs or plain classes bind (`madeValues`). */
+  made: Map<string, string>;
   /** The locals of the comprehensions it runs inline (3.12+), each with the lines it can be there on: they come and go there. */
   inlined: Map<string, number[]>;
 }
@@ -48,7 +54,7 @@ export interface NextFrame {
   value: "yes" | "no" | "maybe";
   /** The names this frame can have beyond the required ones, where fewer than the function's (`possible`). */
   optional?: string[];
-  /** Locals a delta must write: names the statement just run bound for the first time. */
+  /** Locals the new state must have (in a delta or in full): names the statement just run bound for the first time. */
   must?: string[];
   /**
    * The locals a delta may write, with how each value must start, when the statement just run
@@ -69,6 +75,8 @@ export class Reach {
   readonly funcs = new Map<string, FuncShape>();
   /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
   private readonly nonlocal: boolean;
+  /** Names some function declares `global`: the module's may change under any call. */
+  private readonly globals = new Set<string>();
 
   /** `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown, 3.11's. */
   constructor(
@@ -76,6 +84,7 @@ export class Reach {
     python?: string,
   ) {
     this.nonlocal = /\bnonlocal\b/.test(src.source);
+    for (const m of src.source.matchAll(/^[ \t]*global[ \t]+([\w \t,]+)/gm)) for (const n of m[1].split(",")) if (n.trim()) this.globals.add(n.trim());
     const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
     const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
     for (const s of scopeTable(src, python)) {
@@ -85,15 +94,21 @@ export class Reach {
         if (func !== s.func) {
           const names = new Set<string>();
           for (const n of src.nested) if (func.endsWith(n.name) && lines.includes(n.line)) n.names.forEach((x) => names.add(x));
-          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: new Map() });
+          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: new Map(), made: new Map() });
           continue;
         }
         const f = byQual.get(func);
-        const names: ScopeNames = f?.scope ?? classes.get(func)?.scope ?? src.module;
+        const c = classes.get(func);
+        const names: ScopeNames = f?.scope ?? c?.scope ?? src.module;
+        // Checked on real traces of 3.10-3.13: a module starts on its first statement, a function on
+        // the first of its body (its header where the body has none, only a docstring), a class body
+        // where its call stands (its first decorator, else its header).
+        const firstLine = s.kind === "module" ? src.firstLine : s.kind === "class" ? c?.callLine : f?.bodyLine || undefined;
         const kind = s.kind;
         const inLines = (ls: number[]): number[] => ls.filter((l) => lines.includes(l));
         const params = f ? cpythonOrder(f) : [];
-        const free = f ? this.freeNames(f) : [];
+        // A method that calls super() holds its class in a cell, which the tracer lists as `__class__`.
+        const free = f ? [...this.freeNames(f), ...(f.method && f.scope.uses.includes("super") ? ["__class__"] : [])] : [];
         const returns = inLines(names.returnLines);
         // An inline comprehension's locals appear while it runs and are gone after it: a line step may then write locals in full.
         const deletes = names.deletes || s.inlined.size > 0;
@@ -101,7 +116,8 @@ export class Reach {
           func,
           kind,
           lines,
-          callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? classes.get(func)!.callLine, ...inLines(names.resumeLines)])],
+          callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? c!.callLine, ...inLines(names.resumeLines)])],
+          ...(firstLine !== undefined && lines.includes(firstLine) ? { firstLine, firstLines: this.firstRows(firstLine, kind, lines) } : {}),
           returnLines: kind === "def" && returns.length ? returns : lines,
           required: names.deletes ? [] : params,
           optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free, ...s.inlined.keys()])].filter((n) => !params.includes(n) || names.deletes),
@@ -109,9 +125,22 @@ export class Reach {
           name: func.split(".").pop()!,
           bindLines: names.bindLines,
           inlined: s.inlined,
+          made: madeValues(src, names.bindLines, this.globals),
         });
       }
     }
+  }
+
+  /**
+   * The rows a frame's first line event can stand on: any row of its first statement that carries
+   * code (CPython may stop on a continuation row). A module's docstring runs, but the canonical
+   * layout the model reads has none: its states, mapped back, start on the statement after it.
+   */
+  private firstRows(first: number, kind: FuncShape["kind"], lines: number[]): number[] {
+    const stmt = this.src.statements.find((x) => x.line === first);
+    const rows = (x: typeof stmt): number[] => (x ? lines.filter((l) => x.line <= l && l <= x.endLine) : []);
+    const docstring = kind === "module" && stmt !== undefined && stmt.simple && !stmt.names.length && /^\s*[rRuUbBfF]*("|')/.test(this.src.source.split("\n")[first - 1] ?? "");
+    return [...new Set([first, ...rows(stmt), ...(docstring ? rows(this.src.statements.find((x) => x.line > stmt.endLine)) : [])])];
   }
 
   /** A closure's free variables: names it uses that an enclosing function binds. */
@@ -136,7 +165,9 @@ export class Reach {
     for (const g of this.funcs.values()) {
       if (g.kind === "module") continue;
       if (g.kind === "class") {
-        if (g.callLines.includes(line)) out.push(g); // the class body runs where the class statement stands
+        // The class body runs where the class statement stands: from its header, or a decorator's line.
+        const c = this.src.classes.find((x) => x.qualname === g.func);
+        if (g.callLines.includes(line) || (c && c.callLine <= line && line <= c.defLine)) out.push(g);
         continue;
       }
       if (g.kind === "nested") {
@@ -155,17 +186,21 @@ export class Reach {
    * statement (another of its rows) it has not finished yet; past it, a simple statement's
    * targets are bound. Either way only what the statement binds, or a call may mutate, changes.
    */
-  private lineSteps(f: Frame, g: FuncShape, stmt: PySource["statements"][number], frames: NextFrame[]): void {
-    const must = stmt.simple ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
-    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, [...stmt.binds, ...g.inlined.keys()], [...g.required, ...g.optional]);
+  private lineSteps(f: Frame, g: FuncShape, stmt: PySource["statements"][number], locals: "delta" | "either", frames: NextFrame[]): void {
+    // A class body's first line event stands on its own header: the header's successor and name are its caller's.
+    const ownHeader = stmt.header !== undefined && g.kind !== "module" && g.firstLine === stmt.line;
+    const binding = stmt.simple || (stmt.header !== undefined && !ownHeader);
+    const must = binding ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
+    const rebound = [...stmt.binds, ...g.inlined.keys(), ...(g.kind === "module" ? this.globals : [])];
+    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
     const shape = (lines: number[], withMust: boolean): void => {
       for (const [ls, optional] of this.byNames(g, lines, false))
-        frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals: "delta", value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
+        frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
     };
     shape(g.lines.filter(inStmt), false);
     // A statement that falls through goes on to the next one of its block, and only there.
-    const next = stmt.next;
+    const next = ownHeader ? undefined : stmt.next;
     shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
   }
 
@@ -227,8 +262,13 @@ export class Reach {
     /** The states of the frame at depth k after a step inside it (from a call, line or exception event). */
     const within = (f: Frame, g: FuncShape, locals: NextFrame["locals"]): void => {
       const stmt = f.event === "line" ? this.src.statements.find((s) => s.line <= f.line && f.line <= s.endLine) : undefined;
-      if (!stmt || locals !== "delta") add("line", [g], f.depth, all, locals, "no");
-      else this.lineSteps(f, g, stmt, frames);
+      // A call at the entry (not a generator resumed at a yield) goes on to the first line, and only there.
+      const entered = f.event === "call" && g.firstLine !== undefined && f.line === g.callLines[0];
+      if (entered) add("line", [g], f.depth, () => g.firstLines!, locals, "no");
+      // (a comprehension's or lambda's frame runs one line over and over, and a comprehension run
+      // inline (3.12+) comes and goes with its names: no statement tells what is next there)
+      else if (!stmt || locals === "full" || g.kind === "nested" || (locals === "either" && g.inlined.size > 0)) add("line", [g], f.depth, all, locals, "no");
+      else this.lineSteps(f, g, stmt, locals, frames);
       // Every new line is a stop of its own: the frame returns from the statement it stands on.
       const here = stmt ? (l: number): boolean => stmt.line <= l && l <= stmt.endLine : (l: number): boolean => l === f.line;
       add("return", [g], f.depth, (x) => x.returnLines.filter(here), "full", "yes");
@@ -331,8 +371,52 @@ export class Reach {
   }
 }
 
+// Base classes whose class keeps type's repr (`<class 'module.Name'>`): builtins and exceptions. An
+// Enum's metaclass writes `<enum 'Name'>`, a class of an unknown module may have any metaclass.
+const PLAIN_BASES = new Set(["object", "int", "float", "complex", "str", "bytes", "list", "dict", "set", "frozenset", "tuple", "BaseException", "Exception"]);
+const PLAIN_DECORATOR = /^\s*@\s*((dataclasses\.)?dataclass\b|(functools\.)?total_ordering\s*$)/;
+
+/**
+ * The repr each name of a scope has wherever its frame holds it, for the names that only
+ * undecorated defs, or plain classes of a script, bind there: the tracer writes a function as
+ * `<function QUAL at 0x...>` and a class run as a script's code as `<class '__main__.QUAL'>`
+ * (classes inside functions aside: a call's module is named after its file).
+ */
+function madeValues(src: PySource, bindLines: Record<string, number[]> | undefined, globals: ReadonlySet<string>): Map<string, string> {
+  const rows = src.source.split("\n");
+  const plain = (c: PyScope, seen: Set<PyScope>): boolean => {
+    if (seen.has(c) || c.qualname.includes("<locals>")) return false;
+    seen.add(c);
+    for (let l = c.callLine; l < c.defLine; l++) if (!PLAIN_DECORATOR.test(rows[l - 1] ?? "")) return false;
+    const header = /^\s*class\s+\w+\s*(?:\(([^()]*)\))?\s*:/.exec(rows[c.defLine - 1] ?? "");
+    if (!header) return false;
+    return (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean).every((b) => {
+      if (PLAIN_BASES.has(b) || /^\w*(Error|Exception|Warning)$/.test(b) && !/Enum|Flag/.test(b)) return true;
+      const base = src.classes.find((x) => x.qualname === b);
+      return base !== undefined && plain(base, seen);
+    });
+  };
+  const made = (line: number, name: string): string | undefined => {
+    const f = src.functions.find((x) => x.defLine === line && x.name === name);
+    if (f) return f.callLine === f.defLine ? `<function ${f.qualname} at 0x...>` : undefined;
+    const c = src.classes.find((x) => x.defLine === line && x.name === name);
+    return c && plain(c, new Set()) ? `<class '__main__.${c.qualname}'>` : undefined;
+  };
+  const out = new Map<string, string>();
+  for (const [name, lines] of Object.entries(bindLines ?? {})) {
+    if (globals.has(name)) continue; // a function may rebind it
+    const values = new Set(lines.map((l) => made(l, name)));
+    const [v] = values;
+    if (values.size === 1 && v !== undefined) out.set(name, v);
+  }
+  return out;
+}
+
 /** How a value's repr starts when its object keeps its type: undefined for anything that may change freely, [] for what cannot change. */
 function keptKind(repr: string): string[] | undefined {
+  // An object's default repr names its type and address, a function's, class's or generator's its
+  // name: the object may change, its repr cannot while the name holds it.
+  if (/^<([\w.]+ object at 0x\.\.\.|(function|generator object|coroutine object|bound method) [^<>]*(<locals>[^<>]*)* at 0x\.\.\.|class '[^']+')>$/.test(repr)) return [];
   if (repr.startsWith("[")) return ["["];
   if (repr.startsWith("{") || repr.startsWith("set(")) return ["{", "set("];
   if (repr.startsWith("(")) return ["("];
@@ -420,6 +504,9 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
       if (starts && !starts.some((p) => locals[x].startsWith(p))) return `${x} cannot change its type on line ${prev.line}`;
     }
   }
+  // (a value the state already had stays: the user may have set it)
+  const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && prev?.locals[x] !== locals[x]);
+  if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
   const unbound = (n.must ?? []).filter((x) => !names.includes(x));
   if (unbound.length) return `line ${prev?.line} assigns ${unbound.join(", ")}, which the next line does not have`;
   return undefined;

@@ -102,6 +102,12 @@ export interface PySource {
     simple: boolean;
     /** A simple statement that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
     next?: { line: number; endLine: number };
+    /**
+     * An undecorated `def` or `class` header: once it has run, its name is bound in the frame that
+     * holds it, and that frame's next line is the statement after its body (`next`, when one
+     * follows in the same block). A decorated one runs its decorators' lines back and forth.
+     */
+    header?: "def" | "class";
   }[];
   /** Identifiers used as values somewhere (not called on the spot, not a def / class name): a function named so can be called from anywhere. */
   valueNames: string[];
@@ -559,7 +565,9 @@ class ScopeCollector {
   sees(l: Logical): void {
     for (const n of identifiers(l.leaves)) this.uses.add(n);
     if (this.bodyIndent < 0) this.bodyIndent = l.indent;
-    if (l.indent === this.bodyIndent) this.lastTop = l.row + 1;
+    // `elif`, `else`, `except` and `finally` go on the statement they belong to: the body may fall off
+    // the end of any of its blocks.
+    if (l.indent === this.bodyIndent && !["elif", "else", "except", "finally"].includes(firstWord(l))) this.lastTop = l.row + 1;
   }
 
   finish(endLine: number, params: readonly string[] = []): ScopeNames {
@@ -622,6 +630,7 @@ function analyse(source: string, root: Node): PySource {
   let firstLine: number | undefined;
   let decorators: Logical[] = [];
   let afterDef: Scope | undefined; // the def whose body's first statement comes next (docstring check)
+  const declarations = new Set<number>(); // rows of `global`, `nonlocal` and bare annotations
 
   const module = new ScopeCollector();
   const spans: PySource["statements"] = [];
@@ -646,6 +655,8 @@ function analyse(source: string, root: Node): PySource {
     else if (word === "global" || word === "nonlocal") executable = false;
     else if ((word === "else" || word === "finally") && !codeAfterColon) executable = false;
     else if (inFunction && l.leaves[0].type === "identifier" && colon === 1 && topLevelIndex(l, (x) => x.text === "=") < 0) executable = false; // `x: int`
+    // A declaration runs nothing and ends no block: the statement before it falls through past it.
+    if (!executable && !docstring && word !== "else" && word !== "finally") declarations.add(l.row);
 
     const owner = stack[stack.length - 1]?.names ?? module;
     module.sees(l);
@@ -657,7 +668,8 @@ function analyse(source: string, root: Node): PySource {
       const simple = !COMPOUND.has(word) && !["def", "class", "@", "async", "case", "match", "global", "nonlocal", "del", "import", "from"].includes(word);
       const jumps = ["return", "raise", "break", "continue"].includes(word) || l.leaves.some((x) => x.text === "yield" || x.text === "await");
       const through = simple && !jumps && !["import", "from"].includes(word) ? l.indent : undefined;
-      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: { line: -1 - through, endLine: 0 } } : {}) });
+      const header = (word === "def" || word === "class") && !decorators.some((d) => d.indent === l.indent) ? word : undefined;
+      spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: { line: -1 - through, endLine: 0 } } : {}), ...(header ? { header } : {}) });
       statements.add(l.row + 1);
       lines.add(l.row + 1);
       // Continuation rows that carry code (not just closing brackets): CPython may stop there too.
@@ -736,7 +748,7 @@ function analyse(source: string, root: Node): PySource {
     classes,
     nested,
     module: module.finish(Math.max(0, ...logicals.map((l) => l.endRow + 1))),
-    statements: fallThrough(spans, logicals),
+    statements: fallThrough(spans, logicals, declarations),
     valueNames: identifiers(leaves.filter((x, i) => leaves[i + 1]?.text !== "(" && leaves[i - 1]?.text !== "def" && leaves[i - 1]?.text !== "class")),
     loops,
     names: identifiers(leaves).sort(),
@@ -750,16 +762,24 @@ function analyse(source: string, root: Node): PySource {
 /**
  * Resolves each fall-through statement's successor: the next logical line, when it stands at the
  * same indentation (the same block); otherwise the block ends there and the successor is left open.
- * Before this, `next.line` holds -1 - indent as a mark.
+ * Before this, `next.line` holds -1 - indent as a mark. A def or class header's successor is the
+ * first line past its body, on the same terms. Declarations in the same block are passed over.
  */
-function fallThrough(spans: PySource["statements"], logicals: readonly Logical[]): PySource["statements"] {
+function fallThrough(spans: PySource["statements"], logicals: readonly Logical[], declarations: ReadonlySet<number>): PySource["statements"] {
   const byRow = new Map(logicals.map((l, k) => [l.row + 1, k] as const));
   for (const s of spans) {
-    if (s.next === undefined) continue;
-    const indent = -1 - s.next.line;
-    delete s.next;
     const k = byRow.get(s.line);
-    const after = k === undefined ? undefined : logicals.slice(k + 1).find((l) => !onlyComment(l));
+    if (k === undefined) continue;
+    let after: Logical | undefined;
+    let indent: number;
+    if (s.header) {
+      indent = logicals[k].indent;
+      after = logicals.slice(k + 1).find((l) => !onlyComment(l) && l.indent <= indent && !(l.indent === indent && declarations.has(l.row)));
+    } else if (s.next !== undefined) {
+      indent = -1 - s.next.line;
+      delete s.next;
+      after = logicals.slice(k + 1).find((l) => !onlyComment(l) && !(l.indent === indent && declarations.has(l.row)));
+    } else continue;
     if (after && after.indent === indent && firstWord(after) !== "@") s.next = { line: after.row + 1, endLine: after.endRow + 1 };
   }
   return spans;
