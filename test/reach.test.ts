@@ -13,6 +13,7 @@ import { getBackend, disposeAll } from "../adapter/model/backend.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { stateAt } from "../adapter/tools/sampling.js";
 import { TraceBatch } from "../adapter/real/tracer.js";
+import { readPrograms, traceOf } from "../adapter/tools/programs.js";
 import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
 import { actions, fixturePrograms, refusedStates } from "./support/reach.js";
 
@@ -34,6 +35,26 @@ test("every state a real run reaches, by every action, is one the rules allow (f
     await batch.close();
   }
   assert.ok(checked > 20_000, `${checked} cases checked`);
+  assert.deepEqual(refused.slice(0, 10), [], `${refused.length} true states refused`);
+});
+
+test("every state of real runs of the real-code held-out (functions written by people, with their calls), by every action, is one the rules allow", T, async () => {
+  const programs = await readPrograms(join(import.meta.dirname, "..", "training", "heldout", "realcode.jsonl"));
+  const batch = new TraceBatch({ maxEvents: 400, timeout: 10 });
+  let checked = 0;
+  const refused: string[] = [];
+  try {
+    for (const p of programs) {
+      const run = await batch.trace(traceOf(p));
+      if (run.exit.status === "limit" || !run.frames.length) continue;
+      const r = refusedStates(new Reach(await parsePython(p.code), run.python), run, p.id ?? "?");
+      checked += r.checked;
+      refused.push(...r.refused);
+    }
+  } finally {
+    await batch.close();
+  }
+  assert.ok(programs.length >= 600 && checked > 500_000, `${programs.length} programs, ${checked} cases checked`);
   assert.deepEqual(refused.slice(0, 10), [], `${refused.length} true states refused`);
 });
 
