@@ -160,6 +160,17 @@ test("a script's definitions: its first statement after the start, a def or clas
   const call: Step[] = [...at10, { action: over, frame: mod(14, { ...A, open_account: "<function open_account at 0x...>" }) }, { action: into, frame: { event: "call", line: 10, depth: 1, func: "open_account", locals: { owner: "'ada'" } } }];
   assert.equal(whyHere(call, into, { event: "line", line: 11, depth: 1, func: "open_account", locals: { owner: "'ada'" } }), undefined);
   assert.match(whyHere(call, into, { event: "line", line: 10, depth: 1, func: "open_account", locals: { owner: "'ada'" } })!, /cannot stand on line 10/);
+  // Out of the module, or back in it from a callee: its names stay, in order, and its return is None.
+  const at14: Step[] = [...at10, { action: over, frame: mod(14, { ...A, open_account: "<function open_account at 0x...>" }) }];
+  const names = { ...A, open_account: "<function open_account at 0x...>", acct: "<__main__.Account object at 0x...>" };
+  const out = { kind: "step_return" } as const;
+  assert.equal(whyHere(at14, out, mod(14, names, { event: "return", value: "None" })), undefined);
+  assert.match(whyHere(at14, out, mod(14, names, { event: "return", value: "'Is'" }))!, /a return of <module> is None/);
+  const { Account: _, ...lost } = names;
+  assert.match(whyHere(at14, out, mod(14, lost, { event: "return", value: "None" }))!, /<module>'s names are InsufficientFunds, Account, open_account first/);
+  const back: Step[] = [...call, { action: into, frame: { event: "line", line: 11, depth: 1, func: "open_account", locals: { owner: "'ada'" } } }, { action: over, frame: { event: "return", line: 11, depth: 1, func: "open_account", locals: { owner: "'ada'" }, value: "<__main__.Account object at 0x...>" } }];
+  assert.equal(whyHere(back, over, mod(14, names, { event: "return", value: "None" })), undefined);
+  assert.match(whyHere(back, over, mod(14, { ...names, open_account: "<function open_account at 0x...>", Account: "5" }, { event: "return", value: "None" }))!, /Account cannot change here/);
   // The grammar says the same: the def's name can only be written as its function.
   const g = reachGrammar(reach.next(at10, over)!, (t) => JSON.stringify(t));
   assert.match(g, /"open_account=<function open_account at 0x\.\.\.>"/);

@@ -241,12 +241,17 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
     const optional = f.optional ?? g.optional;
     // Names a line step must write (reach.ts: `must`) may stand anywhere among the others: one alternative per order.
     const must = f.must ?? [];
-    const params = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("");
-    const rest = some(optional.filter((x) => !must.includes(x)), g.made);
+    // A namespace's names so far come first, in order (reach.ts: `keep`); then the rest.
+    const kept = new Set((f.keep ?? []).map((k) => k.name));
+    const keep = (f.keep ?? [])
+      .map((k) => ` ${arg} ${g.made.has(k.name) && k.value === undefined ? lit(`${k.name}=${g.made.get(k.name)}`) : k.value !== undefined ? lit(`${k.name}=${k.value}`) : k.starts ? `${lit(k.name + "=")} (${k.starts.map(lit).join(" | ")}) tc*` : `${lit(k.name + "=")} txt`}`)
+      .join("");
+    const params = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + keep;
+    const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), g.made);
     const one = (n: string): string => (g.made.has(n) ? lit(`${n}=${g.made.get(n)}`) : `${lit(n + "=")} txt`);
     const full =
       params +
-      (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : some(optional, g.made));
+      (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : rest);
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
     const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
     const change = (n: string): string => {
@@ -261,7 +266,8 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
         ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${change(n)}${others}`).join(" ")}`.trim())).join(" | ")})`
         : others);
     const locals = f.locals === "full" ? full : f.locals === "delta" ? delta : ` (${rule("d", delta.trim())} | ${rule("u", full.trim() || '""')})`;
-    const value = f.value === "yes" ? " val" : f.value === "maybe" ? " val?" : "";
+    const known = f.valueIs !== undefined ? ` ${tok(TOKENS.value)} ${lit(f.valueIs)}` : " val";
+    const value = f.value === "yes" ? known : f.value === "maybe" ? ` (${known.trim()})?` : "";
     return rule("a", `${tok(EVENT_TOKENS[f.event])} ${lines} " " ${depth} ${lit(" " + g.func)} out?${locals}${value}`);
   });
   const exits = next.exits.map((e) => `${tok(EXIT_TOKENS[e])} out?${e === "error" ? " val?" : ""}`);

@@ -57,6 +57,15 @@ export interface NextFrame {
   /** Locals the new state must have (in a delta or in full): names the statement just run bound for the first time. */
   must?: string[];
   /**
+   * A module's or class body's locals written in full, in the same frame or back in it from a
+   * callee: its names so far come first, in their order (a namespace keeps the order names were
+   * bound in, and loses none without `del`), each with its value when it cannot change, or how
+   * the value must start (undefined: any).
+   */
+  keep?: { name: string; value?: string; starts?: string[] }[];
+  /** The value a return must have: a module's is None. */
+  valueIs?: string;
+  /**
    * The locals a delta may write, with how each value must start, when the statement just run
    * is known: only names it binds change freely; a list stays a list, a dict or set a dict or
    * set, a tuple a tuple (a call may mutate them); a number, string or None nobody rebinds
@@ -143,6 +152,25 @@ export class Reach {
     return [...new Set([first, ...rows(stmt), ...(docstring ? rows(this.src.statements.find((x) => x.line > stmt.endLine)) : [])])];
   }
 
+  /**
+   * A module's or class body's names at `locals`, kept in order by its next state in full while or
+   * after `stmt` runs (its targets may be rebound, a function may rebind a global), or after any
+   * statements (no `stmt`: their values free); undefined for a
+   * function's frame (its locals go in the order of its code, not of binding) or one that may lose a name.
+   */
+  private namespace(g: FuncShape, locals: Record<string, string>, stmt?: PySource["statements"][number]): NextFrame["keep"] {
+    if ((g.kind !== "module" && g.kind !== "class") || g.deletes) return undefined;
+    const rebound = [...(stmt?.binds ?? []), ...(g.kind === "module" ? this.globals : [])];
+    // (without a statement, any number of them run first: every value may change)
+    const changes = this.nonlocal || !stmt ? undefined : deltaChanges(locals, rebound, Object.keys(locals));
+    return Object.entries(locals).map(([name, value]) => {
+      if (!changes) return { name };
+      if (!changes.has(name)) return { name, value };
+      const starts = changes.get(name);
+      return starts ? { name, starts } : { name };
+    });
+  }
+
   /** A closure's free variables: names it uses that an enclosing function binds. */
   private freeNames(f: PyFunction): string[] {
     const outer = new Set<string>();
@@ -198,7 +226,8 @@ export class Reach {
       for (const [ls, optional] of this.byNames(g, lines, false))
         frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
     };
-    shape(g.lines.filter(inStmt), false);
+    // (a def or class header runs once: its frame does not stop on its line again)
+    shape(g.lines.filter((l) => inStmt(l) && !(binding && stmt.header !== undefined && l === f.line)), false);
     // A statement that falls through goes on to the next one of its block, and only there.
     const next = ownHeader ? undefined : stmt.next;
     shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
@@ -271,7 +300,13 @@ export class Reach {
       else this.lineSteps(f, g, stmt, locals, frames);
       // Every new line is a stop of its own: the frame returns from the statement it stands on.
       const here = stmt ? (l: number): boolean => stmt.line <= l && l <= stmt.endLine : (l: number): boolean => l === f.line;
+      const mark = frames.length;
       add("return", [g], f.depth, (x) => x.returnLines.filter(here), "full", "yes");
+      for (const n of frames.slice(mark)) {
+        if (g.kind === "module") n.valueIs = "None";
+        const keep = f.event === "line" && stmt ? this.namespace(g, f.locals, stmt) : undefined;
+        if (keep) n.keep = keep;
+      }
       // Unwound: after an exception, or (3.12+) after the line event of the cleanup an inline
       // comprehension runs when an exception leaves it (on its line, its names still there).
       if (f.event === "exception" || (f.event === "line" && [...g.inlined.values()].some((ls) => ls.includes(f.line)))) add("return", [g], f.depth, () => [f.line], "full", "no");
@@ -283,10 +318,18 @@ export class Reach {
         exits.push("normal", "error");
         return;
       }
+      const caller = stack[d - 1];
+      const callerStmt = caller?.event === "line" ? this.src.statements.find((s) => s.line <= caller.line && caller.line <= s.endLine) : undefined;
       for (const g of at(d - 1)) {
+        const mark = frames.length;
         add("line", [g], d - 1, all, "full", "no");
         add("return", [g], d - 1, (x) => x.returnLines, "full", "yes");
         add("exception", [g], d - 1, all, "full", "yes");
+        const keep = caller && callerStmt && caller.func === g.func ? this.namespace(g, caller.locals, callerStmt) : undefined;
+        for (const n of frames.slice(mark)) {
+          if (keep) n.keep = keep;
+          if (n.event === "return" && g.kind === "module") n.valueIs = "None";
+        }
       }
       if (withCalls) calls(stack[d - 1], d);
     };
@@ -310,8 +353,15 @@ export class Reach {
               add("return", [g], d - 1, all, "full", "no");
             }
         } else {
+          const mark = frames.length;
           add("return", [F], d, (x) => x.returnLines, "full", "yes");
           add("return", [F], d, all, "full", "no");
+          // Out of a module or class body: the names it has now stay, in order, whatever runs before the return.
+          const keep = this.namespace(F, cur.locals);
+          for (const n of frames.slice(mark)) {
+            if (keep) n.keep = keep;
+            if (F.kind === "module") n.valueIs = "None";
+          }
         }
         break;
       case "breakpoint":
@@ -482,11 +532,11 @@ export function refusal(next: Next, step: Step, prev: Frame | undefined): string
   if (!onLine.length) return `a ${f.event} event cannot stand on line ${f.line} of ${f.func} here`;
   const valued = onLine.filter((n) => n.value === "maybe" || (n.value === "yes") === (f.value !== undefined));
   if (!valued.length) return f.value === undefined ? `a ${f.event} on line ${f.line} needs a value` : `a ${f.event} on line ${f.line} has no value`;
-  const why = valued.map((n) => localsRefusal(n, f.locals, prev));
+  const why = valued.map((n) => localsRefusal(n, f.locals, prev, f.value));
   return why.includes(undefined) ? undefined : why[0];
 }
 
-function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame | undefined): string | undefined {
+function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame | undefined, value: string | undefined): string | undefined {
   const g = n.func;
   const names = Object.keys(locals);
   const allowed = new Set([...g.required, ...(n.optional ?? g.optional)]);
@@ -505,6 +555,15 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
     }
   }
   // (a value the state already had stays: the user may have set it)
+  if (n.keep) {
+    const order = n.keep.map((k) => k.name);
+    if (names.slice(0, order.length).join(",") !== order.join(",")) return `${g.func}'s names are ${order.join(", ")} first, in that order`;
+    for (const k of n.keep) {
+      if (k.value !== undefined && locals[k.name] !== k.value) return `${k.name} cannot change here`;
+      if (k.starts && !k.starts.some((p) => locals[k.name].startsWith(p))) return `${k.name} cannot change its type here`;
+    }
+  }
+  if (n.valueIs !== undefined && value !== undefined && value !== n.valueIs) return `a return of ${g.func} is ${n.valueIs}`;
   const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && prev?.locals[x] !== locals[x]);
   if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
   const unbound = (n.must ?? []).filter((x) => !names.includes(x));
