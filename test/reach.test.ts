@@ -177,6 +177,35 @@ test("a script's definitions: its first statement after the start, a def or clas
   assert.doesNotMatch(g, /"open_account=" /);
 });
 
+test("`x = C(...)` at a script's top level, C a class of the file with object's repr, binds an object of C; not where C has a repr of its own or the call goes on", async () => {
+  const code = `class Box:
+    def __init__(self, size):
+        self.size = size
+
+
+class Tag:
+    def __repr__(self):
+        return "Tag()"
+
+
+b = Box(3)
+t = Tag()
+n = Box(2).size
+`;
+  const reach = new Reach(await parsePython(code));
+  const classes = { Box: "<class '__main__.Box'>", Tag: "<class '__main__.Tag'>" };
+  const at = (line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func: "<module>", locals } }];
+  const next = (line: number, locals: Record<string, string>): Step => ({ frame: { event: "line", line, depth: 0, func: "<module>", locals } });
+  const over = { kind: "step_over" } as const;
+  const why = (from: number, locals: Record<string, string>, to: number, after: Record<string, string>): string | undefined => refusal(reach.next(at(from, locals), over)!, next(to, after), at(from, locals)[0].frame);
+  assert.equal(why(11, classes, 12, { ...classes, b: "<__main__.Box object at 0x...>" }), undefined);
+  assert.match(why(11, classes, 12, { ...classes, b: "3" })!, /line 11 binds b to <__main__\.Box object at 0x\.\.\.>/);
+  const withB = { ...classes, b: "<__main__.Box object at 0x...>" };
+  assert.equal(why(12, withB, 13, { ...withB, t: "Tag()" }), undefined);
+  assert.equal(why(13, { ...withB, t: "Tag()" }, 13, { ...withB, t: "Tag()" }), undefined);
+  assert.equal(refusal(reach.next(at(13, { ...withB, t: "Tag()" }), { kind: "step_return" })!, { frame: { event: "return", line: 13, depth: 0, func: "<module>", locals: { ...withB, t: "Tag()", n: "2" }, value: "None" } }, undefined), undefined);
+});
+
 test("the grammars written from the rules parse in llama.cpp, for every state and action of a real run", T, async () => {
   const llama = await getBackend({ gpu: "cpu" });
   try {

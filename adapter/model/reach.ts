@@ -171,6 +171,28 @@ export class Reach {
     });
   }
 
+  /**
+   * `name = C(...)` at a script's top level, where C is a class of this file that keeps object's
+   * repr (no `__repr__` or `__new__` of its own or of its bases, which are this file's, no
+   * decorator): [name, `<__main__.C object at 0x...>`].
+   */
+  private instanceMade(stmt: PySource["statements"][number]): [string, string] | undefined {
+    if (!stmt.simple || stmt.binds.length !== 1) return undefined;
+    const text = this.src.source.split("\n").slice(stmt.line - 1, stmt.endLine).join("\n").trim();
+    const m = /^(\w+)\s*=\s*(\w+)\s*\(/.exec(text);
+    if (!m || m[1] !== stmt.binds[0] || closing(text, m[0].length - 1) !== text.length - 1) return undefined;
+    const plain = (name: string, seen: Set<string>): boolean => {
+      const c = this.src.classes.find((x) => x.qualname === name);
+      if (!c || seen.has(name) || c.callLine !== c.defLine || ["__repr__", "__new__"].some((d) => c.scope.binds.includes(d))) return false;
+      seen.add(name);
+      const header = /^\s*class\s+\w+\s*(?:\(([^()]*)\))?\s*:/.exec(this.src.source.split("\n")[c.defLine - 1] ?? "");
+      return !!header && (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean).every((b) => b === "object" || plain(b, seen));
+    };
+    // The class must be the one its name is bound to everywhere in the module (madeValues).
+    const cls = this.funcs.get("<module>")?.made.get(m[2]);
+    return cls === `<class '__main__.${m[2]}'>` && plain(m[2], new Set()) ? [m[1], `<__main__.${m[2]} object at 0x...>`] : undefined;
+  }
+
   /** A closure's free variables: names it uses that an enclosing function binds. */
   private freeNames(f: PyFunction): string[] {
     const outer = new Set<string>();
@@ -221,6 +243,8 @@ export class Reach {
     const must = binding ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
     const rebound = [...stmt.binds, ...g.inlined.keys(), ...(g.kind === "module" ? this.globals : [])];
     const changes = this.nonlocal ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
+    const made = g.kind === "module" ? this.instanceMade(stmt) : undefined;
+    if (made && changes?.has(made[0])) changes.set(made[0], [made[1]]);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
     const shape = (lines: number[], withMust: boolean): void => {
       for (const [ls, optional] of this.byNames(g, lines, false))
@@ -462,6 +486,23 @@ function madeValues(src: PySource, bindLines: Record<string, number[]> | undefin
   return out;
 }
 
+/** The index of the bracket that closes the one at `open` in `text` (strings skipped), or -1. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      if (end < 0) return -1;
+      i = end;
+    } else if (ch === "(" || ch === "[" || ch === "{") depth++;
+    else if (ch === ")" || ch === "]" || ch === "}") {
+      if (--depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
 /** How a value's repr starts when its object keeps its type: undefined for anything that may change freely, [] for what cannot change. */
 function keptKind(repr: string): string[] | undefined {
   // An object's default repr names its type and address, a function's, class's or generator's its
@@ -551,7 +592,8 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
       if (Object.hasOwn(prev.locals, x) && prev.locals[x] === locals[x]) continue;
       if (!n.changes.has(x)) return `${x} cannot change on line ${prev.line}`;
       const starts = n.changes.get(x);
-      if (starts && !starts.some((p) => locals[x].startsWith(p))) return `${x} cannot change its type on line ${prev.line}`;
+      if (starts && !starts.some((p) => locals[x].startsWith(p)))
+        return Object.hasOwn(prev.locals, x) ? `${x} cannot change its type on line ${prev.line}` : `line ${prev.line} binds ${x} to ${starts.join(" or ")}`;
     }
   }
   // (a value the state already had stays: the user may have set it)
