@@ -206,6 +206,18 @@ n = Box(2).size
   assert.equal(refusal(reach.next(at(13, { ...withB, t: "Tag()" }), { kind: "step_return" })!, { frame: { event: "return", line: 13, depth: 0, func: "<module>", locals: { ...withB, t: "Tag()", n: "2" }, value: "None" } }, undefined), undefined);
 });
 
+test("an import runs once and falls through to the next statement (the model stayed on a script's `import math`)", async () => {
+  const reach = new Reach(await parsePython("import math\nfrom math import pi\nx = math.tau - pi\n"));
+  const at1: Step[] = [{ frame: { event: "line", line: 1, depth: 0, func: "<module>", locals: {} } }];
+  const to = (line: number, locals: Record<string, string> = {}): Step => ({ frame: { event: "line", line, depth: 0, func: "<module>", locals } });
+  const over = { kind: "step_over" } as const;
+  assert.equal(refusal(reach.next(at1, over)!, to(2), at1[0].frame), undefined);
+  assert.match(refusal(reach.next(at1, over)!, to(1), at1[0].frame)!, /cannot stand on line 1/);
+  assert.match(refusal(reach.next(at1, over)!, to(3), at1[0].frame)!, /cannot stand on line 3/);
+  const at2: Step[] = [{ frame: { event: "line", line: 2, depth: 0, func: "<module>", locals: {} } }];
+  assert.equal(refusal(reach.next(at2, over)!, to(3, { pi: "3.141592653589793" }), at2[0].frame), undefined);
+});
+
 test("the grammars written from the rules parse in llama.cpp, for every state and action of a real run", T, async () => {
   const llama = await getBackend({ gpu: "cpu" });
   try {

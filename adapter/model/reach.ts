@@ -250,8 +250,9 @@ export class Reach {
       for (const [ls, optional] of this.byNames(g, lines, false))
         frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
     };
-    // (a def or class header runs once: its frame does not stop on its line again)
-    shape(g.lines.filter((l) => inStmt(l) && !(binding && stmt.header !== undefined && l === f.line)), false);
+    // (a def or class header, or an import, runs once: its frame does not stop on its line again)
+    const once = (binding && stmt.header !== undefined) || (!stmt.simple && stmt.next !== undefined);
+    shape(g.lines.filter((l) => inStmt(l) && !(once && l === f.line)), false);
     // A statement that falls through goes on to the next one of its block, and only there.
     const next = ownHeader ? undefined : stmt.next;
     shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);

@@ -100,7 +100,7 @@ export interface PySource {
     names: string[];
     binds: string[];
     simple: boolean;
-    /** A simple statement that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
+    /** A simple statement or an import that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
     next?: { line: number; endLine: number };
     /**
      * An undecorated `def` or `class` header: once it has run, its name is bound in the frame that
@@ -667,7 +667,8 @@ function analyse(source: string, root: Node): PySource {
       // Imports aside: a module is no local of a module or class frame (the tracer leaves them out).
       const simple = !COMPOUND.has(word) && !["def", "class", "@", "async", "case", "match", "global", "nonlocal", "del", "import", "from"].includes(word);
       const jumps = ["return", "raise", "break", "continue"].includes(word) || l.leaves.some((x) => x.text === "yield" || x.text === "await");
-      const through = simple && !jumps && !["import", "from"].includes(word) ? l.indent : undefined;
+      // An import falls through too (or raises), binding no local where it binds a module.
+      const through = (simple && !jumps) || word === "import" || word === "from" ? l.indent : undefined;
       const header = (word === "def" || word === "class") && !decorators.some((d) => d.indent === l.indent) ? word : undefined;
       spans.push({ line: l.row + 1, endLine: l.endRow + 1, names: identifiers(l.leaves), binds: [...new Set(bound?.binds ?? [])], simple, ...(through !== undefined ? { next: { line: -1 - through, endLine: 0 } } : {}), ...(header ? { header } : {}) });
       statements.add(l.row + 1);
