@@ -185,8 +185,7 @@ export class Reach {
       const c = this.src.classes.find((x) => x.qualname === name);
       if (!c || seen.has(name) || c.callLine !== c.defLine || ["__repr__", "__new__"].some((d) => c.scope.binds.includes(d))) return false;
       seen.add(name);
-      const header = /^\s*class\s+\w+\s*(?:\(([^()]*)\))?\s*:/.exec(this.src.source.split("\n")[c.defLine - 1] ?? "");
-      return !!header && (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean).every((b) => b === "object" || plain(b, seen));
+      return classBases(this.src, c)?.every((b) => b === "object" || plain(b, seen)) ?? false;
     };
     // The class must be the one its name is bound to everywhere in the module (madeValues).
     const cls = this.funcs.get("<module>")?.made.get(m[2]);
@@ -451,6 +450,12 @@ export class Reach {
 const PLAIN_BASES = new Set(["object", "int", "float", "complex", "str", "bytes", "list", "dict", "set", "frozenset", "tuple", "BaseException", "Exception"]);
 const PLAIN_DECORATOR = /^\s*@\s*((dataclasses\.)?dataclass\b|(functools\.)?total_ordering\s*$)/;
 
+/** The bases a one-row class header names (`class C(A, B):`), none for `class C:`; undefined for any other header (keywords, calls, several rows). */
+function classBases(src: PySource, c: PyScope): string[] | undefined {
+  const header = /^\s*class\s+\w+\s*(?:\(([\w.,\s]*)\))?\s*:/.exec(src.source.split("\n")[c.defLine - 1] ?? "");
+  return header ? (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean) : undefined;
+}
+
 /**
  * The repr each name of a scope has wherever its frame holds it, for the names that only
  * undecorated defs, or plain classes of a script, bind there: the tracer writes a function as
@@ -463,13 +468,15 @@ function madeValues(src: PySource, bindLines: Record<string, number[]> | undefin
     if (seen.has(c) || c.qualname.includes("<locals>")) return false;
     seen.add(c);
     for (let l = c.callLine; l < c.defLine; l++) if (!PLAIN_DECORATOR.test(rows[l - 1] ?? "")) return false;
-    const header = /^\s*class\s+\w+\s*(?:\(([^()]*)\))?\s*:/.exec(rows[c.defLine - 1] ?? "");
-    if (!header) return false;
-    return (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean).every((b) => {
-      if (PLAIN_BASES.has(b) || /^\w*(Error|Exception|Warning)$/.test(b) && !/Enum|Flag/.test(b)) return true;
-      const base = src.classes.find((x) => x.qualname === b);
-      return base !== undefined && plain(base, seen);
-    });
+    const bases = classBases(src, c);
+    return (
+      bases !== undefined &&
+      bases.every((b) => {
+        if (PLAIN_BASES.has(b) || (/^\w*(Error|Exception|Warning)$/.test(b) && !/Enum|Flag/.test(b))) return true;
+        const base = src.classes.find((x) => x.qualname === b);
+        return base !== undefined && plain(base, seen);
+      })
+    );
   };
   const made = (line: number, name: string): string | undefined => {
     const f = src.functions.find((x) => x.defLine === line && x.name === name);
