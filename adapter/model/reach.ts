@@ -604,7 +604,6 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
         return Object.hasOwn(prev.locals, x) ? `${x} cannot change its type on line ${prev.line}` : `line ${prev.line} binds ${x} to ${starts.join(" or ")}`;
     }
   }
-  // (a value the state already had stays: the user may have set it)
   if (n.keep) {
     const order = n.keep.map((k) => k.name);
     if (names.slice(0, order.length).join(",") !== order.join(",")) return `${g.func}'s names are ${order.join(", ")} first, in that order`;
@@ -614,6 +613,7 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
     }
   }
   if (n.valueIs !== undefined && value !== undefined && value !== n.valueIs) return `a return of ${g.func} is ${n.valueIs}`;
+  // (a value the state already had stays: the user may have set it)
   const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && prev?.locals[x] !== locals[x]);
   if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
   const unbound = (n.must ?? []).filter((x) => !names.includes(x));

@@ -769,18 +769,13 @@ function analyse(source: string, root: Node): PySource {
 function fallThrough(spans: PySource["statements"], logicals: readonly Logical[], declarations: ReadonlySet<number>): PySource["statements"] {
   const byRow = new Map(logicals.map((l, k) => [l.row + 1, k] as const));
   for (const s of spans) {
+    const mark = s.next;
+    delete s.next;
     const k = byRow.get(s.line);
-    if (k === undefined) continue;
-    let after: Logical | undefined;
-    let indent: number;
-    if (s.header) {
-      indent = logicals[k].indent;
-      after = logicals.slice(k + 1).find((l) => !onlyComment(l) && l.indent <= indent && !(l.indent === indent && declarations.has(l.row)));
-    } else if (s.next !== undefined) {
-      indent = -1 - s.next.line;
-      delete s.next;
-      after = logicals.slice(k + 1).find((l) => !onlyComment(l) && !(l.indent === indent && declarations.has(l.row)));
-    } else continue;
+    if (k === undefined || (!s.header && mark === undefined)) continue;
+    // A header's successor comes past its body (rows indented further); a statement's, right after it.
+    const indent = s.header ? logicals[k].indent : -1 - mark!.line;
+    const after = logicals.slice(k + 1).find((l) => !onlyComment(l) && (!s.header || l.indent <= indent) && !(l.indent === indent && declarations.has(l.row)));
     if (after && after.indent === indent && firstWord(after) !== "@") s.next = { line: after.row + 1, endLine: after.endRow + 1 };
   }
   return spans;
