@@ -440,7 +440,12 @@ export class Reach {
       const ok = new Set([...n.func.required, ...(n.optional ?? n.func.optional)]);
       return carried.every((x) => ok.has(x));
     };
-    const kept = frames.flatMap((n): NextFrame[] => (fits(n) ? [n] : n.locals === "either" ? [{ ...n, locals: "full" }] : []));
+    // A namespace's names stay: where one of them cannot be (bound only further on), the frame cannot be either.
+    const holds = (n: NextFrame): boolean => {
+      const ok = new Set([...n.func.required, ...(n.optional ?? n.func.optional)]);
+      return !n.keep || n.keep.every((k) => ok.has(k.name));
+    };
+    const kept = frames.filter(holds).flatMap((n): NextFrame[] => (fits(n) ? [n] : n.locals === "either" ? [{ ...n, locals: "full" }] : []));
     return { frames: kept, exits: [...new Set(exits)] };
   }
 }
@@ -614,7 +619,8 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
   }
   if (n.valueIs !== undefined && value !== undefined && value !== n.valueIs) return `a return of ${g.func} is ${n.valueIs}`;
   // (a value the state already had stays: the user may have set it)
-  const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && prev?.locals[x] !== locals[x]);
+  const had = (x: string): boolean => prev?.locals[x] === locals[x] || !!n.keep?.some((k) => k.name === x && k.value === locals[x]);
+  const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && !had(x));
   if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
   const unbound = (n.must ?? []).filter((x) => !names.includes(x));
   if (unbound.length) return `line ${prev?.line} assigns ${unbound.join(", ")}, which the next line does not have`;
