@@ -228,10 +228,13 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
   };
   const arg = tok(TOKENS.arg);
   const names = (ns: readonly string[]): string | undefined => (ns.length ? rule("n", ns.map(lit).join(" | ")) : undefined);
+  /** `name=` and its value: the one it must have, else how it must start, else anything. */
+  const valued = (n: string, value: string | undefined, starts?: readonly string[]): string =>
+    value !== undefined ? lit(`${n}=${value}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
   // Names whose value the program fixes (reach.ts: madeValues) are written with it, the rest freely.
   const some = (ns: readonly string[], made: ReadonlyMap<string, string>): string => {
     const free = names(ns.filter((x) => !made.has(x)));
-    const alts = [...(free ? [`${free} "=" txt`] : []), ...ns.filter((x) => made.has(x)).map((x) => lit(`${x}=${made.get(x)}`))];
+    const alts = [...(free ? [`${free} "=" txt`] : []), ...ns.filter((x) => made.has(x)).map((x) => valued(x, made.get(x)))];
     return alts.length ? ` (${arg} ${rule("s", alts.join(" | "))}){0,${ns.length}}` : "";
   };
   const alts = next.frames.map((f) => {
@@ -243,22 +246,16 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
     const must = f.must ?? [];
     // A namespace's names so far come first, in order (reach.ts: `keep`); then the rest.
     const kept = new Set((f.keep ?? []).map((k) => k.name));
-    const keep = (f.keep ?? [])
-      .map((k) => ` ${arg} ${g.made.has(k.name) && k.value === undefined ? lit(`${k.name}=${g.made.get(k.name)}`) : k.value !== undefined ? lit(`${k.name}=${k.value}`) : k.starts ? `${lit(k.name + "=")} (${k.starts.map(lit).join(" | ")}) tc*` : `${lit(k.name + "=")} txt`}`)
-      .join("");
+    const keep = (f.keep ?? []).map((k) => ` ${arg} ${valued(k.name, k.value ?? g.made.get(k.name), k.starts)}`).join("");
     const params = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + keep;
     const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), g.made);
-    const one = (n: string): string => (g.made.has(n) ? lit(`${n}=${g.made.get(n)}`) : `${lit(n + "=")} txt`);
+    const one = (n: string): string => valued(n, g.made.get(n));
     const full =
       params +
       (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : rest);
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
     const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
-    const change = (n: string): string => {
-      const starts = f.changes?.get(n);
-      const made = g.made.get(n);
-      return made !== undefined ? lit(`${n}=${made}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
-    };
+    const change = (n: string): string => valued(n, g.made.get(n), f.changes?.get(n));
     const others = changing.length ? ` (${arg} ${rule("c", changing.map(change).join(" | "))}){0,${changing.length}}` : "";
     const delta =
       ` ${arg} ".."` +
