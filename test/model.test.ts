@@ -264,13 +264,19 @@ test("an abort stops generation at once; the session goes on afterwards", T, asy
   try {
     const history = [await p.start()];
     await assert.rejects(p.predict(history, { kind: "step_into" }, { signal: ac.signal }), (e: Error) => e.name === "AbortError");
-    assert.ok(seen <= 2, `generation went on for ${seen} tokens after the abort`);
+    // The cancel crosses from this process to the inference host, so a few tokens made in flight
+    // are expected on a loaded machine (three in one CI run); without the abort this answer runs
+    // far longer (asserted below).
+    const stoppedAt = seen;
+    assert.ok(stoppedAt <= 16, `generation went on for ${stoppedAt} tokens after the abort`);
     // An abort before anything is evaluated.
     const pre = new AbortController();
     pre.abort();
     await assert.rejects(p.predict(history, { kind: "step_over" }, { signal: pre.signal }), (e: Error) => e.name === "AbortError");
+    seen = 0;
     const r = await attempt(p, history, { kind: "step_over" });
     if (!(r instanceof PredictionError)) assertValid(p, r.step);
+    assert.ok(seen > 16, `an answer left alone runs past the bound above (${seen} tokens)`);
   } finally {
     await p.dispose();
   }
