@@ -14,7 +14,7 @@ relocated copy of the traced Python (binary, libpython, the stdlib without its t
 site-packages), dist/, node_modules/web-tree-sitter, the real-code corpus, the generated held-out
 programs and the evaluation benchmark (for exclusion only). `run` runs there, in the command that
 carries the bundle: it unpacks it, makes the data on every core (training.pipeline's programs,
-realcode and sessions stages; with `--second-python`, sessions of some sets traced by the machine's
+realcode and sessions stages; with `--second-python`, the pipeline's sessions of some sets traced by the machine's
 own interpreter too, so the model learns a second Python version), gives training what is left of
 `--total-minutes` after the data and a reserve for tokenizing and export, and leaves the model in
 `--out` as parts of at most 15 MiB with their manifest, beside timings.json and the logs' tails: what
@@ -34,13 +34,7 @@ import sysconfig
 import tarfile
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from training.pipeline import INVERSE_CALL, MIX  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # stdlib folders that tracing programs never imports: the biggest part of an installed Python
@@ -202,34 +196,6 @@ class Lease:
         if r.returncode:
             raise LeaseError(f"training.pipeline --stages {stages} exited {r.returncode}")
 
-    def second_version(self) -> list[str]:
-        """Sessions of the first sets and of the real code traced by --second-python (a real interpreter of another
-        version), as the pipeline's own sessions are made (real code: half as many); [] where it is the bundle's
-        version or does not run."""
-        a = self.a
-        if not a.second_python or a.second_sets <= 0:
-            return []
-        v = subprocess.run([a.second_python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"], capture_output=True, text=True)
-        if v.returncode or v.stdout.strip() == self.manifest["python"]:
-            self.say(f"no second version: {a.second_python} is {v.stdout.strip() or 'not runnable'}")
-            return []
-        p = self.work / "p"
-        sets = [(f"p{i}", 2) for i in range(1, min(a.second_sets, a.sets) + 1)] + [("rc", max(1, a.realcode_samples // 2))]
-        jobs = []
-        for i, (name, k) in enumerate(sets):
-            out = p / f"s2-{name}.jsonl"
-            jobs.append(([str(self.work / "node/bin/node"), "dist/ndbg.js", "data", "--python", a.second_python, "--mix", MIX,
-                          "--inverse-call", INVERSE_CALL, "--programs", str(p / f"{name}.jsonl"), "--out", str(out),
-                          "--samples-per-program", str(k), "--seed", str(a.seed * 10 + 50 + i)], out))
-        with ThreadPoolExecutor(min(a.workers, len(jobs))) as pool:
-            codes = list(pool.map(lambda j: subprocess.run(j[0], cwd=REPO, stdout=subprocess.DEVNULL,
-                                                           stderr=subprocess.PIPE, text=True), jobs))
-        for r, (_, out) in zip(codes, jobs):
-            if r.returncode:
-                raise LeaseError(f"ndbg data with {a.second_python} exited {r.returncode}: {r.stderr.strip()[-300:]}")
-        self.say(f"second version {v.stdout.strip()}: {len(jobs)} sets of sessions")
-        return [x for _, out in jobs for x in ("--sessions", str(out))]
-
     def bring_back(self) -> None:
         """The model's parts and manifest, timings.json and the logs' tails into --out: what the machine returns."""
         self.out.mkdir(parents=True, exist_ok=True)
@@ -256,14 +222,14 @@ class Lease:
             if head and self.manifest.get("commit") and head != self.manifest["commit"]:
                 self.say(f"note: the bundle was packed at {self.manifest['commit'][:12]}, this tree is {head[:12]}")
             self.say(f"unpacked: Python {self.manifest['python']}, Node {self.manifest['node']}")
-            self.pipeline("check,programs,realcode,sessions", [])
-            more = self.second_version()
+            second = ["--second-python", a.second_python, "--second-sets", str(a.second_sets)] if a.second_python else []
+            self.pipeline("check,programs,realcode,sessions", second)
             minutes = round(self.left_minutes() - a.reserve_minutes, 2)
             if minutes < a.min_train_minutes:
                 raise LeaseError(f"{minutes} minutes left to train after the data (--total-minutes {a.total_minutes}, "
                                  f"--reserve-minutes {a.reserve_minutes}): make less data (--sets, --programs)")
             self.say(f"training for {minutes} minutes")
-            self.pipeline("train,export", ["--minutes", str(minutes), *more])
+            self.pipeline("train,export", ["--minutes", str(minutes)])
             self.say("done")
         finally:
             self.bring_back()

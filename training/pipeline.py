@@ -4,7 +4,7 @@ programs on every core, sessions, tokens, training for a time budget, an f16 GGU
   python3 -m training.pipeline --out DIR --node NODE --python PY [--python-home HOME]
       [--init MODEL.gguf | --config base] --minutes M [--sets 14 --programs 40000]
       [--realcode training/data/realcode.jsonl --realcode-samples 40] [--exclude CORPUS ...]
-      [--sessions SESSIONS.jsonl.xz ...]
+      [--sessions SESSIONS.jsonl.xz ...] [--second-python python3 --second-sets 4]
 
 Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
 1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
@@ -15,6 +15,8 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    becomes at inference.
 3. sessions: `ndbg data` on each set (and `--realcode-samples` sessions per real program), in
    parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
+   With `--second-python`, sessions of the first `--second-sets` sets and of the real code (half
+   as many) traced by that interpreter too, where it is another minor version.
 4. train: `training.train` on all of it, and on `--sessions` files made elsewhere (`--init`
    continues a model), `--minutes` of training.
 5. export: an f16 (or `--export-type q8_0`) GGUF cut into parts of at most `--part-mib` MiB with a manifest
@@ -24,8 +26,9 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
 The traced Python (`--python`) is the one whose traces the model learns: its minor version goes
 into every session's header (`#ndbg 2 python3.12`, docs/TRAJECTORY.md) and the timings. Traces
 differ between versions (3.12 runs list comprehensions in no frame of their own), so a model
-learns each version it is to predict: `--sessions` adds sessions traced by another Python (made
-by `ndbg data --python python3.12 ...`, here or on another machine), and the model is written
+learns each version it is to predict: `--second-python` traces part of the data with another
+interpreter on the same machine, `--sessions` adds sessions made elsewhere (`ndbg data --python
+python3.12 ...`), and the model is written
 knowing every version its data names (ndbg.train.python_versions; the bundled model: 3.11
 only). `--python-home` sets PYTHONHOME and LD_LIBRARY_PATH for it and its children only (a
 relocated copy of an interpreter), never for this process. Node needs `dist/ndbg.js` (npm run build) and
@@ -89,6 +92,8 @@ def parse_args(argv):
     ap.add_argument("--realcode-samples", type=int, default=40, help="sessions per real program")
     ap.add_argument("--sessions", action="append", default=[],
                     help="sessions made elsewhere (`ndbg data`, e.g. by another Python version) to train on too; repeatable")
+    ap.add_argument("--second-python", help="an interpreter of another minor version (the machine's own, run without --python-home)")
+    ap.add_argument("--second-sets", type=int, default=4, help="of the sets, those it traces too (and the real code, half as often)")
     ap.add_argument("--samples-per-program", type=int, default=2)
     ap.add_argument("--mix", default=MIX)
     ap.add_argument("--inverse-call", default=INVERSE_CALL)
@@ -153,7 +158,17 @@ class Run:
         missing = [s for s in self.a.sessions if not Path(s).is_file()]
         if missing:
             raise PipelineError(f"--sessions {missing[0]} is missing")
-        return {"traced_python": v.stdout.strip(), "node": n.stdout.strip(), "cores": os.cpu_count()}
+        return {"traced_python": v.stdout.strip(), "node": n.stdout.strip(), "cores": os.cpu_count(),
+                **({"second_python": self.second_version(v.stdout.strip())} if self.a.second_python else {})}
+
+    def second_version(self, traced: str) -> str | None:
+        """--second-python's version when it runs and is another minor version than the traced Python's, else None."""
+        v = subprocess.run([self.a.second_python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                           capture_output=True, text=True)
+        if v.returncode or v.stdout.strip().rsplit(".", 1)[0] == traced.rsplit(".", 1)[0]:
+            print(f"no second version: {self.a.second_python} is {v.stdout.strip() or 'not runnable'}", flush=True)
+            return None
+        return v.stdout.strip()
 
     def programs(self):
         a = self.a
@@ -188,15 +203,24 @@ class Run:
 
     def sessions(self):
         a = self.a
-        node = [a.node, str(REPO / "dist/ndbg.js"), "data", "--python", a.python, "--mix", a.mix, "--inverse-call", a.inverse_call]
+        data = ["data", "--mix", a.mix, "--inverse-call", a.inverse_call]
+        node = [a.node, str(REPO / "dist/ndbg.js"), *data, "--python", a.python]
         jobs, train, ev = [], [], []
-        sets = [(f"p{i}", a.samples_per_program) for i in range(1, a.sets + 1)]
+        # (output name, programs, sessions per program, the command's head, its environment)
+        sets = [(f"p{i}", f"p{i}", a.samples_per_program, node, self.traced_env) for i in range(1, a.sets + 1)]
         if a.realcode:
-            sets.append(("rc", a.realcode_samples))
-        for i, (name, k) in enumerate(sets):
+            sets.append(("rc", "rc", a.realcode_samples, node, self.traced_env))
+        second = self.timings["stages"].get("check", {}).get("second_python") if a.second_python else None
+        if second:
+            # The machine's own interpreter: its own environment, not the relocated one's.
+            node2 = [a.node, str(REPO / "dist/ndbg.js"), *data, "--python", a.second_python]
+            sets += [(f"s2-p{i}", f"p{i}", a.samples_per_program, node2, None) for i in range(1, min(a.second_sets, a.sets) + 1)]
+            if a.realcode:
+                sets.append(("s2-rc", "rc", max(1, a.realcode_samples // 2), node2, None))
+        for i, (name, programs, k, head, env) in enumerate(sets):
             out = self.out / f"d-{name}.jsonl"
-            jobs.append((node + ["--programs", str(self.out / f"{name}.jsonl"), "--out", str(out),
-                                 "--samples-per-program", str(k), "--seed", str(a.seed * 10 + i)], self.traced_env, self.out / f"d-{name}.log"))
+            jobs.append((head + ["--programs", str(self.out / f"{programs}.jsonl"), "--out", str(out),
+                                 "--samples-per-program", str(k), "--seed", str(a.seed * 10 + i)], env, self.out / f"d-{name}.log"))
             train.append(out)
         held = [(Path(a.heldout), "e-generated", a.heldout_programs)]
         if (self.out / "rc-heldout.jsonl").exists():

@@ -89,6 +89,11 @@ class Lease(unittest.TestCase):
         # the data was traced by the bundle's relocated Python, not by the machine's
         self.assertEqual(t["traced_python"].rsplit(".", 1)[0], version_of(TRACED))
         self.assertEqual(t["stages"]["sessions"]["sessions"]["d-rc.jsonl"], 18)
+        if second:  # the pipeline's sessions of set 1 and of the real code (half as many), by the machine's Python
+            self.assertEqual(t["stages"]["check"]["second_python"].rsplit(".", 1)[0], second_v)
+            self.assertEqual(t["stages"]["sessions"]["sessions"]["d-s2-rc.jsonl"], 6)
+            self.assertIn("d-s2-p1.jsonl", t["stages"]["sessions"]["sessions"])
+            self.assertNotIn("d-s2-p2.jsonl", t["stages"]["sessions"]["sessions"])
         r = subprocess.run([py, "-m", "training.gguf", "--join", str(out / "model.q8_0.json"), "--type", "q8_0",
                             "--out", str(self.d / "m.gguf")], cwd=REPO, capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
