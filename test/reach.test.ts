@@ -206,6 +206,125 @@ n = Box(2).size
   assert.equal(refusal(reach.next(at(13, { ...withB, t: "Tag()" }), { kind: "step_return" })!, { frame: { event: "return", line: 13, depth: 0, func: "<module>", locals: { ...withB, t: "Tag()", n: "2" }, value: "None" } }, undefined), undefined);
 });
 
+test("a statement the evaluator computes from the locals (`x = a + 1`, `a, b = b, a + b`, `t += a`) sets exactly that value, which the grammar writes, and nothing else changes; not where the value holds a set, a builtin is shadowed, the name is a function's global or a class prints itself", async () => {
+  const code = `def fib(n):
+    a, b = 0, 1
+    total = 0
+    for i in range(n):
+        a, b = b, a + b
+        total += a  # the sum so far
+    seen = {a, b}
+    label = 'n=' + str(n)
+    return total
+`;
+  const reach = new Reach(await parsePython(code));
+  const at = (line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func: "fib", locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (r: Reach, from: Step[], line: number, locals: Record<string, string>): string | undefined => refusal(r.next(from, over)!, { frame: { event: "line", line, depth: 0, func: from[0].frame!.func, locals } }, from[0].frame);
+  const loop = { n: "5", a: "1", b: "1", total: "1", i: "1" };
+  assert.equal(why(reach, at(5, loop), 6, { ...loop, b: "2" }), undefined);
+  assert.match(why(reach, at(5, loop), 6, { ...loop, b: "3" })!, /line 5 sets b to 2, not 3/);
+  assert.match(why(reach, at(5, loop), 6, { ...loop, b: "2", total: "9" })!, /total cannot change on line 5/, "nothing runs but the assignment");
+  assert.equal(why(reach, at(6, { ...loop, b: "2" }), 4, { ...loop, b: "2", total: "2" }), undefined, "a trailing comment is no part of the value");
+  assert.match(why(reach, at(6, { ...loop, b: "2" }), 4, { ...loop, b: "2" })!, /line 6 sets total to 2, not 1/, "a changed value must be written");
+  const first = at(2, { n: "5" });
+  assert.match(why(reach, first, 3, { n: "5", a: "0", b: "0" })!, /line 2 sets b to 1/);
+  const grammar = reachGrammar(reach.next(first, over)!, (t) => JSON.stringify(t));
+  assert.ok(grammar.includes('"a=0"') && grammar.includes('"b=1"'), "the grammar writes the values");
+  // A set's order follows hashes in CPython: its value is the model's.
+  const end = { n: "5", a: "5", b: "8", total: "12" };
+  assert.equal(why(reach, at(7, end), 8, { ...end, seen: "{8, 5}" }), undefined);
+  assert.equal(why(reach, at(8, { ...end, seen: "{8, 5}" }), 9, { ...end, seen: "{8, 5}", label: "'n=5'" }), undefined);
+  assert.match(why(reach, at(8, { ...end, seen: "{8, 5}" }), 9, { ...end, seen: "{8, 5}", label: "'n=6'" })!, /sets label to 'n=5'/);
+  // A builtin the file shadows, a function's global, a class that prints itself: not computed.
+  const shadow = new Reach(await parsePython("def len(x):\n    return 0\n\ndef f(s):\n    k = len(s)\n    return k\n"));
+  assert.equal(why(shadow, at(5, { s: "'abc'" }).map((x) => ({ frame: { ...x.frame!, func: "f" } })), 6, { s: "'abc'", k: "0" }), undefined);
+  const glob = new Reach(await parsePython("g = 0\n\ndef f():\n    global g\n    g = 1\n    x = 2\n    return x\n"));
+  assert.equal(glob.next(at(5, {}).map((x) => ({ frame: { ...x.frame!, func: "f" } })), over)!.frames.some((n) => n.values), false);
+  const printed = new Reach(await parsePython("class P:\n    def __repr__(self):\n        return '1'\n\ndef f(p):\n    q = p\n    return q\n"));
+  assert.equal(printed.next(at(6, { p: "1" }).map((x) => ({ frame: { ...x.frame!, func: "f" } })), over)!.frames.some((n) => n.values), false);
+});
+
+test("an `if`, `elif` or `while` test the evaluator computes from the locals goes on to the branch it takes, and only there; a test it does not compute leaves both", async () => {
+  const code = `LIMIT = 100
+
+def grade(score, bonus):
+    if score + bonus >= 90:  # with the bonus
+        g = 'A'
+    elif score >= 80:
+        g = 'B'
+    else:
+        # a comment before the body
+        g = 'C'
+    while score > LIMIT:
+        score -= 10
+    if score in {1, 2}:
+        g = '?'
+    return g
+`;
+  const reach = new Reach(await parsePython(code));
+  const at = (line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func: "grade", locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (from: number, locals: Record<string, string>, to: number): string | undefined => refusal(reach.next(at(from, locals), over)!, { frame: { event: "line", line: to, depth: 0, func: "grade", locals } }, at(from, locals)[0].frame);
+  assert.equal(why(4, { score: "85", bonus: "0" }, 6), undefined);
+  assert.match(why(4, { score: "85", bonus: "0" }, 5)!, /cannot stand on line 5/);
+  assert.equal(why(4, { score: "85", bonus: "5" }, 5), undefined);
+  assert.equal(why(6, { score: "85", bonus: "0" }, 7), undefined);
+  assert.match(why(6, { score: "85", bonus: "0" }, 10)!, /cannot stand on line 10/);
+  assert.equal(why(6, { score: "70", bonus: "0" }, 10), undefined, "else: its body's first statement");
+  assert.match(why(6, { score: "70", bonus: "0" }, 7)!, /cannot stand on line 7/);
+  // A global the frame does not hold, a set literal (CPython orders it by hashes): not computed, either way.
+  assert.equal(why(11, { score: "85", bonus: "0", g: "'B'" }, 12), undefined);
+  assert.equal(why(11, { score: "85", bonus: "0", g: "'B'" }, 13), undefined);
+  assert.equal(why(13, { score: "85", bonus: "0", g: "'B'" }, 14), undefined);
+  assert.equal(why(13, { score: "85", bonus: "0", g: "'B'" }, 15), undefined);
+  const loop = new Reach(await parsePython("def f(n):\n    while n > 0:\n        n -= 1\n    return n\n"));
+  const loopAt = (locals: Record<string, string>): Step[] => [{ frame: { event: "line", line: 2, depth: 0, func: "f", locals } }];
+  const to = (line: number, n: string): Step => ({ frame: { event: "line", line, depth: 0, func: "f", locals: { n } } });
+  assert.equal(refusal(loop.next(loopAt({ n: "2" }), over)!, to(3, "2"), loopAt({ n: "2" })[0].frame), undefined);
+  assert.match(refusal(loop.next(loopAt({ n: "2" }), over)!, to(4, "2"), loopAt({ n: "2" })[0].frame)!, /cannot stand on line 4/);
+  assert.equal(refusal(loop.next(loopAt({ n: "0" }), over)!, to(4, "0"), loopAt({ n: "0" })[0].frame), undefined);
+});
+
+test("a `return` or `yield` of a value computed from the locals returns exactly it, with the locals as they are; not inside a `try` or `with`, nor where the value is not computed", async () => {
+  const code = `def area(w, h):
+    scale = 2
+    return w * h * scale, 'cm'
+
+def gen(n):
+    yield n + 1
+    yield
+
+def guarded(x):
+    try:
+        return x + 1
+    finally:
+        x = 0
+
+def called(x):
+    return area(x, x)
+`;
+  const reach = new Reach(await parsePython(code));
+  const at = (func: string, line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func, locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (from: Step[], locals: Record<string, string>, value: string): string | undefined =>
+    refusal(reach.next(from, over)!, { frame: { event: "return", line: from[0].frame!.line, depth: 0, func: from[0].frame!.func, locals, value } }, from[0].frame);
+  const here = { w: "3", h: "4", scale: "2" };
+  assert.equal(why(at("area", 3, here), here, "(24, 'cm')"), undefined);
+  assert.match(why(at("area", 3, here), here, "(12, 'cm')")!, /a return of area is \(24, 'cm'\)/);
+  assert.match(why(at("area", 3, here), { ...here, scale: "3" }, "(24, 'cm')")!, /scale cannot change here/);
+  assert.match(why(at("area", 3, here), { ...here, w: "5" }, "(24, 'cm')")!, /sets w to 3/);
+  const grammar = reachGrammar(reach.next(at("area", 3, here), over)!, (t) => JSON.stringify(t));
+  assert.ok(grammar.includes(`"(24, 'cm')"`), "the grammar writes the value");
+  assert.equal(why(at("gen", 6, { n: "1" }), { n: "1" }, "2"), undefined);
+  assert.match(why(at("gen", 6, { n: "1" }), { n: "1" }, "1")!, /a return of gen is 2/);
+  assert.equal(why(at("gen", 7, { n: "1" }), { n: "1" }, "None"), undefined);
+  // (a finally runs between the value and the return; a call's value is its own)
+  assert.equal(why(at("guarded", 11, { x: "1" }), { x: "0" }, "2"), undefined);
+  assert.equal(why(at("called", 16, { x: "2" }), { x: "2" }, "(8, 'cm')"), undefined);
+  assert.equal(why(at("called", 16, { x: "2" }), { x: "2" }, "7"), undefined);
+});
+
 test("an import runs once and falls through to the next statement (the model stayed on a script's `import math`)", async () => {
   const reach = new Reach(await parsePython("import math\nfrom math import pi\nx = math.tau - pi\n"));
   const at1: Step[] = [{ frame: { event: "line", line: 1, depth: 0, func: "<module>", locals: {} } }];

@@ -1689,6 +1689,67 @@ export function evaluateValue(expr: string, locals: Record<string, string>): PyV
   return bounded(() => evaluate(parseExpression(expr), scopeOf(locals)));
 }
 
+/**
+ * What evaluating `expr` would read, from its parse alone: the names it reads as variables, the
+ * builtins and methods it calls, its binary operators, whether it writes a float literal, and
+ * whether it builds a set (whose order in CPython follows hashes, salted per process for strings,
+ * which this evaluator cannot follow). Throws ExprError where it does not parse.
+ */
+export function reads(expr: string): { names: string[]; builtins: string[]; methods: string[]; ops: string[]; float: boolean; set: boolean } {
+  const names = new Set<string>();
+  const builtins = new Set<string>();
+  const methods = new Set<string>();
+  const ops = new Set<string>();
+  let float = false;
+  let set = false;
+  const walk = (n: Node | undefined): void => {
+    if (!n) return;
+    switch (n.k) {
+      case "lit":
+        if (n.v.t === "float" || n.v.t === "complex") float = true;
+        return;
+      case "name":
+        names.add(n.id);
+        return;
+      case "tuple":
+      case "list":
+      case "set":
+        if (n.k === "set") set = true;
+        return n.items.forEach(walk);
+      case "dict":
+        return n.entries.forEach(([k, v]) => (walk(k), walk(v)));
+      case "unary":
+      case "not":
+        return walk(n.x);
+      case "bin":
+        ops.add(n.op);
+        return walk(n.a), walk(n.b);
+      case "and":
+      case "or":
+        return walk(n.a), walk(n.b);
+      case "cmp":
+        return walk(n.first), n.rest.forEach(([, x]) => walk(x));
+      case "if":
+        return walk(n.test), walk(n.body), walk(n.orelse);
+      case "index":
+        return walk(n.x), walk(n.index);
+      case "slice":
+        return walk(n.lower), walk(n.upper), walk(n.step);
+      case "call":
+        builtins.add(n.fn);
+        if (n.fn === "set" || n.fn === "frozenset") set = true;
+        return n.args.forEach(walk), n.kwargs.forEach(([, x]) => walk(x));
+      case "attr":
+        return walk(n.x);
+      case "method":
+        methods.add(n.name);
+        return walk(n.x), n.args.forEach(walk), n.kwargs.forEach(([, x]) => walk(x));
+    }
+  };
+  walk(parseExpression(expr));
+  return { names: [...names], builtins: [...builtins], methods: [...methods], ops: [...ops], float, set };
+}
+
 /** Evaluates `expr` over `locals` (name → repr): the repr of the result, as Python prints it. */
 export function evaluateExpression(expr: string, locals: Record<string, string>): string {
   return bounded(() => literalToRepr(evaluate(parseExpression(expr), scopeOf(locals))));

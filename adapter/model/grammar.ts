@@ -239,6 +239,8 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
   };
   const alts = next.frames.map((f) => {
     const g = f.func;
+    // The values the program fixes (reach.ts: madeValues) and those the statement just run computed (`values`).
+    const made = f.values?.size ? new Map([...g.made, ...f.values]) : g.made;
     const lines = rule("l", f.lines.map((l) => lit(String(l))).join(" | "));
     const depth = f.depth === "any" ? "dep" : f.depth === "deeper" ? "dep1" : lit(String(f.depth));
     const optional = f.optional ?? g.optional;
@@ -246,16 +248,16 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
     const must = f.must ?? [];
     // A namespace's names so far come first, in order (reach.ts: `keep`); then the rest.
     const kept = new Set((f.keep ?? []).map((k) => k.name));
-    const keep = (f.keep ?? []).map((k) => ` ${arg} ${valued(k.name, k.value ?? g.made.get(k.name), k.starts)}`).join("");
-    const params = g.required.map((p) => ` ${arg} ${lit(p + "=")} txt`).join("") + keep;
-    const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), g.made);
-    const one = (n: string): string => valued(n, g.made.get(n));
+    const keep = (f.keep ?? []).map((k) => ` ${arg} ${valued(k.name, k.value ?? made.get(k.name), k.starts)}`).join("");
+    const params = g.required.map((p) => ` ${arg} ${valued(p, made.get(p))}`).join("") + keep;
+    const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), made);
+    const one = (n: string): string => valued(n, made.get(n));
     const full =
       params +
       (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : rest);
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
     const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
-    const change = (n: string): string => valued(n, g.made.get(n), f.changes?.get(n));
+    const change = (n: string): string => valued(n, made.get(n), f.changes?.get(n));
     const others = changing.length ? ` (${arg} ${rule("c", changing.map(change).join(" | "))}){0,${changing.length}}` : "";
     const delta =
       ` ${arg} ".."` +

@@ -10,6 +10,8 @@
 // reports; each is checked against real traces in test/reach.test.ts.
 import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
 import type { PyFunction, PyScope, PySource, ScopeNames } from "../pyread/pysource.js";
+import { ExprError, evaluateValue, reads, truthy } from "../format/expr.js";
+import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
 /** What a frame of one function (or class body, module, comprehension, lambda) can hold. */
@@ -65,6 +67,8 @@ export interface NextFrame {
   keep?: { name: string; value?: string; starts?: string[] }[];
   /** The value a return must have: a module's is None. */
   valueIs?: string;
+  /** Locals the statement just run set to a value computed from the current ones (`Reach.assigned`): each has exactly it. */
+  values?: Map<string, string>;
   /**
    * The locals a delta may write, with how each value must start, when the statement just run
    * is known: only names it binds change freely; a list stays a list, a dict or set a dict or
@@ -86,6 +90,9 @@ export class Reach {
   private readonly nonlocal: boolean;
   /** Names some function declares `global`: the module's may change under any call. */
   private readonly globals = new Set<string>();
+  /** Every name the file binds anywhere (a builtin it shadows is not the builtin); undefined where assignments are not computed (`assigned`). */
+  private readonly bound?: Set<string>;
+  private readonly rows: string[];
 
   /** `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown, 3.11's. */
   constructor(
@@ -93,6 +100,8 @@ export class Reach {
     python?: string,
   ) {
     this.nonlocal = /\bnonlocal\b/.test(src.source);
+    this.rows = src.source.split("\n");
+    this.bound = literalsAreValues(src) ? boundNames(src) : undefined;
     for (const m of src.source.matchAll(/^[ \t]*global[ \t]+([\w \t,]+)/gm)) for (const n of m[1].split(",")) if (n.trim()) this.globals.add(n.trim());
     const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
     const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
@@ -178,7 +187,7 @@ export class Reach {
    */
   private instanceMade(stmt: PySource["statements"][number]): [string, string] | undefined {
     if (!stmt.simple || stmt.binds.length !== 1) return undefined;
-    const text = this.src.source.split("\n").slice(stmt.line - 1, stmt.endLine).join("\n").trim();
+    const text = this.rows.slice(stmt.line - 1, stmt.endLine).join("\n").trim();
     const m = /^(\w+)\s*=\s*(\w+)\s*\(/.exec(text);
     if (!m || m[1] !== stmt.binds[0] || closing(text, m[0].length - 1) !== text.length - 1) return undefined;
     const plain = (name: string, seen: Set<string>): boolean => {
@@ -190,6 +199,105 @@ export class Reach {
     // The class must be the one its name is bound to everywhere in the module (madeValues).
     const cls = this.funcs.get("<module>")?.made.get(m[2]);
     return cls === `<class '__main__.${m[2]}'>` && plain(m[2], new Set()) ? [m[1], `<__main__.${m[2]} object at 0x...>`] : undefined;
+  }
+
+  /**
+   * `a = EXPR`, `a, b = EXPR` or `a += EXPR` where the evaluator (adapter/format/expr.ts)
+   * computes EXPR from the frame's `locals` alone: literals, locals, builtins the file does not
+   * shadow, methods that change nothing. Such a statement calls no code of the program: once it
+   * has run, its targets hold those values; `others`: whether other locals may change too (an
+   * augmented assignment mutates a list or dict in place, which other names may hold). Undefined
+   * for any other statement, a value with a set in it (CPython orders a set by hashes, salted per
+   * process for strings) and one long enough to be cut in a trace.
+   */
+  private assigned(g: FuncShape, stmt: PySource["statements"][number], locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
+    if (!this.bound || !stmt.simple || !stmt.binds.length) return undefined;
+    const m = ASSIGNMENT.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    if (!m) return undefined;
+    const targets = m[1].split(",").map((x) => x.trim());
+    const local = new Set([...g.required, ...g.optional]);
+    // (a function's `global` name is not its local; a name bound twice by one statement keeps the last)
+    if (new Set(targets).size !== targets.length || targets.some((t) => !local.has(t) || (g.kind !== "module" && this.globals.has(t)))) return undefined;
+    const augmented = m[2] !== "=";
+    if (augmented && (targets.length !== 1 || !Object.hasOwn(locals, targets[0]))) return undefined;
+    const value = this.computed(augmented ? `(${targets[0]}) ${m[2].slice(0, -1)} (${m[3]})` : m[3], locals, false);
+    if (!value) return undefined;
+    const items = targets.length === 1 ? [value] : (value.t === "list" || value.t === "tuple") && value.items.length === targets.length ? value.items : undefined;
+    if (!items || items.some(hasSet)) return undefined;
+    const reprs = items.map((v) => literalToRepr(v));
+    if (reprs.some((r) => r.length > MAX_COMPUTED || r.includes("…("))) return undefined;
+    const mutable = augmented && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]]).t);
+    return { values: new Map(targets.map((t, i) => [t, reprs[i]])), others: mutable };
+  }
+
+  /**
+   * Where an `if`, `elif` or `while` header's test is one the evaluator computes from the frame's
+   * `locals` alone: the statement its frame goes to next (pysource's `branch`); undefined where the
+   * test is not computed or that statement is not known.
+   */
+  private taken(stmt: PySource["statements"][number], locals: Record<string, string>): { line: number; endLine: number } | undefined {
+    if (!stmt.branch || !this.bound) return undefined;
+    const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    const test = m ? this.computed(m[1], locals, true) : undefined;
+    if (!test || test.t === "opaque") return undefined; // (the truth of an object is its own code's)
+    return truthy(test) ? stmt.branch.yes : stmt.branch.no;
+  }
+
+  /**
+   * The value of `expr` from `locals` alone, where it is the one CPython gets (adapter/format/expr.ts):
+   * undefined where it reads a name the frame does not hold, calls a builtin the file shadows or
+   * builds a set. A set read from a repr iterates in that repr's order, as CPython's does, but one
+   * computed from it (`s | t`) would not: `setsRead` allows reading sets only where the order
+   * cannot show (no method, only builtins that ignore it).
+   */
+  private computed(expr: string, locals: Record<string, string>, setsRead: boolean): PyValue | undefined {
+    try {
+      const r = reads(expr);
+      if (r.set || r.builtins.some((b) => this.bound!.has(b) || Object.hasOwn(locals, b)) || r.names.some((n) => !Object.hasOwn(locals, n))) return undefined;
+      const orderFree = setsRead && !r.methods.length && r.builtins.every((b) => ORDER_FREE.has(b));
+      const values = r.names.map((n) => parseRepr(locals[n]));
+      if (!orderFree && values.some(hasSet)) return undefined;
+      // CPython rounds a float power by the platform's pow(), a float sum (3.12+) by compensated summation and
+      // a true division of ints past 2**53 in one step: this evaluator may differ in the last digit there.
+      const float = (v: PyValue): boolean => hasNumber(v, (x) => x.t === "float" || x.t === "complex");
+      const powered = r.ops.includes("**") || r.builtins.some((b) => INEXACT.has(b));
+      if (powered && (r.float || r.ops.includes("/") || r.builtins.includes("float") || values.some(float))) return undefined;
+      if (r.ops.includes("/") && values.some((v) => hasNumber(v, (x) => x.t === "int" && (x.v >= 2n ** 53n || x.v <= -(2n ** 53n))))) return undefined;
+      const value = evaluateValue(expr, locals);
+      return powered && float(value) ? undefined : value;
+    } catch (e) {
+      if (e instanceof ExprError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * The value a function's `return EXPR` or `yield EXPR` statement returns (a bare one, None)
+   * where EXPR is computed from the frame's `locals` alone; undefined elsewhere, and inside a
+   * `try` statement or `with` block, whose `finally` or `__exit__` runs between the value and the return.
+   */
+  private returned(g: FuncShape, stmt: PySource["statements"][number], locals: Record<string, string>): string | undefined {
+    if (!this.bound || g.kind !== "def" || !stmt.simple) return undefined;
+    const m = /^(?:return|yield)(?![\w.])\s*([\s\S]*)$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    if (!m || /^from\b/.test(m[1]) || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
+    if (!m[1]) return "None";
+    const v = this.computed(m[1], locals, false);
+    const r = v && !hasSet(v) ? literalToRepr(v) : undefined;
+    return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") ? r : undefined;
+  }
+
+  /** Whether the statement on `line` stands in a block whose header matches `header`, inside its function (read from the statements' indentation). */
+  private inBlock(line: number, header: RegExp): boolean {
+    const indent = (l: number): number => /^[ \t]*/.exec(this.rows[l - 1] ?? "")![0].length;
+    let inner = indent(line);
+    for (const l of [...this.src.statementLines].reverse()) {
+      if (l >= line || indent(l) >= inner) continue;
+      const text = this.rows[l - 1].trim();
+      if (header.test(text)) return true;
+      if (/^(async\s+)?def\b|^class\b/.test(text)) return false;
+      inner = indent(l);
+    }
+    return false;
   }
 
   /** A closure's free variables: names it uses that an enclosing function binds. */
@@ -241,19 +349,27 @@ export class Reach {
     const binding = stmt.simple || (stmt.header !== undefined && !ownHeader);
     const must = binding ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
     const rebound = [...stmt.binds, ...g.inlined.keys(), ...(g.kind === "module" ? this.globals : [])];
-    const changes = this.nonlocal ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
+    const set = this.assigned(g, stmt, f.locals);
+    // A computed assignment runs no code: only its targets change (and, in place, what else holds a list it extends).
+    let changes = this.nonlocal && !set ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
+    if (set && !set.others) changes = new Map([...set.values.keys()].map((n) => [n, undefined]));
     const made = g.kind === "module" ? this.instanceMade(stmt) : undefined;
     if (made && changes?.has(made[0])) changes.set(made[0], [made[1]]);
+    // A target whose value changes must be written, in a delta too.
+    if (set) for (const [n, v] of set.values) if (Object.hasOwn(f.locals, n) && f.locals[n] !== v) must.push(n);
     const inStmt = (l: number): boolean => stmt.line <= l && l <= stmt.endLine;
-    const shape = (lines: number[], withMust: boolean): void => {
+    const shape = (lines: number[], done: boolean): void => {
       for (const [ls, optional] of this.byNames(g, lines, false))
-        frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...(withMust && must.length && must.length <= 3 ? { must } : {}) });
+        frames.push({
+          event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}),
+          ...(done && must.length && must.length <= 3 ? { must } : {}), ...(done && set ? { values: set.values } : {}),
+        });
     };
     // (a def or class header, or an import, runs once: its frame does not stop on its line again)
     const once = (binding && stmt.header !== undefined) || (!stmt.simple && stmt.next !== undefined);
     shape(g.lines.filter((l) => inStmt(l) && !(once && l === f.line)), false);
-    // A statement that falls through goes on to the next one of its block, and only there.
-    const next = ownHeader ? undefined : stmt.next;
+    // A statement that falls through goes on to the next one of its block, and only there; a test computed from the locals, to the branch it takes.
+    const next = ownHeader ? undefined : (stmt.next ?? this.taken(stmt, f.locals));
     shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
   }
 
@@ -326,10 +442,19 @@ export class Reach {
       const here = stmt ? (l: number): boolean => stmt.line <= l && l <= stmt.endLine : (l: number): boolean => l === f.line;
       const mark = frames.length;
       add("return", [g], f.depth, (x) => x.returnLines.filter(here), "full", "yes");
+      // A `return` or `yield` of a value computed from the locals runs nothing: the frame returns that value, its locals as they are.
+      const returned = f.event === "line" && stmt ? this.returned(g, stmt, f.locals) : undefined;
       for (const n of frames.slice(mark)) {
         if (g.kind === "module") n.valueIs = "None";
         const keep = f.event === "line" && stmt ? this.namespace(g, f.locals, stmt) : undefined;
         if (keep) n.keep = keep;
+        if (returned !== undefined) {
+          const names = Object.keys(f.locals);
+          n.valueIs = returned;
+          n.optional = names.filter((x) => !g.required.includes(x));
+          n.keep = n.optional.map((name) => ({ name, value: f.locals[name] }));
+          n.values = new Map(g.required.filter((x) => names.includes(x)).map((x) => [x, f.locals[x]]));
+        }
       }
       // Unwound: after an exception, or (3.12+) after the line event of the cleanup an inline
       // comprehension runs when an exception leaves it (on its line, its names still there).
@@ -499,6 +624,68 @@ function madeValues(src: PySource, bindLines: Record<string, number[]> | undefin
   return out;
 }
 
+// `a = EXPR`, `a, b = EXPR`, `a += EXPR` (and the other augmented operators): targets, operator, expression.
+const ASSIGNMENT = /^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(=|\+=|-=|\*=|\/\/=|\/=|%=|\*\*=|\|=|&=|\^=|<<=|>>=)\s*([\s\S]+)$/;
+// Builtins whose result does not depend on the order they meet a set's items in.
+const ORDER_FREE = new Set(["len", "min", "max", "sorted", "any", "all", "bool", "abs", "isinstance"]);
+/** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
+const MAX_COMPUTED = 200;
+// Libraries whose numbers print as Python's do (numpy's float64 prints 1.5) but compute otherwise.
+const NUMERIC_LIBRARY = /^\s*(?:import|from)\s+(numpy|pandas|torch|jax|tensorflow|cupy|scipy|sympy)\b/m;
+// Builtin types whose subclasses print as literals but may compute otherwise.
+const LITERAL_TYPES = new Set(["int", "float", "complex", "bool", "str", "bytes", "bytearray", "list", "dict", "tuple", "set", "frozenset", "UserList", "UserDict", "UserString"]);
+
+/**
+ * Whether every value in this file that prints as a literal is one (so that the evaluator may
+ * compute with it): no class of its own prints itself (`__repr__`) or extends a literal's type,
+ * no numeric library, no `import *` (which may shadow a builtin).
+ */
+function literalsAreValues(src: PySource): boolean {
+  if (NUMERIC_LIBRARY.test(src.source) || /^\s*from\s+\S+\s+import\s+\*/m.test(src.source)) return false;
+  return src.classes.every((c) => !c.scope.binds.includes("__repr__") && !(classBases(src, c) ?? []).some((b) => LITERAL_TYPES.has(b.split(".").pop()!)));
+}
+
+/** Every name the file binds: its functions' and classes' names, parameters and locals, the module's names. */
+function boundNames(src: PySource): Set<string> {
+  const out = new Set(src.module.binds);
+  for (const f of src.functions) [f.name, ...f.params.map((p) => p.name), ...f.scope.binds].forEach((n) => out.add(n));
+  for (const c of src.classes) [c.name, ...c.scope.binds].forEach((n) => out.add(n));
+  return out;
+}
+
+/** Python text without its comments (a `#` inside a string is no comment). */
+function codeOf(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const q = /^('''|"""|'|")/.exec(text.slice(i, i + 3))?.[1];
+    if (q) {
+      let j = i + q.length;
+      while (j < text.length && !text.startsWith(q, j)) j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + q.length);
+      i = j + q.length - 1;
+    } else if (text[i] === "#") {
+      while (i + 1 < text.length && text[i + 1] !== "\n") i++;
+    } else out += text[i];
+  }
+  return out;
+}
+
+const INEXACT = new Set(["pow", "sum", "round", "divmod"]);
+
+/** Whether a value holds a number that `is` holds for, anywhere in it. */
+function hasNumber(v: PyValue, is: (x: PyValue) => boolean): boolean {
+  if (is(v)) return true;
+  if (v.t === "dict") return v.entries.some(([k, x]) => hasNumber(k, is) || hasNumber(x, is));
+  return "items" in v && v.items.some((x) => hasNumber(x, is));
+}
+
+/** Whether a value holds a set anywhere (as a dict's key or value too). */
+function hasSet(v: PyValue): boolean {
+  if (v.t === "set" || v.t === "frozenset") return true;
+  if (v.t === "dict") return v.entries.some(([k, x]) => hasSet(k) || hasSet(x));
+  return "items" in v && v.items.some(hasSet);
+}
+
 /** The index of the bracket that closes the one at `open` in `text` (strings skipped), or -1. */
 function closing(text: string, open: number): number {
   let depth = 0;
@@ -611,7 +798,9 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
   }
   if (n.keep) {
     const order = n.keep.map((k) => k.name);
-    if (names.slice(0, order.length).join(",") !== order.join(",")) return `${g.func}'s names are ${order.join(", ")} first, in that order`;
+    // (after the parameters, which come first in a function's frame)
+    const from = g.required.length;
+    if (names.slice(from, from + order.length).join(",") !== order.join(",")) return `${g.func}'s names are ${order.join(", ")} first, in that order`;
     for (const k of n.keep) {
       if (k.value !== undefined && locals[k.name] !== k.value) return `${k.name} cannot change here`;
       if (k.starts && !k.starts.some((p) => locals[k.name].startsWith(p))) return `${k.name} cannot change its type here`;
@@ -622,6 +811,8 @@ function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame
   const had = (x: string): boolean => prev?.locals[x] === locals[x] || !!n.keep?.some((k) => k.name === x && k.value === locals[x]);
   const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && !had(x));
   if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
+  const computed = [...(n.values ?? [])].find(([x, v]) => locals[x] !== v);
+  if (computed) return `line ${prev?.line} sets ${computed[0]} to ${computed[1]}, not ${locals[computed[0]]}`;
   const unbound = (n.must ?? []).filter((x) => !names.includes(x));
   if (unbound.length) return `line ${prev?.line} assigns ${unbound.join(", ")}, which the next line does not have`;
   return undefined;

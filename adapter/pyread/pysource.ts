@@ -103,6 +103,13 @@ export interface PySource {
     /** A simple statement or an import that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
     next?: { line: number; endLine: number };
     /**
+     * An `if`, `elif` or `while` header (its body on rows of its own): the statement its frame
+     * goes to next when the test holds (the body's first) and when it does not (the next clause's,
+     * or the one after the whole statement in the same block); absent where that is not one
+     * statement read from the file alone (the block ends, a declaration or decorator stands there).
+     */
+    branch?: { yes?: { line: number; endLine: number }; no?: { line: number; endLine: number } };
+    /**
      * An undecorated `def` or `class` header: once it has run, its name is bound in the frame that
      * holds it, and that frame's next line is the statement after its body (`next`, when one
      * follows in the same block). A decorated one runs its decorators' lines back and forth.
@@ -749,7 +756,7 @@ function analyse(source: string, root: Node): PySource {
     classes,
     nested,
     module: module.finish(Math.max(0, ...logicals.map((l) => l.endRow + 1))),
-    statements: fallThrough(spans, logicals, declarations),
+    statements: branches(fallThrough(spans, logicals, declarations), logicals),
     valueNames: identifiers(leaves.filter((x, i) => leaves[i + 1]?.text !== "(" && leaves[i - 1]?.text !== "def" && leaves[i - 1]?.text !== "class")),
     loops,
     names: identifiers(leaves).sort(),
@@ -782,6 +789,35 @@ function fallThrough(spans: PySource["statements"], logicals: readonly Logical[]
 }
 
 const onlyComment = (l: Logical): boolean => l.leaves.length === 0;
+
+/** Sets `branch` on each `if`, `elif` and `while` header whose body starts on a row of its own. */
+function branches(spans: PySource["statements"], logicals: readonly Logical[]): PySource["statements"] {
+  const byRow = new Map(spans.map((s) => [s.line, s] as const));
+  // A statement that runs (a declaration or docstring does not; a decorator's line is left open, as in fallThrough).
+  const statement = (l: Logical | undefined): { line: number; endLine: number } | undefined => {
+    const s = l && firstWord(l) !== "@" ? byRow.get(l.row + 1) : undefined;
+    return s && { line: s.line, endLine: s.endLine };
+  };
+  const code = logicals.filter((l) => !onlyComment(l));
+  code.forEach((l, k) => {
+    const w = firstWord(l);
+    const s = byRow.get(l.row + 1);
+    if (!s || !["if", "elif", "while"].includes(w) || l.leaves[l.leaves.length - 1].text !== ":") return;
+    const body = code[k + 1] && code[k + 1].indent > l.indent ? code[k + 1] : undefined;
+    let j = k + 1;
+    while (j < code.length && code[j].indent > l.indent) j++;
+    const after = code[j] && code[j].indent === l.indent ? code[j] : undefined;
+    let no: { line: number; endLine: number } | undefined;
+    if (after && firstWord(after) === "else") {
+      // `else:` runs nothing itself: its body's first statement comes next (one on the same row is its own).
+      const inner = code[j + 1] && code[j + 1].indent > after.indent ? code[j + 1] : undefined;
+      no = after.leaves[after.leaves.length - 1].text === ":" ? statement(inner) : statement(after);
+    } else if (after && !["except", "finally"].includes(firstWord(after))) no = statement(after);
+    const yes = statement(body);
+    if (yes || no) s.branch = { ...(yes ? { yes } : {}), ...(no ? { no } : {}) };
+  });
+  return spans;
+}
 
 // ---- queries ----
 
