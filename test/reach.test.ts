@@ -325,6 +325,44 @@ def called(x):
   assert.equal(why(at("called", 16, { x: "2" }), { x: "2" }, "7"), undefined);
 });
 
+test("a `for` header goes into its body or out of the loop; over items computed from the locals, with the next item (or the first, where the loop may start again), only its targets changing", async () => {
+  const code = `def walk(xs, n):
+    total = 0
+    for i, x in enumerate(xs):
+        total += x
+    for k in range(n):
+        for j in range(2):
+            total += j
+    for y in xs:
+        xs.append(y)
+        break
+    return total
+`;
+  const reach = new Reach(await parsePython(code));
+  const at = (line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func: "walk", locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (from: number, locals: Record<string, string>, to: number, after: Record<string, string>): string | undefined => refusal(reach.next(at(from, locals), over)!, { frame: { event: "line", line: to, depth: 0, func: "walk", locals: after } }, at(from, locals)[0].frame);
+  const start = { xs: "[5, 7]", n: "2", total: "0" };
+  assert.equal(why(3, start, 4, { ...start, i: "0", x: "5" }), undefined, "the first item");
+  assert.match(why(3, start, 4, { ...start, i: "1", x: "7" })!, /line 3 sets i to 0, not 1/);
+  assert.match(why(3, start, 5, start)!, /cannot stand on line 5/, "two items: no exit yet");
+  const second = { ...start, total: "5", i: "0", x: "5" };
+  assert.equal(why(3, second, 4, { ...second, i: "1", x: "7" }), undefined, "the next item");
+  assert.match(why(3, second, 4, { ...second, i: "1", x: "7", total: "6" })!, /total cannot change on line 3/);
+  const last = { ...start, total: "12", i: "1", x: "7" };
+  assert.equal(why(3, last, 5, last), undefined, "after the last item: out of the loop");
+  assert.match(why(3, last, 4, { ...last, i: "0", x: "5" })!, /cannot stand on line 4/, "the loop does not start again");
+  // An inner loop starts again in each pass of the outer one: after its last item, its first or the exit.
+  const inner = { ...start, total: "1", k: "0", j: "1" };
+  assert.equal(why(6, inner, 5, inner), undefined);
+  assert.equal(why(6, { ...inner, k: "1" }, 7, { ...inner, k: "1", j: "0" }), undefined);
+  assert.match(why(6, inner, 7, { ...inner, j: "1" })!, /cannot stand on line 7|sets j to 0/);
+  // A body that mutates the iterable: the items are the model's; still the body or the exit.
+  const mutating = { ...start, total: "12", k: "1", j: "1" };
+  assert.equal(why(8, mutating, 9, { ...mutating, y: "99" }), undefined);
+  assert.match(why(8, mutating, 2, mutating)!, /cannot stand on line 2/);
+});
+
 test("an import runs once and falls through to the next statement (the model stayed on a script's `import math`)", async () => {
   const reach = new Reach(await parsePython("import math\nfrom math import pi\nx = math.tau - pi\n"));
   const at1: Step[] = [{ frame: { event: "line", line: 1, depth: 0, func: "<module>", locals: {} } }];

@@ -893,7 +893,7 @@ function unary(op: string, v: PyValue): PyValue {
 }
 
 /** The elements iteration yields: items, characters, byte values, dict keys. */
-function iterate(v: PyValue): PyValue[] {
+export function iterate(v: PyValue): PyValue[] {
   if (v.t === "bytes") tick(v.v.length);
   if (v.t === "dict") tick(v.entries.length);
   if ("items" in v) tick(v.items.length);

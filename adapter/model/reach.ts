@@ -10,7 +10,7 @@
 // reports; each is checked against real traces in test/reach.test.ts.
 import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
 import type { PyFunction, PyScope, PySource, ScopeNames } from "../pyread/pysource.js";
-import { ExprError, evaluateValue, reads, truthy } from "../format/expr.js";
+import { ExprError, evaluateValue, iterate, reads, truthy } from "../format/expr.js";
 import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
@@ -300,6 +300,101 @@ export class Reach {
     return false;
   }
 
+  /**
+   * A `for` header whose body's first statement is known (pysource's `branch`): its frame's next
+   * line event stands there or at the loop's exit (`exit`: that statement, or anywhere past the
+   * loop where the block ends there; undefined where no exit can come). Where the iterable is
+   * computed from the locals (or is `range`, `enumerate`, `zip` or `reversed` of such values),
+   * `items`: the targets' values the body can start with, the first where they are not bound yet,
+   * else the item after the one they hold (and the first where an enclosing loop may start it
+   * again). Not computed where a target is bound elsewhere too (it may not hold its item), or where
+   * the loop's body may rebind or mutate the iterable (the iterator CPython made then would not be
+   * the one read now).
+   */
+  private iteration(g: FuncShape, stmt: PySource["statements"][number], locals: Record<string, string>): { body: Span; exit?: Span | "past"; items?: Map<string, string>[] } | undefined {
+    const body = stmt.branch?.yes;
+    const loop = this.src.loops.find((lp) => lp.line === stmt.line);
+    const m = /^for\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+in\s+([\s\S]+):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    if (!body || !loop || !m) return undefined;
+    const open = { body, exit: stmt.branch!.no ?? ("past" as const) };
+    const targets = m[1].split(",").map((x) => x.trim());
+    const local = new Set([...g.required, ...g.optional]);
+    if (!this.bound || g.deletes || new Set(targets).size !== targets.length || targets.some((t) => !local.has(t) || (g.kind !== "module" && this.globals.has(t)))) return open;
+    const iter = m[2].trim();
+    let names: string[];
+    try {
+      names = reads(iter).names;
+    } catch (e) {
+      if (e instanceof ExprError) return open;
+      throw e;
+    }
+    // (statements' targets, parameters included)
+    const rebinds = (n: string, where: (l: number) => boolean): boolean => this.src.statements.some((x) => where(x.line) && g.lines.includes(x.line) && x.binds.includes(n));
+    const inBody = (l: number): boolean => stmt.endLine < l && l <= loop.endLine;
+    const bodyText = this.rows.slice(stmt.endLine, loop.endLine).join("\n");
+    if (names.some((n) => targets.includes(n) || rebinds(n, inBody) || mutates(bodyText, n))) return open;
+    const items = this.itemsOf(iter, locals);
+    const rows = items?.map((it) => (targets.length === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === targets.length ? it.items : undefined));
+    if (!rows || rows.some((r) => !r)) return open;
+    const reprs = rows.map((r) => r!.map((v) => literalToRepr(v)));
+    if (reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) return open;
+    const keys = reprs.map((r) => r.join("\u0000"));
+    const next: (number | "exit")[] = [];
+    const start = (): void => void next.push(keys.length ? 0 : "exit");
+    if (!targets.every((t) => Object.hasOwn(locals, t))) start();
+    else {
+      // (a target another statement binds too may not hold the item it was given)
+      if (targets.some((t) => g.required.includes(t) || rebinds(t, (l) => l !== stmt.line))) return open;
+      const cur = targets.map((t) => locals[t]).join("\u0000");
+      const at = keys.flatMap((k, i) => (k === cur ? [i] : []));
+      if (!at.length) return open;
+      for (const i of at) next.push(i + 1 < keys.length ? i + 1 : "exit");
+      if (this.src.loops.some((lp) => lp !== loop && lp.line < stmt.line && stmt.line <= lp.endLine && g.lines.includes(lp.line))) start();
+    }
+    const found = [...new Set(next.filter((x) => x !== "exit"))].map((i) => new Map(targets.map((t, k) => [t, reprs[i][k]])));
+    return { body, ...(next.includes("exit") ? { exit: open.exit } : {}), items: found };
+  }
+
+  /** The items a `for` loop over `expr` takes, computed from `locals`; undefined where they are not known. */
+  private itemsOf(expr: string, locals: Record<string, string>): PyValue[] | undefined {
+    const call = /^(range|enumerate|zip|reversed)\s*\(([\s\S]*)\)$/.exec(expr);
+    try {
+      if (call && closing(expr, expr.indexOf("(")) === expr.length - 1) {
+        if (this.bound!.has(call[1]) || Object.hasOwn(locals, call[1])) return undefined;
+        const args = this.computed(`(${call[2]},)`, locals, false);
+        if (args?.t !== "tuple" || !args.items.length) return undefined;
+        const [a, b, c] = args.items;
+        const int = (v: PyValue | undefined): bigint | undefined => (v?.t === "int" ? v.v : v?.t === "bool" ? BigInt(v.v) : undefined);
+        switch (call[1]) {
+          case "range": {
+            const [lo, hi, step] = args.items.length === 1 ? [0n, int(a), 1n] : [int(a), int(b), c ? int(c) : 1n];
+            if (lo === undefined || hi === undefined || !step || args.items.length > 3) return undefined;
+            const n = step > 0n ? (hi - lo + step - 1n) / step : (lo - hi - step - 1n) / -step;
+            if (n > BigInt(MAX_ITEMS)) return undefined;
+            return Array.from({ length: Math.max(0, Number(n)) }, (_, i) => ({ t: "int" as const, v: lo + BigInt(i) * step }));
+          }
+          case "enumerate": {
+            const from = b ? int(b) : 0n;
+            if (from === undefined || args.items.length > 2) return undefined;
+            return iterate(a).map((v, i) => ({ t: "tuple" as const, items: [{ t: "int" as const, v: from + BigInt(i) }, v] }));
+          }
+          case "zip": {
+            const its = args.items.map(iterate);
+            return Array.from({ length: Math.min(...its.map((x) => x.length)) }, (_, i) => ({ t: "tuple" as const, items: its.map((x) => x[i]) }));
+          }
+          default:
+            return args.items.length === 1 && ["list", "tuple", "str", "range"].includes(a.t) ? iterate(a).reverse() : undefined;
+        }
+      }
+      // A set read from a repr iterates in that repr's order, as CPython's does; one computed here would not.
+      const value = this.computed(expr, locals, /^[A-Za-z_]\w*$/.test(expr));
+      return value && value.t !== "opaque" && !(hasSet(value) && !/^[A-Za-z_]\w*$/.test(expr)) ? iterate(value).slice(0, MAX_ITEMS + 1) : undefined;
+    } catch (e) {
+      if (e instanceof ExprError) return undefined;
+      throw e;
+    }
+  }
+
   /** A closure's free variables: names it uses that an enclosing function binds. */
   private freeNames(f: PyFunction): string[] {
     const outer = new Set<string>();
@@ -370,7 +465,26 @@ export class Reach {
     shape(g.lines.filter((l) => inStmt(l) && !(once && l === f.line)), false);
     // A statement that falls through goes on to the next one of its block, and only there; a test computed from the locals, to the branch it takes.
     const next = ownHeader ? undefined : (stmt.next ?? this.taken(stmt, f.locals));
-    shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
+    const loop = next || ownHeader ? undefined : this.iteration(g, stmt, f.locals);
+    if (!loop) {
+      shape(g.lines.filter((l) => !inStmt(l) && (!next || (next.line <= l && l <= next.endLine))), true);
+      return;
+    }
+    // A loop's header: into the body (with the next item, where the items are known: only the targets change) or out of the loop.
+    const rows = (s: Span): number[] => g.lines.filter((l) => s.line <= l && l <= s.endLine);
+    const push = (lines: number[], extra: Partial<NextFrame>): void => {
+      for (const [ls, optional] of this.byNames(g, lines, false))
+        frames.push({ event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}), ...extra });
+    };
+    if (!loop.items) push(rows(loop.body), {});
+    for (const item of loop.items ?? []) {
+      const changed = [...item].filter(([n, v]) => f.locals[n] !== v).map(([n]) => n);
+      push(rows(loop.body), { values: item, changes: new Map([...item.keys()].map((n) => [n, undefined])), ...(changed.length && changed.length <= 3 ? { must: changed } : {}) });
+    }
+    const end = this.src.loops.find((lp) => lp.line === stmt.line)!.endLine;
+    const exit = loop.exit === "past" ? g.lines.filter((l) => l < stmt.line || l > end) : loop.exit ? rows(loop.exit) : [];
+    // (leaving the loop binds nothing)
+    if (exit.length) push(exit, loop.items ? { changes: new Map() } : {});
   }
 
   /**
@@ -628,6 +742,9 @@ function madeValues(src: PySource, bindLines: Record<string, number[]> | undefin
 const ASSIGNMENT = /^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(=|\+=|-=|\*=|\/\/=|\/=|%=|\*\*=|\|=|&=|\^=|<<=|>>=)\s*([\s\S]+)$/;
 // Builtins whose result does not depend on the order they meet a set's items in.
 const ORDER_FREE = new Set(["len", "min", "max", "sorted", "any", "all", "bool", "abs", "isinstance"]);
+/** Items of a loop computed (past them, the loop is left to the model). */
+const MAX_ITEMS = 10_000;
+type Span = { line: number; endLine: number };
 /** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
 const MAX_COMPUTED = 200;
 // Libraries whose numbers print as Python's do (numpy's float64 prints 1.5) but compute otherwise.
@@ -677,6 +794,14 @@ function hasNumber(v: PyValue, is: (x: PyValue) => boolean): boolean {
   if (is(v)) return true;
   if (v.t === "dict") return v.entries.some(([k, x]) => hasNumber(k, is) || hasNumber(x, is));
   return "items" in v && v.items.some((x) => hasNumber(x, is));
+}
+
+/** Whether `text` may change the object `name` holds in place (a mutating method; an item assigned, augmented or deleted). */
+function mutates(text: string, name: string): boolean {
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const method = `\\.\\s*(append|extend|insert|remove|pop|clear|sort|reverse|add|discard|update|popitem|setdefault|appendleft|popleft|extendleft|rotate)\\b`;
+  const item = `\\[[^\\n]*?\\]\\s*(?:[-+*/%&|^@]|//|\\*\\*|>>|<<)?=(?!=)`;
+  return new RegExp(`(?<![\\w.])${n}\\s*(${method}|${item})|\\bdel\\s+${n}\\b`).test(text);
 }
 
 /** Whether a value holds a set anywhere (as a dict's key or value too). */

@@ -103,10 +103,10 @@ export interface PySource {
     /** A simple statement or an import that can only fall through (no return, raise, break, continue) to a statement after it in the same block: that statement's lines (its first line event may stand on any of them). */
     next?: { line: number; endLine: number };
     /**
-     * An `if`, `elif` or `while` header (its body on rows of its own): the statement its frame
-     * goes to next when the test holds (the body's first) and when it does not (the next clause's,
-     * or the one after the whole statement in the same block); absent where that is not one
-     * statement read from the file alone (the block ends, a declaration or decorator stands there).
+     * An `if`, `elif`, `while` or `for` header (its body on rows of its own): the statement its
+     * frame goes to next when the test holds or an item comes (the body's first) and when not (the
+     * next clause's, or the one after the whole statement in the same block); absent where that is
+     * not one statement read from the file alone (the block ends, a declaration or decorator stands there).
      */
     branch?: { yes?: { line: number; endLine: number }; no?: { line: number; endLine: number } };
     /**
@@ -790,7 +790,7 @@ function fallThrough(spans: PySource["statements"], logicals: readonly Logical[]
 
 const onlyComment = (l: Logical): boolean => l.leaves.length === 0;
 
-/** Sets `branch` on each `if`, `elif` and `while` header whose body starts on a row of its own. */
+/** Sets `branch` on each `if`, `elif`, `while` and `for` header whose body starts on a row of its own. */
 function branches(spans: PySource["statements"], logicals: readonly Logical[]): PySource["statements"] {
   const byRow = new Map(spans.map((s) => [s.line, s] as const));
   // A statement that runs (a declaration or docstring does not; a decorator's line is left open, as in fallThrough).
@@ -802,7 +802,7 @@ function branches(spans: PySource["statements"], logicals: readonly Logical[]): 
   code.forEach((l, k) => {
     const w = firstWord(l);
     const s = byRow.get(l.row + 1);
-    if (!s || !["if", "elif", "while"].includes(w) || l.leaves[l.leaves.length - 1].text !== ":") return;
+    if (!s || !["if", "elif", "while", "for"].includes(w) || l.leaves[0].text === "async" || l.leaves[l.leaves.length - 1].text !== ":") return;
     const body = code[k + 1] && code[k + 1].indent > l.indent ? code[k + 1] : undefined;
     let j = k + 1;
     while (j < code.length && code[j].indent > l.indent) j++;
