@@ -363,6 +363,37 @@ test("a `for` header goes into its body or out of the loop; over items computed 
   assert.match(why(8, mutating, 2, mutating)!, /cannot stand on line 2/);
 });
 
+test("an item assigned (`d[k] = EXPR`, `xs[i], xs[j] = xs[j], xs[i]`, `d[k] += 1`) or appended (`xs.append(EXPR)`) from computed values gives the list or dict exactly that value; another name may hold the same object", async () => {
+  const code = `def tally(words, alias):
+    counts = {}
+    seen = alias
+    for w in words:
+        counts[w] = counts.get(w, 0) + 1
+        seen.append(w)
+    pair = [1, 2]
+    pair[0], pair[1] = pair[1], pair[0]
+    counts['a'] += 10
+    pair[5] = 0
+    return counts
+`;
+  const reach = new Reach(await parsePython(code));
+  const at = (line: number, locals: Record<string, string>): Step[] => [{ frame: { event: "line", line, depth: 0, func: "tally", locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (from: number, locals: Record<string, string>, to: number, after: Record<string, string>): string | undefined => refusal(reach.next(at(from, locals), over)!, { frame: { event: "line", line: to, depth: 0, func: "tally", locals: after } }, at(from, locals)[0].frame);
+  const s = { words: "['a', 'b', 'a', 'c']", alias: "['a', 'b']", counts: "{'a': 1, 'b': 1}", seen: "['a', 'b']", w: "'a'" };
+  assert.equal(why(5, s, 6, { ...s, counts: "{'a': 2, 'b': 1}" }), undefined);
+  assert.match(why(5, s, 6, { ...s, counts: "{'a': 1, 'b': 1, 'a': 2}" })!, /sets counts to \{'a': 2, 'b': 1\}/);
+  assert.equal(why(5, { ...s, w: "'c'" }, 6, { ...s, w: "'c'", counts: "{'a': 1, 'b': 1, 'c': 1}" }), undefined, "a new key goes last");
+  assert.match(why(6, s, 4, s)!, /sets seen to \['a', 'b', 'a'\]/, "the appended list must be written");
+  assert.equal(why(6, s, 4, { ...s, seen: "['a', 'b', 'a']", alias: "['a', 'b', 'a']" }), undefined, "the same list under another name");
+  const end = { ...s, counts: "{'a': 2, 'b': 1, 'c': 1}", pair: "[1, 2]" };
+  assert.equal(why(8, end, 9, { ...end, pair: "[2, 1]" }), undefined, "a swap");
+  assert.match(why(8, end, 9, { ...end, pair: "[2, 2]" })!, /sets pair to \[2, 1\]/);
+  assert.match(why(9, end, 10, { ...end, counts: "{'a': 2, 'b': 1, 'c': 1}" })!, /sets counts to \{'a': 12, 'b': 1, 'c': 1\}/);
+  // (an index past the end raises: the model's to tell)
+  assert.equal(reach.next(at(10, end), over)!.frames.some((n) => n.values), false);
+});
+
 test("an import runs once and falls through to the next statement (the model stayed on a script's `import math`)", async () => {
   const reach = new Reach(await parsePython("import math\nfrom math import pi\nx = math.tau - pi\n"));
   const at1: Step[] = [{ frame: { event: "line", line: 1, depth: 0, func: "<module>", locals: {} } }];

@@ -10,7 +10,7 @@
 // reports; each is checked against real traces in test/reach.test.ts.
 import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
 import type { PyFunction, PyScope, PySource, ScopeNames } from "../pyread/pysource.js";
-import { ExprError, evaluateValue, iterate, reads, truthy } from "../format/expr.js";
+import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
 import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
@@ -211,23 +211,56 @@ export class Reach {
    * process for strings) and one long enough to be cut in a trace.
    */
   private assigned(g: FuncShape, stmt: PySource["statements"][number], locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
-    if (!this.bound || !stmt.simple || !stmt.binds.length) return undefined;
-    const m = ASSIGNMENT.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
-    if (!m) return undefined;
-    const targets = m[1].split(",").map((x) => x.trim());
+    if (!this.bound || !stmt.simple) return undefined;
+    const text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
     const local = new Set([...g.required, ...g.optional]);
-    // (a function's `global` name is not its local; a name bound twice by one statement keeps the last)
-    if (new Set(targets).size !== targets.length || targets.some((t) => !local.has(t) || (g.kind !== "module" && this.globals.has(t)))) return undefined;
-    const augmented = m[2] !== "=";
-    if (augmented && (targets.length !== 1 || !Object.hasOwn(locals, targets[0]))) return undefined;
-    const value = this.computed(augmented ? `(${targets[0]}) ${m[2].slice(0, -1)} (${m[3]})` : m[3], locals, false);
+    // (a function's `global` name is not its local)
+    const own = (n: string): boolean => local.has(n) && !(g.kind !== "module" && this.globals.has(n));
+    const append = /^([A-Za-z_]\w*)\s*\.\s*append\s*\(([\s\S]*)\)$/.exec(text);
+    if (append) {
+      const list = Object.hasOwn(locals, append[1]) ? parseRepr(locals[append[1]]) : undefined;
+      if (list?.t !== "list" || !own(append[1]) || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
+      const item = this.computed(append[2], locals, false);
+      return item ? this.settled(new Map([[append[1], { t: "list", items: [...list.items, item] }]]), true) : undefined;
+    }
+    const split = splitAssignment(text);
+    if (!split) return undefined;
+    const targets = (split.op === "=" ? splitTop(split.lhs) : [split.lhs]).map(parseTarget);
+    if (targets.some((t) => !t || !own(t.name))) return undefined;
+    const augmented = split.op !== "=";
+    const value = this.computed(augmented ? `(${split.lhs}) ${split.op.slice(0, -1)} (${split.rhs})` : split.rhs, locals, false);
     if (!value) return undefined;
     const items = targets.length === 1 ? [value] : (value.t === "list" || value.t === "tuple") && value.items.length === targets.length ? value.items : undefined;
-    if (!items || items.some(hasSet)) return undefined;
-    const reprs = items.map((v) => literalToRepr(v));
-    if (reprs.some((r) => r.length > MAX_COMPUTED || r.includes("…("))) return undefined;
-    const mutable = augmented && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]]).t);
-    return { values: new Map(targets.map((t, i) => [t, reprs[i]])), others: mutable };
+    if (!items) return undefined;
+    // The targets are bound left to right, each subscript read with what the ones before it bound.
+    const work = { ...locals };
+    const out = new Map<string, PyValue>();
+    for (const [i, t] of targets.entries()) {
+      let v = items[i];
+      if (t!.index !== undefined) {
+        const index = this.computed(t!.index, work, false);
+        const container = Object.hasOwn(work, t!.name) ? parseRepr(work[t!.name]) : undefined;
+        const set = index && container ? withItem(container, index, v) : undefined;
+        if (!set) return undefined;
+        v = set;
+      }
+      out.set(t!.name, v);
+      work[t!.name] = literalToRepr(v);
+    }
+    // An item assigned, or a list or dict augmented, changes the object in place, which other names may hold.
+    const inPlace = targets.some((t) => t!.index !== undefined) || (augmented && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]!.name] ?? "None").t));
+    return this.settled(out, inPlace);
+  }
+
+  /** `values` as the reprs an assignment leaves; undefined where one holds a set or is long enough to be cut in a trace. */
+  private settled(values: Map<string, PyValue>, others: boolean): { values: Map<string, string>; others: boolean } | undefined {
+    const out = new Map<string, string>();
+    for (const [n, v] of values) {
+      const r = hasSet(v) ? undefined : literalToRepr(v);
+      if (r === undefined || r.length > MAX_COMPUTED || r.includes("…(")) return undefined;
+      out.set(n, r);
+    }
+    return { values: out, others };
   }
 
   /**
@@ -809,6 +842,95 @@ function hasSet(v: PyValue): boolean {
   if (v.t === "set" || v.t === "frozenset") return true;
   if (v.t === "dict") return v.entries.some(([k, x]) => hasSet(k) || hasSet(x));
   return "items" in v && v.items.some(hasSet);
+}
+
+/**
+ * A simple statement split at its assignment (`=` or an augmented operator, outside brackets and
+ * strings): left side, operator, right side; undefined for any other statement, a chained or
+ * annotated assignment.
+ */
+function splitAssignment(text: string): { lhs: string; op: string; rhs: string } | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const q = text.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      let j = i + q.length;
+      while (j < text.length && !text.startsWith(q, j)) j += text[j] === "\\" ? 2 : 1;
+      i = j + q.length - 1;
+    } else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    else if (depth === 0 && ch === "=" && text[i + 1] !== "=") {
+      const op = /(\*\*|\/\/|>>|<<|[-+*/%&|^@])?$/.exec(text.slice(0, i))![0];
+      if (/[=!<>:]$/.test(text.slice(0, i - op.length)) && !op) return undefined; // ==, !=, <=, >=, :=
+      const lhs = text.slice(0, i - op.length).trim();
+      const rhs = text.slice(i + 1).trim();
+      return rhs && !/^=/.test(rhs) && splitAssignment(rhs) === undefined ? { lhs, op: op + "=", rhs } : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** `text` split at its top-level commas (outside brackets and strings). */
+function splitTop(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      if (end < 0) return [text];
+      i = end;
+    } else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    else if (ch === "," && depth === 0) {
+      out.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  out.push(text.slice(from).trim());
+  return out;
+}
+
+/**
+ * An assignment target: a name, or a name with one subscript (`xs[i]`, `d[k]`); undefined for
+ * anything else (attributes, slices, nested subscripts: a nested list may be one object several
+ * times over, which no repr shows).
+ */
+function parseTarget(text: string): { name: string; index?: string } | undefined {
+  const m = /^([A-Za-z_]\w*)\s*(\[([\s\S]*)\])?$/.exec(text);
+  if (!m) return undefined;
+  if (m[2] === undefined) return { name: m[1] };
+  const open = text.indexOf("[");
+  return closing(text, open) === text.length - 1 && !/^\s*$/.test(m[3]) && splitTop(m[3]).every((x) => !x.includes(":")) ? { name: m[1], index: m[3] } : undefined;
+}
+
+/** `container` with `container[index] = value` done as CPython does for a list or dict; undefined where that raises or is not known. */
+function withItem(container: PyValue, index: PyValue, value: PyValue): PyValue | undefined {
+  if (container.t === "list") {
+    const i = index.t === "int" ? index.v : index.t === "bool" ? BigInt(index.v) : undefined;
+    const n = BigInt(container.items.length);
+    if (i === undefined || i >= n || i < -n) return undefined;
+    const items = [...container.items];
+    items[Number(i < 0n ? i + n : i)] = value;
+    return { t: "list", items };
+  }
+  if (container.t === "dict" && hashable(index)) {
+    // An equal key already there keeps its place and its own form (d[1.0] = x keeps the key 1).
+    const at = container.entries.findIndex(([k]) => hashable(k) && pyEq(k, index));
+    const entries = [...container.entries];
+    if (at >= 0) entries[at] = [entries[at][0], value];
+    else entries.push([index, value]);
+    return { t: "dict", entries };
+  }
+  return undefined;
+}
+
+/** Whether a value can be a dict's key (and its equality is known: no opaque part). */
+function hashable(v: PyValue): boolean {
+  if (v.t === "tuple") return v.items.every(hashable);
+  return ["int", "bool", "float", "complex", "none", "str", "bytes"].includes(v.t);
 }
 
 /** The index of the bracket that closes the one at `open` in `text` (strings skipped), or -1. */
