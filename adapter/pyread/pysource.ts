@@ -821,6 +821,46 @@ function branches(spans: PySource["statements"], logicals: readonly Logical[]): 
 
 // ---- queries ----
 
+/** The bases a one-row class header names (`class C(A, B):`), none for `class C:`; undefined for any other header (keywords, calls, several rows). */
+export function classBases(src: PySource, c: PyScope): string[] | undefined {
+  const header = /^\s*class\s+\w+\s*(?:\(([\w.,\s]*)\))?\s*:/.exec(src.source.split("\n")[c.defLine - 1] ?? "");
+  return header ? (header[1] ?? "").split(",").map((b) => b.trim()).filter(Boolean) : undefined;
+}
+
+/** The index of the bracket that closes the one at `open` in `text` (strings skipped), or -1. */
+export function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      if (end < 0) return -1;
+      i = end;
+    } else if (ch === "(" || ch === "[" || ch === "{") depth++;
+    else if (ch === ")" || ch === "]" || ch === "}") {
+      if (--depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** Python text without its comments (a `#` inside a string is no comment). */
+export function codeOf(text: string): string {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const q = /^('''|"""|'|")/.exec(text.slice(i, i + 3))?.[1];
+    if (q) {
+      let j = i + q.length;
+      while (j < text.length && !text.startsWith(q, j)) j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + q.length);
+      i = j + q.length - 1;
+    } else if (text[i] === "#") {
+      while (i + 1 < text.length && text[i + 1] !== "\n") i++;
+    } else out += text[i];
+  }
+  return out;
+}
+
 /** The innermost function whose lines contain `line`. */
 export function functionAt(src: PySource, line: number): PyFunction | undefined {
   let best: PyFunction | undefined;

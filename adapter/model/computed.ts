@@ -1,0 +1,401 @@
+// What a statement computes from a frame's locals alone, where CPython computes the same: the
+// values an assignment binds or an item assignment leaves, the branch a test takes, the item a
+// loop goes on with, the value a `return` gives. The evaluator (adapter/format/expr.ts) reads
+// literals and computes with Python's rules without running anything; these rules decline
+// wherever CPython could get another answer (a set's order, a float power, a builtin the file
+// shadows, a class that prints itself, a loop whose iterable changes under it). Reach
+// (adapter/model/reach.ts) holds predictions to what they give; each is checked there against
+// real traces.
+import { classBases, closing, codeOf, type PySource } from "../pyread/pysource.js";
+import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
+import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
+import type { FuncShape } from "./reach.js";
+
+type Statement = PySource["statements"][number];
+export type Span = { line: number; endLine: number };
+
+/** The statements of one program, as far as they are computed from the locals. */
+export class Effects {
+  /** Every name the file binds anywhere (a builtin it shadows is not the builtin); undefined where nothing is computed (`literalsAreValues`). */
+  private readonly bound?: Set<string>;
+  private readonly rows: string[];
+
+  /** `globals`: the names some function declares `global`. */
+  constructor(
+    private readonly src: PySource,
+    private readonly globals: ReadonlySet<string>,
+  ) {
+    this.rows = src.source.split("\n");
+    this.bound = literalsAreValues(src) ? boundNames(src) : undefined;
+  }
+
+  /**
+   * `a = EXPR`, `a, b = EXPR` or `a += EXPR` where the evaluator (adapter/format/expr.ts)
+   * computes EXPR from the frame's `locals` alone: literals, locals, builtins the file does not
+   * shadow, methods that change nothing. Such a statement calls no code of the program: once it
+   * has run, its targets hold those values; `others`: whether other locals may change too (an
+   * augmented assignment mutates a list or dict in place, which other names may hold). Undefined
+   * for any other statement, a value with a set in it (CPython orders a set by hashes, salted per
+   * process for strings) and one long enough to be cut in a trace.
+   */
+  assigned(g: FuncShape, stmt: Statement, locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
+    if (!this.bound || !stmt.simple) return undefined;
+    const text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
+    const local = new Set([...g.required, ...g.optional]);
+    // (a function's `global` name is not its local)
+    const own = (n: string): boolean => local.has(n) && !(g.kind !== "module" && this.globals.has(n));
+    const append = /^([A-Za-z_]\w*)\s*\.\s*append\s*\(([\s\S]*)\)$/.exec(text);
+    if (append) {
+      const list = Object.hasOwn(locals, append[1]) ? parseRepr(locals[append[1]]) : undefined;
+      if (list?.t !== "list" || !own(append[1]) || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
+      const item = this.computed(append[2], locals, false);
+      return item ? this.settled(new Map([[append[1], { t: "list", items: [...list.items, item] }]]), true) : undefined;
+    }
+    const split = splitAssignment(text);
+    if (!split) return undefined;
+    const targets = (split.op === "=" ? splitTop(split.lhs) : [split.lhs]).map(parseTarget);
+    if (targets.some((t) => !t || !own(t.name))) return undefined;
+    const augmented = split.op !== "=";
+    const value = this.computed(augmented ? `(${split.lhs}) ${split.op.slice(0, -1)} (${split.rhs})` : split.rhs, locals, false);
+    if (!value) return undefined;
+    const items = targets.length === 1 ? [value] : (value.t === "list" || value.t === "tuple") && value.items.length === targets.length ? value.items : undefined;
+    if (!items) return undefined;
+    // The targets are bound left to right, each subscript read with what the ones before it bound.
+    const work = { ...locals };
+    const out = new Map<string, PyValue>();
+    for (const [i, t] of targets.entries()) {
+      let v = items[i];
+      if (t!.index !== undefined) {
+        const index = this.computed(t!.index, work, false);
+        const container = Object.hasOwn(work, t!.name) ? parseRepr(work[t!.name]) : undefined;
+        const set = index && container ? withItem(container, index, v) : undefined;
+        if (!set) return undefined;
+        v = set;
+      }
+      out.set(t!.name, v);
+      work[t!.name] = literalToRepr(v);
+    }
+    // An item assigned, or a list or dict augmented, changes the object in place, which other names may hold.
+    const inPlace = targets.some((t) => t!.index !== undefined) || (augmented && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]!.name] ?? "None").t));
+    return this.settled(out, inPlace);
+  }
+
+  /** `values` as the reprs an assignment leaves; undefined where one holds a set or is long enough to be cut in a trace. */
+  private settled(values: Map<string, PyValue>, others: boolean): { values: Map<string, string>; others: boolean } | undefined {
+    const out = new Map<string, string>();
+    for (const [n, v] of values) {
+      const r = hasSet(v) ? undefined : literalToRepr(v);
+      if (r === undefined || r.length > MAX_COMPUTED || r.includes("…(")) return undefined;
+      out.set(n, r);
+    }
+    return { values: out, others };
+  }
+
+  /**
+   * Where an `if`, `elif` or `while` header's test is one the evaluator computes from the frame's
+   * `locals` alone: the statement its frame goes to next (pysource's `branch`); undefined where the
+   * test is not computed or that statement is not known.
+   */
+  taken(stmt: Statement, locals: Record<string, string>): { line: number; endLine: number } | undefined {
+    if (!stmt.branch || !this.bound) return undefined;
+    const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    const test = m ? this.computed(m[1], locals, true) : undefined;
+    if (!test || test.t === "opaque") return undefined; // (the truth of an object is its own code's)
+    return truthy(test) ? stmt.branch.yes : stmt.branch.no;
+  }
+
+  /**
+   * The value of `expr` from `locals` alone, where it is the one CPython gets (adapter/format/expr.ts):
+   * undefined where it reads a name the frame does not hold, calls a builtin the file shadows or
+   * builds a set. A set read from a repr iterates in that repr's order, as CPython's does, but one
+   * computed from it (`s | t`) would not: `setsRead` allows reading sets only where the order
+   * cannot show (no method, only builtins that ignore it).
+   */
+  private computed(expr: string, locals: Record<string, string>, setsRead: boolean): PyValue | undefined {
+    try {
+      const r = reads(expr);
+      if (r.set || r.builtins.some((b) => this.bound!.has(b) || Object.hasOwn(locals, b)) || r.names.some((n) => !Object.hasOwn(locals, n))) return undefined;
+      const orderFree = setsRead && !r.methods.length && r.builtins.every((b) => ORDER_FREE.has(b));
+      const values = r.names.map((n) => parseRepr(locals[n]));
+      if (!orderFree && values.some(hasSet)) return undefined;
+      // CPython rounds a float power by the platform's pow(), a float sum (3.12+) by compensated summation and
+      // a true division of ints past 2**53 in one step: this evaluator may differ in the last digit there.
+      const float = (v: PyValue): boolean => hasNumber(v, (x) => x.t === "float" || x.t === "complex");
+      const powered = r.ops.includes("**") || r.builtins.some((b) => INEXACT.has(b));
+      if (powered && (r.float || r.ops.includes("/") || r.builtins.includes("float") || values.some(float))) return undefined;
+      if (r.ops.includes("/") && values.some((v) => hasNumber(v, (x) => x.t === "int" && (x.v >= 2n ** 53n || x.v <= -(2n ** 53n))))) return undefined;
+      const value = evaluateValue(expr, locals);
+      return powered && float(value) ? undefined : value;
+    } catch (e) {
+      if (e instanceof ExprError) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * The value a function's `return EXPR` or `yield EXPR` statement returns (a bare one, None)
+   * where EXPR is computed from the frame's `locals` alone; undefined elsewhere, and inside a
+   * `try` statement or `with` block, whose `finally` or `__exit__` runs between the value and the return.
+   */
+  returned(g: FuncShape, stmt: Statement, locals: Record<string, string>): string | undefined {
+    if (!this.bound || g.kind !== "def" || !stmt.simple) return undefined;
+    const m = /^(?:return|yield)(?![\w.])\s*([\s\S]*)$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    if (!m || /^from\b/.test(m[1]) || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
+    if (!m[1]) return "None";
+    const v = this.computed(m[1], locals, false);
+    const r = v && !hasSet(v) ? literalToRepr(v) : undefined;
+    return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") ? r : undefined;
+  }
+
+  /** Whether the statement on `line` stands in a block whose header matches `header`, inside its function (read from the statements' indentation). */
+  private inBlock(line: number, header: RegExp): boolean {
+    const indent = (l: number): number => /^[ \t]*/.exec(this.rows[l - 1] ?? "")![0].length;
+    let inner = indent(line);
+    for (const l of [...this.src.statementLines].reverse()) {
+      if (l >= line || indent(l) >= inner) continue;
+      const text = this.rows[l - 1].trim();
+      if (header.test(text)) return true;
+      if (/^(async\s+)?def\b|^class\b/.test(text)) return false;
+      inner = indent(l);
+    }
+    return false;
+  }
+
+  /**
+   * A `for` header whose body's first statement is known (pysource's `branch`): its frame's next
+   * line event stands there or at the loop's exit (`exit`: that statement, or anywhere past the
+   * loop where the block ends there; undefined where no exit can come). Where the iterable is
+   * computed from the locals (or is `range`, `enumerate`, `zip` or `reversed` of such values),
+   * `items`: the targets' values the body can start with, the first where they are not bound yet,
+   * else the item after the one they hold (and the first where an enclosing loop may start it
+   * again). Not computed where a target is bound elsewhere too (it may not hold its item), or where
+   * the loop's body may rebind or mutate the iterable (the iterator CPython made then would not be
+   * the one read now).
+   */
+  iteration(g: FuncShape, stmt: Statement, locals: Record<string, string>): { body: Span; exit?: Span | "past"; items?: Map<string, string>[] } | undefined {
+    const body = stmt.branch?.yes;
+    const loop = this.src.loops.find((lp) => lp.line === stmt.line);
+    const m = /^for\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+in\s+([\s\S]+):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    if (!body || !loop || !m) return undefined;
+    const open = { body, exit: stmt.branch!.no ?? ("past" as const) };
+    const targets = m[1].split(",").map((x) => x.trim());
+    const local = new Set([...g.required, ...g.optional]);
+    if (!this.bound || g.deletes || new Set(targets).size !== targets.length || targets.some((t) => !local.has(t) || (g.kind !== "module" && this.globals.has(t)))) return open;
+    const iter = m[2].trim();
+    let names: string[];
+    try {
+      names = reads(iter).names;
+    } catch (e) {
+      if (e instanceof ExprError) return open;
+      throw e;
+    }
+    // (statements' targets, parameters included)
+    const rebinds = (n: string, where: (l: number) => boolean): boolean => this.src.statements.some((x) => where(x.line) && g.lines.includes(x.line) && x.binds.includes(n));
+    const inBody = (l: number): boolean => stmt.endLine < l && l <= loop.endLine;
+    const bodyText = this.rows.slice(stmt.endLine, loop.endLine).join("\n");
+    if (names.some((n) => targets.includes(n) || rebinds(n, inBody) || mutates(bodyText, n))) return open;
+    const items = this.itemsOf(iter, locals);
+    const rows = items?.map((it) => (targets.length === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === targets.length ? it.items : undefined));
+    if (!rows || rows.some((r) => !r)) return open;
+    const reprs = rows.map((r) => r!.map((v) => literalToRepr(v)));
+    if (reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) return open;
+    const keys = reprs.map((r) => r.join("\u0000"));
+    const next: (number | "exit")[] = [];
+    const start = (): void => void next.push(keys.length ? 0 : "exit");
+    if (!targets.every((t) => Object.hasOwn(locals, t))) start();
+    else {
+      // (a target another statement binds too may not hold the item it was given)
+      if (targets.some((t) => g.required.includes(t) || rebinds(t, (l) => l !== stmt.line))) return open;
+      const cur = targets.map((t) => locals[t]).join("\u0000");
+      const at = keys.flatMap((k, i) => (k === cur ? [i] : []));
+      if (!at.length) return open;
+      for (const i of at) next.push(i + 1 < keys.length ? i + 1 : "exit");
+      if (this.src.loops.some((lp) => lp !== loop && lp.line < stmt.line && stmt.line <= lp.endLine && g.lines.includes(lp.line))) start();
+    }
+    const found = [...new Set(next.filter((x) => x !== "exit"))].map((i) => new Map(targets.map((t, k) => [t, reprs[i][k]])));
+    return { body, ...(next.includes("exit") ? { exit: open.exit } : {}), items: found };
+  }
+
+  /** The items a `for` loop over `expr` takes, computed from `locals`; undefined where they are not known. */
+  private itemsOf(expr: string, locals: Record<string, string>): PyValue[] | undefined {
+    const call = /^(range|enumerate|zip|reversed)\s*\(([\s\S]*)\)$/.exec(expr);
+    try {
+      if (call && closing(expr, expr.indexOf("(")) === expr.length - 1) {
+        if (this.bound!.has(call[1]) || Object.hasOwn(locals, call[1])) return undefined;
+        const args = this.computed(`(${call[2]},)`, locals, false);
+        if (args?.t !== "tuple" || !args.items.length) return undefined;
+        const [a, b, c] = args.items;
+        const int = (v: PyValue | undefined): bigint | undefined => (v?.t === "int" ? v.v : v?.t === "bool" ? BigInt(v.v) : undefined);
+        switch (call[1]) {
+          case "range": {
+            const [lo, hi, step] = args.items.length === 1 ? [0n, int(a), 1n] : [int(a), int(b), c ? int(c) : 1n];
+            if (lo === undefined || hi === undefined || !step || args.items.length > 3) return undefined;
+            const n = step > 0n ? (hi - lo + step - 1n) / step : (lo - hi - step - 1n) / -step;
+            if (n > BigInt(MAX_ITEMS)) return undefined;
+            return Array.from({ length: Math.max(0, Number(n)) }, (_, i) => ({ t: "int" as const, v: lo + BigInt(i) * step }));
+          }
+          case "enumerate": {
+            const from = b ? int(b) : 0n;
+            if (from === undefined || args.items.length > 2) return undefined;
+            return iterate(a).map((v, i) => ({ t: "tuple" as const, items: [{ t: "int" as const, v: from + BigInt(i) }, v] }));
+          }
+          case "zip": {
+            const its = args.items.map(iterate);
+            return Array.from({ length: Math.min(...its.map((x) => x.length)) }, (_, i) => ({ t: "tuple" as const, items: its.map((x) => x[i]) }));
+          }
+          default:
+            return args.items.length === 1 && ["list", "tuple", "str", "range"].includes(a.t) ? iterate(a).reverse() : undefined;
+        }
+      }
+      // A set read from a repr iterates in that repr's order, as CPython's does; one computed here would not.
+      const value = this.computed(expr, locals, /^[A-Za-z_]\w*$/.test(expr));
+      return value && value.t !== "opaque" && !(hasSet(value) && !/^[A-Za-z_]\w*$/.test(expr)) ? iterate(value).slice(0, MAX_ITEMS + 1) : undefined;
+    } catch (e) {
+      if (e instanceof ExprError) return undefined;
+      throw e;
+    }
+  }
+}
+
+// Builtins whose result does not depend on the order they meet a set's items in.
+const ORDER_FREE = new Set(["len", "min", "max", "sorted", "any", "all", "bool", "abs", "isinstance"]);
+/** Items of a loop computed (past them, the loop is left to the model). */
+const MAX_ITEMS = 10_000;
+/** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
+const MAX_COMPUTED = 200;
+// Libraries whose numbers print as Python's do (numpy's float64 prints 1.5) but compute otherwise.
+const NUMERIC_LIBRARY = /^\s*(?:import|from)\s+(numpy|pandas|torch|jax|tensorflow|cupy|scipy|sympy)\b/m;
+// Builtin types whose subclasses print as literals but may compute otherwise.
+const LITERAL_TYPES = new Set(["int", "float", "complex", "bool", "str", "bytes", "bytearray", "list", "dict", "tuple", "set", "frozenset", "UserList", "UserDict", "UserString"]);
+
+/**
+ * Whether every value in this file that prints as a literal is one (so that the evaluator may
+ * compute with it): no class of its own prints itself (`__repr__`) or extends a literal's type,
+ * no numeric library, no `import *` (which may shadow a builtin).
+ */
+function literalsAreValues(src: PySource): boolean {
+  if (NUMERIC_LIBRARY.test(src.source) || /^\s*from\s+\S+\s+import\s+\*/m.test(src.source)) return false;
+  return src.classes.every((c) => !c.scope.binds.includes("__repr__") && !(classBases(src, c) ?? []).some((b) => LITERAL_TYPES.has(b.split(".").pop()!)));
+}
+
+/** Every name the file binds: its functions' and classes' names, parameters and locals, the module's names. */
+function boundNames(src: PySource): Set<string> {
+  const out = new Set(src.module.binds);
+  for (const f of src.functions) [f.name, ...f.params.map((p) => p.name), ...f.scope.binds].forEach((n) => out.add(n));
+  for (const c of src.classes) [c.name, ...c.scope.binds].forEach((n) => out.add(n));
+  return out;
+}
+
+const INEXACT = new Set(["pow", "sum", "round", "divmod"]);
+
+/** Whether a value holds a number that `is` holds for, anywhere in it. */
+function hasNumber(v: PyValue, is: (x: PyValue) => boolean): boolean {
+  if (is(v)) return true;
+  if (v.t === "dict") return v.entries.some(([k, x]) => hasNumber(k, is) || hasNumber(x, is));
+  return "items" in v && v.items.some((x) => hasNumber(x, is));
+}
+
+/** Whether `text` may change the object `name` holds in place (a mutating method; an item assigned, augmented or deleted). */
+function mutates(text: string, name: string): boolean {
+  const n = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const method = `\\.\\s*(append|extend|insert|remove|pop|clear|sort|reverse|add|discard|update|popitem|setdefault|appendleft|popleft|extendleft|rotate)\\b`;
+  const item = `\\[[^\\n]*?\\]\\s*(?:[-+*/%&|^@]|//|\\*\\*|>>|<<)?=(?!=)`;
+  return new RegExp(`(?<![\\w.])${n}\\s*(${method}|${item})|\\bdel\\s+${n}\\b`).test(text);
+}
+
+/** Whether a value holds a set anywhere (as a dict's key or value too). */
+function hasSet(v: PyValue): boolean {
+  if (v.t === "set" || v.t === "frozenset") return true;
+  if (v.t === "dict") return v.entries.some(([k, x]) => hasSet(k) || hasSet(x));
+  return "items" in v && v.items.some(hasSet);
+}
+
+/**
+ * A simple statement split at its assignment (`=` or an augmented operator, outside brackets and
+ * strings): left side, operator, right side; undefined for any other statement, a chained or
+ * annotated assignment.
+ */
+function splitAssignment(text: string): { lhs: string; op: string; rhs: string } | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const q = text.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      let j = i + q.length;
+      while (j < text.length && !text.startsWith(q, j)) j += text[j] === "\\" ? 2 : 1;
+      i = j + q.length - 1;
+    } else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    else if (depth === 0 && ch === "=" && text[i + 1] !== "=") {
+      const op = /(\*\*|\/\/|>>|<<|[-+*/%&|^@])?$/.exec(text.slice(0, i))![0];
+      if (/[=!<>:]$/.test(text.slice(0, i - op.length)) && !op) return undefined; // ==, !=, <=, >=, :=
+      const lhs = text.slice(0, i - op.length).trim();
+      const rhs = text.slice(i + 1).trim();
+      return rhs && !/^=/.test(rhs) && splitAssignment(rhs) === undefined ? { lhs, op: op + "=", rhs } : undefined;
+    }
+  }
+  return undefined;
+}
+
+/** `text` split at its top-level commas (outside brackets and strings). */
+function splitTop(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "'" || ch === '"') {
+      const end = text.indexOf(ch, i + 1);
+      if (end < 0) return [text];
+      i = end;
+    } else if ("([{".includes(ch)) depth++;
+    else if (")]}".includes(ch)) depth--;
+    else if (ch === "," && depth === 0) {
+      out.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  out.push(text.slice(from).trim());
+  return out;
+}
+
+/**
+ * An assignment target: a name, or a name with one subscript (`xs[i]`, `d[k]`); undefined for
+ * anything else (attributes, slices, nested subscripts: a nested list may be one object several
+ * times over, which no repr shows).
+ */
+function parseTarget(text: string): { name: string; index?: string } | undefined {
+  const m = /^([A-Za-z_]\w*)\s*(\[([\s\S]*)\])?$/.exec(text);
+  if (!m) return undefined;
+  if (m[2] === undefined) return { name: m[1] };
+  const open = text.indexOf("[");
+  return closing(text, open) === text.length - 1 && !/^\s*$/.test(m[3]) && splitTop(m[3]).every((x) => !x.includes(":")) ? { name: m[1], index: m[3] } : undefined;
+}
+
+/** `container` with `container[index] = value` done as CPython does for a list or dict; undefined where that raises or is not known. */
+function withItem(container: PyValue, index: PyValue, value: PyValue): PyValue | undefined {
+  if (container.t === "list") {
+    const i = index.t === "int" ? index.v : index.t === "bool" ? BigInt(index.v) : undefined;
+    const n = BigInt(container.items.length);
+    if (i === undefined || i >= n || i < -n) return undefined;
+    const items = [...container.items];
+    items[Number(i < 0n ? i + n : i)] = value;
+    return { t: "list", items };
+  }
+  if (container.t === "dict" && hashable(index)) {
+    // An equal key already there keeps its place and its own form (d[1.0] = x keeps the key 1).
+    const at = container.entries.findIndex(([k]) => hashable(k) && pyEq(k, index));
+    const entries = [...container.entries];
+    if (at >= 0) entries[at] = [entries[at][0], value];
+    else entries.push([index, value]);
+    return { t: "dict", entries };
+  }
+  return undefined;
+}
+
+/** Whether a value can be a dict's key (and its equality is known: no opaque part). */
+function hashable(v: PyValue): boolean {
+  if (v.t === "tuple") return v.items.every(hashable);
+  return ["int", "bool", "float", "complex", "none", "str", "bytes"].includes(v.t);
+}
+
