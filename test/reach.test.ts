@@ -394,6 +394,33 @@ test("an item assigned (`d[k] = EXPR`, `xs[i], xs[j] = xs[j], xs[i]`, `d[k] += 1
   assert.equal(reach.next(at(10, end), over)!.frames.some((n) => n.values), false);
 });
 
+test("a print of computed values writes exactly their text, and changes nothing; not where print is shadowed or writes to a file", async () => {
+  const code = `total = 3
+names = ['a', 'b']
+print("total:", total, names)
+print(total, end="")
+print(*names)
+x = 1
+`;
+  const reach = new Reach(await parsePython(code));
+  const locals = { total: "3", names: "['a', 'b']" };
+  const at = (line: number): Step[] => [{ frame: { event: "line", line, depth: 0, func: "<module>", locals } }];
+  const over = { kind: "step_over" } as const;
+  const why = (from: number, to: number, stdout: string | undefined, after = locals): string | undefined =>
+    refusal(reach.next(at(from), over)!, { frame: { event: "line", line: to, depth: 0, func: "<module>", locals: after, ...(stdout !== undefined ? { stdout } : {}) } }, at(from)[0].frame);
+  assert.equal(why(3, 4, "total: 3 ['a', 'b']\n"), undefined);
+  assert.match(why(3, 4, "total: 4\n")!, /line 3 writes "total: 3 \['a', 'b'\]\\n", not "total: 4\\n"/);
+  assert.match(why(3, 4, undefined)!, /line 3 writes/);
+  assert.match(why(3, 4, "total: 3 ['a', 'b']\n", { ...locals, total: "4" })!, /total cannot change on line 3/);
+  assert.equal(why(4, 5, "3"), undefined, "end=''");
+  assert.equal(why(5, 6, "anything\n"), undefined, "*args: the model's");
+  const grammar = reachGrammar(reach.next(at(3), over)!, (t) => JSON.stringify(t));
+  assert.ok(grammar.includes(JSON.stringify("total: 3 ['a', 'b']\n")), "the grammar writes the output");
+  const shadowed = new Reach(await parsePython("def print(*a):\n    return 0\n\nprint(1)\nx = 2\n"));
+  const s: Step[] = [{ frame: { event: "line", line: 4, depth: 0, func: "<module>", locals: { print: "<function print at 0x...>" } } }];
+  assert.equal(shadowed.next(s, over)!.frames.some((n) => n.stdout !== undefined), false);
+});
+
 test("an import runs once and falls through to the next statement (the model stayed on a script's `import math`)", async () => {
   const reach = new Reach(await parsePython("import math\nfrom math import pi\nx = math.tau - pi\n"));
   const at1: Step[] = [{ frame: { event: "line", line: 1, depth: 0, func: "<module>", locals: {} } }];

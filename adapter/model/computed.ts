@@ -8,7 +8,7 @@
 // real traces.
 import { classBases, closing, codeOf, type PySource } from "../pyread/pysource.js";
 import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
-import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
+import { literalToRepr, literalToStr, parseRepr, type PyValue } from "../format/values.js";
 import type { FuncShape } from "./reach.js";
 
 type Statement = PySource["statements"][number];
@@ -145,6 +145,32 @@ export class Effects {
     const v = this.computed(m[1], locals, false);
     const r = v && !hasSet(v) ? literalToRepr(v) : undefined;
     return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") ? r : undefined;
+  }
+
+  /**
+   * What a `print(...)` statement of computed values writes (its arguments' str() joined by
+   * `sep`, then `end`); undefined for any other statement, a `file=` or `*args`, or output long
+   * enough to be cut.
+   */
+  printed(stmt: Statement, locals: Record<string, string>): string | undefined {
+    if (!this.bound || !stmt.simple || this.bound.has("print") || Object.hasOwn(locals, "print")) return undefined;
+    const text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
+    const m = /^print\s*\(([\s\S]*)\)$/.exec(text);
+    if (!m || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
+    const parts: string[] = [];
+    const opts: Record<string, string> = { sep: " ", end: "\n" };
+    for (const arg of m[1].trim() ? splitTop(m[1]) : []) {
+      const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*([\s\S]+)$/.exec(arg);
+      if (kw && !["sep", "end"].includes(kw[1])) return undefined;
+      if (!kw && (arg.startsWith("*") || !arg)) return undefined;
+      const v = this.computed(kw ? kw[2] : arg, locals, false);
+      // (an object's str() is its own code's; inside a list or dict it prints by its repr)
+      if (!v || v.t === "opaque" || hasSet(v) || (kw && v.t !== "str" && v.t !== "none")) return undefined;
+      if (kw) opts[kw[1]] = v.t === "str" ? v.v : kw[1] === "sep" ? " " : "\n";
+      else parts.push(literalToStr(v));
+    }
+    const out = parts.join(opts.sep) + opts.end;
+    return out.length <= MAX_COMPUTED ? out : undefined;
   }
 
   /** Whether the statement on `line` stands in a block whose header matches `header`, inside its function (read from the statements' indentation). */

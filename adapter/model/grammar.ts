@@ -4,7 +4,7 @@
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pyread/pysource.js";
 import { opensFrame } from "./pyversion.js";
-import { EVENT_TOKENS, EXIT_TOKENS, TOKENS } from "../format/trajectory.js";
+import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText } from "../format/trajectory.js";
 import type { Next } from "./reach.js";
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */
@@ -229,8 +229,9 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
   const arg = tok(TOKENS.arg);
   const names = (ns: readonly string[]): string | undefined => (ns.length ? rule("n", ns.map(lit).join(" | ")) : undefined);
   /** `name=` and its value: the one it must have, else how it must start, else anything. */
+  // (as the format writes it: "<|" in a value is escaped)
   const valued = (n: string, value: string | undefined, starts?: readonly string[]): string =>
-    value !== undefined ? lit(`${n}=${value}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
+    value !== undefined ? lit(`${n}=${escapeText(value)}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
   // Names whose value the program fixes (reach.ts: madeValues) are written with it, the rest freely.
   const some = (ns: readonly string[], made: ReadonlyMap<string, string>): string => {
     const free = names(ns.filter((x) => !made.has(x)));
@@ -265,9 +266,11 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
         ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${change(n)}${others}`).join(" ")}`.trim())).join(" | ")})`
         : others);
     const locals = f.locals === "full" ? full : f.locals === "delta" ? delta : ` (${rule("d", delta.trim())} | ${rule("u", full.trim() || '""')})`;
-    const known = f.valueIs !== undefined ? ` ${tok(TOKENS.value)} ${lit(f.valueIs)}` : " val";
+    const known = f.valueIs !== undefined ? ` ${tok(TOKENS.value)} ${lit(escapeText(f.valueIs))}` : " val";
+    // A computed print's output, exactly (none where it writes nothing).
+    const out = f.stdout === undefined ? " out?" : f.stdout ? ` ${tok(TOKENS.out)} ${lit(escapeText(f.stdout))}` : "";
     const value = f.value === "yes" ? known : f.value === "maybe" ? ` (${known.trim()})?` : "";
-    return rule("a", `${tok(EVENT_TOKENS[f.event])} ${lines} " " ${depth} ${lit(" " + g.func)} out?${locals}${value}`);
+    return rule("a", `${tok(EVENT_TOKENS[f.event])} ${lines} " " ${depth} ${lit(" " + g.func)}${out}${locals}${value}`);
   });
   const exits = next.exits.map((e) => `${tok(EXIT_TOKENS[e])} out?${e === "error" ? " val?" : ""}`);
   const root = [...(alts.length ? [`${tok(TOKENS.frame)} (${alts.join(" | ")})`] : []), ...exits];

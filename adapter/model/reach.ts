@@ -3,7 +3,8 @@
 // with exactly that function's parameters), of the same call, or of the caller it returns to;
 // locals only from the names that function binds, and every parameter present; a return with a
 // value only where the function can return (an exception unwinds it without one); the callers
-// kept. The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
+// kept; what a statement computes from the locals alone (adapter/model/computed.ts), that value.
+// The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
 // parsed answer is checked against them (`refusal`), so the two cannot disagree.
 //
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
@@ -66,8 +67,10 @@ export interface NextFrame {
   keep?: { name: string; value?: string; starts?: string[] }[];
   /** The value a return must have: a module's is None. */
   valueIs?: string;
-  /** Locals the statement just run set to a value computed from the current ones (`Reach.assigned`): each has exactly it. */
+  /** Locals the statement just run set to a value computed from the current ones (adapter/model/computed.ts): each has exactly it. */
   values?: Map<string, string>;
+  /** What the statement just run wrote (a print of computed values): the state's output is exactly it. */
+  stdout?: string;
   /**
    * The locals a delta may write, with how each value must start, when the statement just run
    * is known: only names it binds change freely; a list stays a list, a dict or set a dict or
@@ -250,9 +253,11 @@ export class Reach {
     const must = binding ? stmt.binds.filter((n) => !Object.hasOwn(f.locals, n) && g.optional.includes(n)) : [];
     const rebound = [...stmt.binds, ...g.inlined.keys(), ...(g.kind === "module" ? this.globals : [])];
     const set = this.effects.assigned(g, stmt, f.locals);
-    // A computed assignment runs no code: only its targets change (and, in place, what else holds a list it extends).
-    let changes = this.nonlocal && !set ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
+    const printed = this.effects.printed(stmt, f.locals);
+    // A computed assignment runs no code: only its targets change (and, in place, what else holds a list it extends); a print, nothing.
+    let changes = this.nonlocal && !set && printed === undefined ? undefined : deltaChanges(f.locals, rebound, [...g.required, ...g.optional]);
     if (set && !set.others) changes = new Map([...set.values.keys()].map((n) => [n, undefined]));
+    if (printed !== undefined) changes = new Map();
     const made = g.kind === "module" ? this.instanceMade(stmt) : undefined;
     if (made && changes?.has(made[0])) changes.set(made[0], [made[1]]);
     // A target whose value changes must be written, in a delta too.
@@ -262,7 +267,7 @@ export class Reach {
       for (const [ls, optional] of this.byNames(g, lines, false))
         frames.push({
           event: "line", func: g, depth: f.depth, lines: ls, locals, value: "no", ...(optional ? { optional } : {}), ...(changes ? { changes } : {}),
-          ...(done && must.length && must.length <= 3 ? { must } : {}), ...(done && set ? { values: set.values } : {}),
+          ...(done && must.length && must.length <= 3 ? { must } : {}), ...(done && set ? { values: set.values } : {}), ...(done && printed !== undefined ? { stdout: printed } : {}),
         });
     };
     // (a def or class header, or an import, runs once: its frame does not stop on its line again)
@@ -607,7 +612,9 @@ export function refusal(next: Next, step: Step, prev: Frame | undefined): string
   if (!onLine.length) return `a ${f.event} event cannot stand on line ${f.line} of ${f.func} here`;
   const valued = onLine.filter((n) => n.value === "maybe" || (n.value === "yes") === (f.value !== undefined));
   if (!valued.length) return f.value === undefined ? `a ${f.event} on line ${f.line} needs a value` : `a ${f.event} on line ${f.line} has no value`;
-  const why = valued.map((n) => localsRefusal(n, f.locals, prev, f.value));
+  const written = valued.filter((n) => n.stdout === undefined || n.stdout === (f.stdout ?? ""));
+  if (!written.length) return `line ${prev?.line} writes ${JSON.stringify(valued[0].stdout)}, not ${JSON.stringify(f.stdout ?? "")}`;
+  const why = written.map((n) => localsRefusal(n, f.locals, prev, f.value));
   return why.includes(undefined) ? undefined : why[0];
 }
 
