@@ -30,13 +30,15 @@ export class Effects {
   }
 
   /**
-   * `a = EXPR`, `a, b = EXPR` or `a += EXPR` where the evaluator (adapter/format/expr.ts)
+   * `a = EXPR`, `a, b = EXPR`, `a += EXPR`, `d[k] = EXPR` (one subscript: a nested list may be one
+   * object several times over) or `xs.append(EXPR)`, where the evaluator (adapter/format/expr.ts)
    * computes EXPR from the frame's `locals` alone: literals, locals, builtins the file does not
    * shadow, methods that change nothing. Such a statement calls no code of the program: once it
-   * has run, its targets hold those values; `others`: whether other locals may change too (an
-   * augmented assignment mutates a list or dict in place, which other names may hold). Undefined
-   * for any other statement, a value with a set in it (CPython orders a set by hashes, salted per
-   * process for strings) and one long enough to be cut in a trace.
+   * has run, the names it binds or whose list or dict it changes hold those values; `others`:
+   * whether other locals may change too (an item assigned or appended, or a list or dict
+   * augmented, changes the object in place, which other names may hold). Undefined for any other
+   * statement, a value with a set in it (CPython orders a set by hashes, salted per process for
+   * strings) and one long enough to be cut in a trace.
    */
   assigned(g: FuncShape, stmt: Statement, locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
     if (!this.bound || !stmt.simple) return undefined;
@@ -220,7 +222,8 @@ export class Effects {
     const inBody = (l: number): boolean => stmt.endLine < l && l <= loop.endLine;
     const bodyText = this.rows.slice(stmt.endLine, loop.endLine).join("\n");
     if (names.some((n) => targets.includes(n) || rebinds(n, inBody) || mutates(bodyText, n))) return open;
-    const items = this.itemsOf(iter, locals);
+    const all = this.itemsOf(iter, locals);
+    const items = all && all.length <= MAX_ITEMS ? all : undefined;
     const rows = items?.map((it) => (targets.length === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === targets.length ? it.items : undefined));
     if (!rows || rows.some((r) => !r)) return open;
     const reprs = rows.map((r) => r!.map((v) => literalToRepr(v)));
@@ -270,12 +273,12 @@ export class Effects {
             return Array.from({ length: Math.min(...its.map((x) => x.length)) }, (_, i) => ({ t: "tuple" as const, items: its.map((x) => x[i]) }));
           }
           default:
-            return args.items.length === 1 && ["list", "tuple", "str", "range"].includes(a.t) ? iterate(a).reverse() : undefined;
+            return args.items.length === 1 && ["list", "tuple", "str"].includes(a.t) ? iterate(a).reverse() : undefined;
         }
       }
       // A set read from a repr iterates in that repr's order, as CPython's does; one computed here would not.
       const value = this.computed(expr, locals, /^[A-Za-z_]\w*$/.test(expr));
-      return value && value.t !== "opaque" && !(hasSet(value) && !/^[A-Za-z_]\w*$/.test(expr)) ? iterate(value).slice(0, MAX_ITEMS + 1) : undefined;
+      return value && value.t !== "opaque" && !(hasSet(value) && !/^[A-Za-z_]\w*$/.test(expr)) ? iterate(value) : undefined;
     } catch (e) {
       if (e instanceof ExprError) return undefined;
       throw e;
