@@ -19,6 +19,7 @@ export class Effects {
   /** Every name the file binds anywhere (a builtin it shadows is not the builtin); undefined where nothing is computed (`literalsAreValues`). */
   private readonly bound?: Set<string>;
   private readonly rows: string[];
+  private readonly texts = new Map<number, string>();
 
   /** `globals`: the names some function declares `global`. */
   constructor(
@@ -27,6 +28,16 @@ export class Effects {
   ) {
     this.rows = src.source.split("\n");
     this.bound = literalsAreValues(src) ? boundNames(src) : undefined;
+  }
+
+  /** A statement's text without its comments, read once per program (every step asks several rules of it). */
+  private code(stmt: Statement): string {
+    let text = this.texts.get(stmt.line);
+    if (text === undefined) {
+      text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
+      this.texts.set(stmt.line, text);
+    }
+    return text;
   }
 
   /**
@@ -42,7 +53,7 @@ export class Effects {
    */
   assigned(g: FuncShape, stmt: Statement, locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
     if (!this.bound || !stmt.simple) return undefined;
-    const text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
+    const text = this.code(stmt);
     const local = new Set([...g.required, ...g.optional]);
     // (a function's `global` name is not its local)
     const own = (n: string): boolean => local.has(n) && !(g.kind !== "module" && this.globals.has(n));
@@ -100,7 +111,7 @@ export class Effects {
    */
   taken(stmt: Statement, locals: Record<string, string>): { line: number; endLine: number } | undefined {
     if (!stmt.branch || !this.bound) return undefined;
-    const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(this.code(stmt));
     const test = m ? this.computed(m[1], locals, true) : undefined;
     if (!test || test.t === "opaque") return undefined; // (the truth of an object is its own code's)
     return truthy(test) ? stmt.branch.yes : stmt.branch.no;
@@ -141,7 +152,7 @@ export class Effects {
    */
   returned(g: FuncShape, stmt: Statement, locals: Record<string, string>): string | undefined {
     if (!this.bound || g.kind !== "def" || !stmt.simple) return undefined;
-    const m = /^(?:return|yield)(?![\w.])\s*([\s\S]*)$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    const m = /^(?:return|yield)(?![\w.])\s*([\s\S]*)$/.exec(this.code(stmt));
     if (!m || /^from\b/.test(m[1]) || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
     if (!m[1]) return "None";
     const v = this.computed(m[1], locals, false);
@@ -156,7 +167,7 @@ export class Effects {
    */
   printed(stmt: Statement, locals: Record<string, string>): string | undefined {
     if (!this.bound || !stmt.simple || this.bound.has("print") || Object.hasOwn(locals, "print")) return undefined;
-    const text = codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim();
+    const text = this.code(stmt);
     const m = /^print\s*\(([\s\S]*)\)$/.exec(text);
     if (!m || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
     const parts: string[] = [];
@@ -203,7 +214,7 @@ export class Effects {
   iteration(g: FuncShape, stmt: Statement, locals: Record<string, string>): { body: Span; exit?: Span | "past"; items?: Map<string, string>[] } | undefined {
     const body = stmt.branch?.yes;
     const loop = this.src.loops.find((lp) => lp.line === stmt.line);
-    const m = /^for\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+in\s+([\s\S]+):$/.exec(codeOf(this.rows.slice(stmt.line - 1, stmt.endLine).join("\n")).trim());
+    const m = /^for\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+in\s+([\s\S]+):$/.exec(this.code(stmt));
     if (!body || !loop || !m) return undefined;
     const open = { body, exit: stmt.branch!.no ?? ("past" as const) };
     const targets = m[1].split(",").map((x) => x.trim());
