@@ -19,9 +19,10 @@ import { actions, fixturePrograms, refusedStates } from "./support/reach.js";
 
 const T = { timeout: 240_000 };
 
-test("every state a real run reaches, by every action, is one the rules allow (from the state alone and from the whole session)", T, async () => {
+test("every state a real run reaches, by every action, is one the rules allow (from the state alone and from the whole session); every state they decide is the true one", T, async () => {
   const batch = new TraceBatch({ maxEvents: 400, timeout: 10 });
   let checked = 0;
+  let decided = 0;
   const refused: string[] = [];
   try {
     for (const p of fixturePrograms()) {
@@ -29,19 +30,21 @@ test("every state a real run reaches, by every action, is one the rules allow (f
       if (run.exit.status === "limit" || !run.frames.length) continue;
       const r = refusedStates(new Reach(await parsePython(p.code), run.python), run, p.name);
       checked += r.checked;
+      decided += r.decided;
       refused.push(...r.refused);
     }
   } finally {
     await batch.close();
   }
-  assert.ok(checked > 20_000, `${checked} cases checked`);
+  assert.ok(checked > 20_000 && decided > 2_000, `${checked} cases checked, ${decided} states decided`);
   assert.deepEqual(refused.slice(0, 10), [], `${refused.length} true states refused`);
 });
 
-test("every state of real runs of the real-code held-out (functions written by people, with their calls), by every action, is one the rules allow", T, async () => {
+test("every state of real runs of the real-code held-out (functions written by people, with their calls), by every action, is one the rules allow; every state they decide is the true one", T, async () => {
   const programs = await readPrograms(join(import.meta.dirname, "..", "training", "heldout", "realcode.jsonl"));
   const batch = new TraceBatch({ maxEvents: 400, timeout: 10 });
   let checked = 0;
+  let decided = 0;
   const refused: string[] = [];
   try {
     for (const p of programs) {
@@ -49,12 +52,13 @@ test("every state of real runs of the real-code held-out (functions written by p
       if (run.exit.status === "limit" || !run.frames.length) continue;
       const r = refusedStates(new Reach(await parsePython(p.code), run.python), run, p.id ?? "?");
       checked += r.checked;
+      decided += r.decided;
       refused.push(...r.refused);
     }
   } finally {
     await batch.close();
   }
-  assert.ok(programs.length >= 600 && checked > 500_000, `${programs.length} programs, ${checked} cases checked`);
+  assert.ok(programs.length >= 600 && checked > 500_000 && decided > 50_000, `${programs.length} programs, ${checked} cases checked, ${decided} states decided`);
   assert.deepEqual(refused.slice(0, 10), [], `${refused.length} true states refused`);
 });
 

@@ -186,6 +186,28 @@ export class Effects {
     return out.length <= MAX_COMPUTED ? out : undefined;
   }
 
+  /**
+   * Whether running `stmt` can run none of the program's code and change nothing beyond what the
+   * rules above say: it reads no object whose methods the file may define (`a == b` calls a
+   * class's `__eq__`), and a `def` header evaluates no annotation (it may name what is not bound
+   * yet) and only defaults computed from the locals; `pass` does nothing.
+   */
+  runsNoCode(stmt: Statement, locals: Record<string, string>): boolean {
+    if (!this.bound) return false;
+    const object = (n: string): boolean => Object.hasOwn(locals, n) && hasNumber(parseRepr(locals[n]), (x) => x.t === "opaque");
+    if (stmt.names.some(object)) return false;
+    if (stmt.header !== "def") return true;
+    const f = this.src.functions.find((x) => x.defLine === stmt.line);
+    const text = this.code(stmt);
+    if (!f || text.slice(0, -1).includes(":") || text.includes("->")) return false;
+    return f.params.every((p) => p.default === undefined || this.computed(p.default, locals, false) !== undefined);
+  }
+
+  /** Whether `stmt` is `pass`. */
+  passes(stmt: Statement): boolean {
+    return this.code(stmt) === "pass";
+  }
+
   /** Whether the statement on `line` stands in a block whose header matches `header`, inside its function (read from the statements' indentation). */
   private inBlock(line: number, header: RegExp): boolean {
     const indent = (l: number): number => /^[ \t]*/.exec(this.rows[l - 1] ?? "")![0].length;

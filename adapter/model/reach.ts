@@ -9,7 +9,7 @@
 //
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
-import type { Action, EventKind, ExitStatus, Frame, Step } from "../format/trajectory.js";
+import { setLocal, type Action, type EventKind, type ExitStatus, type Frame, type Step } from "../format/trajectory.js";
 import { classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
 import { Effects, type Span } from "./computed.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
@@ -497,7 +497,120 @@ export class Reach {
     const kept = frames.filter(holds).flatMap((n): NextFrame[] => (fits(n) ? [n] : n.locals === "either" ? [{ ...n, locals: "full" }] : []));
     return { frames: kept, exits: [...new Set(exits)] };
   }
+
+  /**
+   * The one state a step (into or over) leads to from the last state of `steps`, where the
+   * program and that state decide it wholly: a function's entry goes to its first line; a
+   * statement that runs none of the program's code (adapter/model/computed.ts) and whose every
+   * effect is computed goes to the one line it leads to, with exactly those effects (an
+   * assignment, a print, `pass`, a `def`, a test, a loop's next item or its end), and a computed
+   * `return` returns. Undefined wherever anything else could come. The state is always one
+   * `next` allows: the two read the same rules.
+   */
+  decided(steps: readonly Step[], action: Action): Frame | undefined {
+    if (action.kind !== "step_into" && action.kind !== "step_over") return undefined;
+    const cur = callStack(steps).at(-1);
+    const g = cur && cur.file === undefined ? this.funcs.get(cur.func) : undefined;
+    // (a class body's names and order are its own; a comprehension's frame runs one line over and over)
+    if (!cur || !g || (g.kind !== "def" && g.kind !== "module")) return undefined;
+    const one = (s: Span | undefined): number | undefined => {
+      const ls = s ? g.lines.filter((l) => s.line <= l && l <= s.endLine) : [];
+      return ls.length === 1 ? ls[0] : undefined;
+    };
+    const to = (line: number | undefined, locals: Record<string, string>, extra: Partial<Frame> = {}): Frame | undefined =>
+      line === undefined ? undefined : { event: "line", line, depth: cur.depth, func: cur.func, locals, ...extra };
+    let frame: Frame | undefined;
+    if (cur.event === "call") {
+      if (g.firstLine !== undefined && cur.line === g.callLines[0] && g.firstLines?.length === 1) frame = to(g.firstLines[0], { ...cur.locals });
+    } else if (cur.event === "line") frame = this.lineDecided(cur, g, to, one);
+    if (!frame) return undefined;
+    const next = this.next(steps, action);
+    return next && !refusal(next, { action, frame }, cur) ? frame : undefined;
+  }
+
+  /**
+   * How far the program decides where `action` leads from the last state of `steps`, step by
+   * decided step (`decided`): `frame`, the state itself, where every step on the way is decided;
+   * else `passed`, the decided states on the way (maybe none), from the last of which the rest is
+   * a prediction (each with the output its own step wrote). A step return ends at its frame's return; a breakpoint, or a continue, at the
+   * first line event on `stops` (the breakpoint's line, the session's breakpoints). A decided
+   * step never leaves the frame, so a continue or breakpoint passes on at the frame's return.
+   */
+  ahead(steps: readonly Step[], action: Action, stops: readonly number[] = []): { frame: Frame } | { passed: Step[] } {
+    if (action.kind === "step_into" || action.kind === "step_over") {
+      const frame = this.decided(steps, action);
+      return frame ? { frame } : { passed: [] };
+    }
+    if (action.kind !== "step_return" && action.kind !== "breakpoint" && action.kind !== "continue") return { passed: [] };
+    const at = action.kind === "breakpoint" ? [action.line] : action.kind === "continue" ? stops : [];
+    const over: Action = { kind: "step_over" };
+    const passed: Step[] = [];
+    // (the states passed stay in one call of one frame: the last of them stands for all in the history)
+    for (let history = steps; passed.length < MAX_AHEAD; ) {
+      const frame = this.decided(history, over);
+      if (!frame) break;
+      if (action.kind === "step_return" ? frame.event === "return" : frame.event === "line" && at.includes(frame.line)) {
+        // (a jump's state holds all the output written on the way)
+        const stdout = passed.map((s) => s.frame!.stdout ?? "").join("") + (frame.stdout ?? "");
+        return { frame: { ...frame, ...(stdout ? { stdout } : {}) } };
+      }
+      const step: Step = { action: over, frame };
+      passed.push(step);
+      history = [...steps, step];
+      if (frame.event === "return") break;
+    }
+    return { passed };
+  }
+
+  /** `decided` from a line event: the statement there, when it stands on that one line, runs no code of the program and has every effect computed. */
+  private lineDecided(
+    cur: Frame,
+    g: FuncShape,
+    to: (line: number | undefined, locals: Record<string, string>, extra?: Partial<Frame>) => Frame | undefined,
+    one: (s: Span | undefined) => number | undefined,
+  ): Frame | undefined {
+    const stmt = this.src.statements.find((s) => s.line <= cur.line && cur.line <= s.endLine);
+    // (an inline comprehension's names come and go on its lines; `nonlocal` lets a callee rebind any local)
+    if (!stmt || one(stmt) !== cur.line || [...g.inlined.values()].some((ls) => ls.includes(cur.line)) || this.nonlocal) return undefined;
+    if (!this.effects.runsNoCode(stmt, cur.locals)) return undefined;
+    const locals = { ...cur.locals };
+    const returned = this.effects.returned(g, stmt, cur.locals);
+    if (returned !== undefined) {
+      return g.returnLines.includes(cur.line) ? { event: "return", line: cur.line, depth: cur.depth, func: cur.func, locals, value: returned } : undefined;
+    }
+    if (stmt.header === "def") {
+      const [name] = stmt.binds;
+      const made = g.made.get(name);
+      if (stmt.binds.length !== 1 || made === undefined) return undefined;
+      setLocal(locals, name, made);
+      return to(one(stmt.next), locals);
+    }
+    const set = stmt.simple ? this.effects.assigned(g, stmt, cur.locals) : undefined;
+    if (set) {
+      // An object changed in place may be held by another name too: only where no other value shows it.
+      if (set.others && [...set.values.keys()].some((n) => Object.entries(cur.locals).some(([x, v]) => x !== n && (v.includes(cur.locals[n] ?? "\0") || v.includes("…(")))))
+        return undefined;
+      for (const [n, v] of set.values) setLocal(locals, n, v);
+      return to(one(stmt.next), locals);
+    }
+    const printed = stmt.simple ? this.effects.printed(stmt, cur.locals) : undefined;
+    if (printed !== undefined) return to(one(stmt.next), locals, { stdout: printed });
+    if (stmt.simple && this.effects.passes(stmt)) return to(one(stmt.next), locals);
+    if (stmt.simple || stmt.header) return undefined;
+    const taken = this.effects.taken(stmt, cur.locals);
+    if (taken) return to(one(taken), locals);
+    const loop = this.effects.iteration(g, stmt, cur.locals);
+    if (!loop?.items) return undefined;
+    if (loop.items.length === 1 && !loop.exit) {
+      for (const [n, v] of loop.items[0]) setLocal(locals, n, v);
+      return to(one(loop.body), locals);
+    }
+    return !loop.items.length && loop.exit && loop.exit !== "past" ? to(one(loop.exit), locals) : undefined;
+  }
 }
+
+/** Decided steps `ahead` takes at most before it leaves the rest to the model (a loop of 10,000 items is not run through). */
+const MAX_AHEAD = 5_000;
 
 // Base classes whose class keeps type's repr (`<class 'module.Name'>`): builtins and exceptions. An
 // Enum's metaclass writes `<enum 'Name'>`, a class of an unknown module may have any metaclass.

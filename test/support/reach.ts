@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { refusal, type Reach } from "../../adapter/model/reach.js";
 import { stateAt } from "../../adapter/tools/sampling.js";
 import { transition } from "../../adapter/real/semantics.js";
-import type { Action, Recording, Step } from "../../adapter/format/trajectory.js";
+import { sameFrame, type Action, type Recording, type Step } from "../../adapter/format/trajectory.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 
@@ -30,11 +30,18 @@ export function actions(run: Recording): Action[] {
   return out;
 }
 
-/** The true states of `run` that `reach` refuses, by every action from every state, each with its reason; and how many cases were checked. */
-export function refusedStates(reach: Reach, run: Recording, name: string): { checked: number; refused: string[] } {
+/**
+ * The true states of `run` that `reach` refuses, by every action from every state, each with its
+ * reason; and how many cases were checked. Where the rules decide a state outright (`ahead`), it
+ * must be the true one, and so must every state passed on the way there (`decided`: how many
+ * states were decided or passed).
+ */
+export function refusedStates(reach: Reach, run: Recording, name: string): { checked: number; refused: string[]; decided: number } {
   let checked = 0;
+  let decided = 0;
   const refused: string[] = [];
   const session: Step[] = [];
+  const stops = actions(run).flatMap((a) => (a.kind === "breakpoint" ? [a.line!] : []));
   for (let i = 0; i < run.frames.length; i++) {
     session.push(stateAt(run, i, Math.max(0, i - 1), i ? { kind: "step_into" } : undefined));
     for (const a of actions(run)) {
@@ -45,7 +52,25 @@ export function refusedStates(reach: Reach, run: Recording, name: string): { che
         const why = next ? refusal(next, truth, history[history.length - 1].frame) : `no rules for ${history[history.length - 1].frame?.func}`;
         if (why) refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: ${why}`);
       }
+      // (a continue stops at the session's breakpoints: semantics' continue has none, so only the states passed are checked)
+      const ahead = reach.ahead([stateAt(run, i, i)], a, a.kind === "continue" ? stops : []);
+      if ("frame" in ahead) {
+        decided++;
+        if (a.kind !== "continue" && !(truth.frame && sameFrame(ahead.frame, truth.frame)))
+          refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: decided ${JSON.stringify(ahead.frame)}, not ${JSON.stringify(truth.frame ?? truth.exit)}`);
+        continue;
+      }
+      for (let k = i, j = 0; j < ahead.passed.length; j++) {
+        const from = k;
+        k = transition(run.frames, k, { kind: "step_over" });
+        const t = stateAt(run, k, from, { kind: "step_over" });
+        decided++;
+        if (!(t.frame && sameFrame(ahead.passed[j].frame!, t.frame))) {
+          refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: passed ${JSON.stringify(ahead.passed[j].frame)}, not ${JSON.stringify(t.frame ?? t.exit)}`);
+          break;
+        }
+      }
     }
   }
-  return { checked, refused };
+  return { checked, refused, decided };
 }
