@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  blockExit,
   PySourceError, bindCall, findFunction, functionAt, initPython, parsePython, parsePythonSync, snapLine, type PySource,
 } from "../adapter/pyread/pysource.js";
 import { runTrace } from "../adapter/real/tracer.js";
@@ -221,4 +222,46 @@ test("breakpoint lines snap to the next executable line; CRLF sources; the synch
   assert.deepEqual([empty.lines, empty.functions, empty.definesOnly, empty.firstLine], [[], [], false, undefined]);
   const garbage = parsePythonSync("))) def (( :\n\x00\n  return\n");
   assert.ok(Array.isArray(garbage.lines), "garbage still gets an answer");
+});
+
+test("a simple statement that ends its block goes past the `if` it ends a branch of, back to its loop's header, or off its function's end; not out of try, with or `while True`", async () => {
+  const code = [
+    "def f(xs):", //            1
+    "    out = []", //          2
+    "    for x in xs:", //      3
+    "        if x > 1:", //     4
+    "            out.append(x)", // 5
+    "        elif x < 0:", //   6
+    "            pass", //      7
+    "        else:", //         8
+    "            y = 2", //     9
+    "    while out:", //        10
+    "        out.pop()", //     11
+    "    try:", //              12
+    "        z = 1", //         13
+    "    except ValueError:", // 14
+    "        z = 2", //         15
+    "    if z:", //             16
+    "        z = 3", //         17
+    "    while True:", //       18
+    "        break_now = 1", // 19
+    "    return out", //        20
+    "", //                      21
+    "def g():", //              22
+    "    a = 1", //             23
+    "",
+  ].join("\n");
+  const src = await parsePython(code);
+  const at = (line: number): ReturnType<typeof blockExit> => blockExit(src, src.statements.find((s) => s.line === line)!);
+  assert.deepEqual(at(5), { loop: 3 }, "the if statement ends the for body: back to the header");
+  assert.deepEqual(at(7), { loop: 3 });
+  assert.deepEqual(at(9), { loop: 3 }, "an else branch too");
+  assert.deepEqual(at(11), { loop: 10 });
+  assert.deepEqual(at(17), { to: { line: 18, endLine: 18 } }, "past the if, to the next statement");
+  assert.deepEqual(at(23), { end: true }, "off the end of g");
+  assert.equal(at(2), undefined, "not the last of its block");
+  assert.equal(at(13), undefined, "a try body");
+  assert.equal(at(15), undefined, "an except block");
+  assert.equal(at(19), undefined, "while True jumps back past its header");
+  assert.equal(at(20), undefined, "a return does not fall through");
 });

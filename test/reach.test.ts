@@ -532,3 +532,46 @@ test("3.12: a step into an inline list comprehension stays in the function, its 
   assert.equal(refusal(next, { frame: fAt(2, { xs: "[1, 2]", x: "2" }) }, inline.frame), undefined);
   assert.equal(refusal(next, { frame: fAt(3, { xs: "[1, 2]", ys: "[2, 4]" }) }, inline.frame), undefined);
 });
+
+test("a step the program decides wholly is computed: the entry's first line, an assignment, a test, a loop's next item, the end of an if branch; a jump runs through decided steps to its stop; never where the program's code runs", async () => {
+  const reach = new Reach(await parsePython(DEMO));
+  const rm = (n: number, locals: Record<string, string>, event: Frame["event"] = "line"): Frame => ({ event, line: n, depth: 1, func: "running_max", locals });
+  const entered: Step[] = [call(V), { action: { kind: "step_into" }, frame: line(12, V) }, { action: { kind: "step_into" }, frame: rm(1, V, "call") }];
+  const into = { kind: "step_into" } as const;
+  const over = { kind: "step_over" } as const;
+  const after = (s: Step[], f: Frame): Step[] => [...s, { action: over, frame: f }];
+  assert.deepEqual(reach.decided(entered, into), rm(2, V), "the entry goes to the first line, locals as bound");
+  const at5 = after(entered, rm(5, { ...V, best: "None", out: "[]", v: "3" }));
+  assert.deepEqual(reach.decided(at5, over), rm(6, { ...V, best: "None", out: "[]", v: "3" }), "`best is None` holds: into the branch");
+  const at6 = after(entered, rm(6, { ...V, best: "None", out: "[]", v: "3" }));
+  assert.deepEqual(reach.decided(at6, over), rm(7, { ...V, best: "3", out: "[]", v: "3" }), "`best = v`, then past the if");
+  const at7 = after(entered, rm(7, { ...V, best: "3", out: "[]", v: "3" }));
+  assert.deepEqual(reach.decided(at7, over), rm(4, { ...V, best: "3", out: "[3]", v: "3" }), "the append, then back to the loop's header");
+  const at4 = after(entered, rm(4, { ...V, best: "3", out: "[3]", v: "3" }));
+  assert.deepEqual(reach.decided(at4, over), rm(5, { ...V, best: "3", out: "[3]", v: "1" }), "the next item");
+  // The jumps: step out of running_max, and a breakpoint on 7, from line 5.
+  const done = { ...V, best: "3", out: "[3, 3, 3]", v: "2" };
+  assert.deepEqual(reach.ahead(at5, { kind: "step_return" }), { frame: { ...rm(8, done, "return"), value: "[3, 3, 3]" } });
+  assert.deepEqual(reach.ahead(at4, { kind: "breakpoint", line: 7 }), { frame: rm(7, { ...V, best: "3", out: "[3]", v: "1" }) });
+  assert.deepEqual(reach.ahead(at4, { kind: "continue" }, [6, 7]), { frame: rm(7, { ...V, best: "3", out: "[3]", v: "1" }) });
+  // total's line 12 calls running_max (the program's code): nothing is decided there; a jump from it passes no state.
+  const at12: Step[] = [call(V), { action: into, frame: line(12, V) }];
+  assert.equal(reach.decided(at12, over), undefined);
+  assert.deepEqual(reach.ahead(at12, { kind: "step_return" }), { passed: [] });
+  // A breakpoint a loop never reaches (line 6 only runs while a value beats the best): the states passed, up to the return.
+  const tail = reach.ahead(after(entered, rm(5, { ...V, best: "3", out: "[3]", v: "1" })), { kind: "breakpoint", line: 6 });
+  assert.ok("passed" in tail && tail.passed.at(-1)?.frame?.event === "return" && tail.passed.at(-1)?.frame?.value === "[3, 3, 3]", JSON.stringify(tail));
+  // An object is passed on as it is; a comparison with one is its class's code (`__eq__`): left to the model.
+  const objects = new Reach(await parsePython("class P:\n    pass\n\ndef f(a, b):\n    c = a\n    same = a == b\n    return same\n"));
+  const objs = { a: "<__main__.P object at 0x...>", b: "<__main__.P object at 0x...>" };
+  const inF = (n: number, locals: Record<string, string>): Step => ({ action: into, frame: { event: "line", line: n, depth: 0, func: "f", locals } });
+  const fCall: Step = { frame: { event: "call", line: 4, depth: 0, func: "f", locals: objs } };
+  assert.deepEqual(objects.decided([fCall, inF(5, objs)], over), { event: "line", line: 6, depth: 0, func: "f", locals: { ...objs, c: objs.a } });
+  assert.equal(objects.decided([fCall, inF(6, { ...objs, c: objs.a })], over), undefined);
+  // A def whose default is computed binds its function; one with an annotation (evaluated there) is left to the model.
+  const defs = new Reach(await parsePython("N = 3\n\ndef f(k=N):\n    return k\n\ndef g(k: int):\n    return k\n\nprint(f())\n"));
+  const mod = (n: number, locals: Record<string, string>): Step => ({ action: into, frame: { event: "line", line: n, depth: 0, func: "<module>", locals } });
+  const start: Step = { frame: { event: "call", line: 1, depth: 0, func: "<module>", locals: {} } };
+  assert.deepEqual(defs.decided([start, mod(3, { N: "3" })], over), { event: "line", line: 6, depth: 0, func: "<module>", locals: { N: "3", f: "<function f at 0x...>" } });
+  assert.equal(defs.decided([start, mod(6, { N: "3", f: "<function f at 0x...>" })], over), undefined);
+});

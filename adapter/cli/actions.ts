@@ -56,9 +56,11 @@ export async function recording(file: string, values: Parameters<typeof traceOpt
 }
 
 /** One readable line: the action, where the program stands, its locals (and output), and the model's confidence where there is one. */
-export function describe(name: string, step: Step, confidence?: number): string {
+export function describe(name: string, step: Step, how: { confidence?: number; computed?: boolean; given?: boolean } = {}): string {
   const head = (name + " ").padEnd(18);
-  const conf = confidence !== undefined ? `   (p=${confidence.toFixed(2)})` : "";
+  // (a state the program decided: "computed", after a predicted one with that one's confidence)
+  const p = how.confidence !== undefined && !how.given ? `p=${how.confidence.toFixed(2)}` : "";
+  const conf = how.computed || p ? `   (${[how.computed ? "computed" : "", p].filter(Boolean).join(", ")})` : "";
   if (step.exit) {
     const e = step.exit;
     return head + `exit ${e.status}` + (e.value !== undefined ? ` ${e.value}` : "") + (e.stdout ? `   output ${JSON.stringify(e.stdout)}` : "") + conf;

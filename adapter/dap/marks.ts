@@ -1,13 +1,16 @@
 // What the user is told about where the values at a stop come from. In predict mode (and on
-// compare mode's predicted side) every value is the model's guess: VS Code has no "predicted"
-// presentation hint, so the mark goes where its UI shows it. The scope's name carries the
-// state's confidence ("Predicted locals (84%)"); each variable's `type` says "predicted" (the
-// Variables view shows it on hover, and inline with debug.showVariableTypes); below the user's
-// threshold every value ends in a "⚠ low confidence" mark; evaluate results (hover, watch, the
-// Debug Console) end in "(predicted, 84%)"; predicted stdout goes to the console as labelled
-// lines, never as the program's own output. Record and replay values are real: no marks. In
-// hybrid mode states are real but for the values the model filled in: those are marked one by one,
-// and so are values computed from them ("from a predicted value").
+// compare mode's predicted side) a state is the model's guess unless the program decides it:
+// the entry call's frame, bound from the call, and the states the rules compute step by step
+// from a known one (adapter/model/reach.ts: `ahead`) are shown as they are; a state computed from
+// a guess says "from a predicted value". VS Code has no "predicted" presentation hint, so the
+// mark goes where its UI shows it. The scope's name carries the state's confidence ("Predicted
+// locals (84%)"); each variable's `type` says "predicted" (the Variables view shows it on hover,
+// and inline with debug.showVariableTypes); below the user's threshold every value ends in a
+// "⚠ low confidence" mark; evaluate results (hover, watch, the Debug Console) end in
+// "(predicted, 84%)"; predicted stdout goes to the console as labelled lines, never as the
+// program's own output. Record and replay values are real: no marks. In hybrid mode states are
+// real but for the values the model filled in: those are marked one by one, and so are values
+// computed from them ("from a predicted value").
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { Guess, Predicted } from "../engine/predictor.js";
 
@@ -25,7 +28,8 @@ export const OUTPUT_LABEL = "[predicted output] ";
  */
 export function originOf(p: Predicted | undefined, predicts: boolean, threshold: number): Origin {
   if (!predicts || !p || p.given) return REAL;
-  return predicted(p.confidence, threshold);
+  // (a state the program decided from a predicted one: its values are computed from guesses)
+  return p.computed ? { ...predicted(p.confidence, threshold), derived: true } : predicted(p.confidence, threshold);
 }
 
 /** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */

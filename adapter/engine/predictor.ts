@@ -7,8 +7,10 @@ export interface Predicted {
   step: Step;
   /** Mean probability of the generated tokens (model predictors), 0..1. */
   confidence?: number;
-  /** Known without a prediction (the entry call's frame, bound from the call; the real state a resync stands at): not shown as a guess. */
+  /** Known without a prediction (the entry call's frame, bound from the call; the real state a resync stands at; a state `computed` from a given one): not shown as a guess. */
   given?: boolean;
+  /** Decided by the program from the state before, not predicted: as sure as that state (its `confidence`), and no surer. */
+  computed?: boolean;
   /** Tokens generated for this state. */
   tokens?: number;
   /** Time taken, in milliseconds. */

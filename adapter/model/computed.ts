@@ -187,18 +187,14 @@ export class Effects {
   }
 
   /**
-   * Whether running `stmt` can run none of the program's code and change nothing beyond what the
-   * rules above say: it reads no object whose methods the file may define (`a == b` calls a
-   * class's `__eq__`), and a `def` header evaluates no annotation (it may name what is not bound
-   * yet) and only defaults computed from the locals; `pass` does nothing.
+   * Whether an undecorated `def` header runs nothing but the binding of its function: no
+   * annotation (evaluated there, it may name what is not bound yet) and only defaults computed
+   * from the locals. (Other statements run none of the program's code where their values are
+   * computed: the evaluator computes nothing with an object, whose methods the file may define.)
    */
-  runsNoCode(stmt: Statement, locals: Record<string, string>): boolean {
-    if (!this.bound) return false;
-    const object = (n: string): boolean => Object.hasOwn(locals, n) && hasNumber(parseRepr(locals[n]), (x) => x.t === "opaque");
-    if (stmt.names.some(object)) return false;
-    if (stmt.header !== "def") return true;
-    const f = this.src.functions.find((x) => x.defLine === stmt.line);
-    const text = this.code(stmt);
+  defines(stmt: Statement, locals: Record<string, string>): boolean {
+    const f = stmt.header === "def" && this.bound ? this.src.functions.find((x) => x.defLine === stmt.line) : undefined;
+    const text = f ? this.code(stmt) : "";
     if (!f || text.slice(0, -1).includes(":") || text.includes("->")) return false;
     return f.params.every((p) => p.default === undefined || this.computed(p.default, locals, false) !== undefined);
   }

@@ -32,6 +32,8 @@ export interface DialectRequest {
 
 export interface Dialect {
   readonly name: DialectName;
+  /** The states this program can reach (and those it decides) from each state. */
+  readonly reach: Reach;
   /** The prompt for the state `action` leads to from the last step of `steps`. */
   request(steps: readonly Step[], action: Action): Promise<DialectRequest>;
   /** The state the model wrote; throws PredictionError when it is not one. */

@@ -51,7 +51,7 @@ export class InstructDialect implements Dialect {
   readonly name = "instruct" as const;
   readonly table: ScopeLines[];
   private readonly system: string;
-  private readonly reach: Reach;
+  readonly reach: Reach;
   private wrapper?: ChatWrapper;
   private grammar?: Promise<LlamaGrammar>;
   private stringGrammar?: Promise<LlamaGrammar>;

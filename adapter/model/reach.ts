@@ -10,7 +10,7 @@
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
 import { setLocal, type Action, type EventKind, type ExitStatus, type Frame, type Step } from "../format/trajectory.js";
-import { classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
+import { blockExit, classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
 import { Effects, type Span } from "./computed.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
@@ -572,8 +572,15 @@ export class Reach {
     const stmt = this.src.statements.find((s) => s.line <= cur.line && cur.line <= s.endLine);
     // (an inline comprehension's names come and go on its lines; `nonlocal` lets a callee rebind any local)
     if (!stmt || one(stmt) !== cur.line || [...g.inlined.values()].some((ls) => ls.includes(cur.line)) || this.nonlocal) return undefined;
-    if (!this.effects.runsNoCode(stmt, cur.locals)) return undefined;
     const locals = { ...cur.locals };
+    /** The state once the statement has run to its end: the next statement, past the block it ends, or the function's return. */
+    const done = (extra: Partial<Frame> = {}): Frame | undefined => {
+      const exit = stmt.next ? { to: stmt.next } : blockExit(this.src, stmt);
+      if (!exit) return undefined;
+      if ("to" in exit) return to(one(exit.to), locals, extra);
+      if ("loop" in exit) return to(one(this.src.statements.find((s) => s.line === exit.loop)), locals, extra);
+      return g.kind === "def" && g.returnLines.includes(cur.line) ? { event: "return", line: cur.line, depth: cur.depth, func: cur.func, locals, value: "None", ...extra } : undefined;
+    };
     const returned = this.effects.returned(g, stmt, cur.locals);
     if (returned !== undefined) {
       return g.returnLines.includes(cur.line) ? { event: "return", line: cur.line, depth: cur.depth, func: cur.func, locals, value: returned } : undefined;
@@ -581,7 +588,7 @@ export class Reach {
     if (stmt.header === "def") {
       const [name] = stmt.binds;
       const made = g.made.get(name);
-      if (stmt.binds.length !== 1 || made === undefined) return undefined;
+      if (stmt.binds.length !== 1 || made === undefined || !this.effects.defines(stmt, cur.locals)) return undefined;
       setLocal(locals, name, made);
       return to(one(stmt.next), locals);
     }
@@ -591,11 +598,11 @@ export class Reach {
       if (set.others && [...set.values.keys()].some((n) => Object.entries(cur.locals).some(([x, v]) => x !== n && (v.includes(cur.locals[n] ?? "\0") || v.includes("…(")))))
         return undefined;
       for (const [n, v] of set.values) setLocal(locals, n, v);
-      return to(one(stmt.next), locals);
+      return done();
     }
     const printed = stmt.simple ? this.effects.printed(stmt, cur.locals) : undefined;
-    if (printed !== undefined) return to(one(stmt.next), locals, { stdout: printed });
-    if (stmt.simple && this.effects.passes(stmt)) return to(one(stmt.next), locals);
+    if (printed !== undefined) return done({ stdout: printed });
+    if (stmt.simple && this.effects.passes(stmt)) return done();
     if (stmt.simple || stmt.header) return undefined;
     const taken = this.effects.taken(stmt, cur.locals);
     if (taken) return to(one(taken), locals);

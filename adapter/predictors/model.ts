@@ -208,19 +208,40 @@ export class ModelPredictor implements Predictor {
     const step = this.toUser(p.step);
     // The action as asked (a continue answers with the breakpoint it reached, as before).
     if (action.kind !== "continue") step.action = action;
-    return { ...p, step };
+    if (!p.computed) return { ...p, step };
+    // Decided by the program from the state before: as sure as that state.
+    const before = history.at(-1)!;
+    return { ...p, step, ...(before.given ? { given: true } : before.confidence !== undefined ? { confidence: before.confidence } : {}) };
   }
 
-  /** predict in the model's lines: `steps`, the action's line and the breakpoints are all in the lines it reads. */
-  private seenPredict(steps: readonly Step[], action: Action, opts: PredictOptions): Promise<Predicted> {
+  /**
+   * predict in the model's lines: `steps`, the action's line and the breakpoints are all in the
+   * lines it reads. What the program decides on the way (adapter/model/reach.ts: `ahead`) is
+   * computed, not predicted: all of it, or the model goes on from the last state decided.
+   */
+  private async seenPredict(steps: readonly Step[], action: Action, opts: PredictOptions): Promise<Predicted> {
+    const t0 = performance.now();
     const layout = this.layout;
+    let stops: number[] = [];
     if (action.kind === "continue" && opts.breakpoints?.length) {
       // A breakpoint on a line without a statement (a comment, a docstring) stops at the next statement.
       const lines = opts.breakpoints.map((b) => b.line);
-      const bps = layout ? lines.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : lines;
-      if (bps.length) return this.continueTo(steps, bps, opts.signal);
+      stops = layout ? lines.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : lines;
     }
-    return this.step(steps, this.toSeen({ action }).action!, opts.signal);
+    const seenAction = this.toSeen({ action }).action!;
+    const ahead = this.dialect.reach.ahead(steps, seenAction, stops);
+    if ("frame" in ahead) {
+      const reached: Action = action.kind === "continue" ? { kind: "breakpoint", line: ahead.frame.line } : seenAction;
+      return { step: { action: reached, frame: ahead.frame }, computed: true, tokens: 0, ms: performance.now() - t0 };
+    }
+    const passed = ahead.passed.at(-1);
+    const from = passed ? [...steps, passed] : steps;
+    const p = stops.length ? await this.continueTo(from, stops, opts.signal) : await this.step(from, seenAction, opts.signal);
+    // The output written on the way, before the model's own.
+    const written = ahead.passed.map((s) => s.frame!.stdout ?? "").join("");
+    const end = p.step.frame ?? p.step.exit;
+    if (written && end) end.stdout = written + (end.stdout ?? "");
+    return p;
   }
 
   /**

@@ -821,6 +821,58 @@ function branches(spans: PySource["statements"], logicals: readonly Logical[]): 
 
 // ---- queries ----
 
+/** Where a frame goes from the end of a block: the statement past it, back to a loop's header, or off the end of a function's body. */
+export type BlockExit = { to: { line: number; endLine: number } } | { loop: number } | { end: true };
+
+/**
+ * Where the frame goes once `stmt`, a simple statement that falls through (no `return`, `raise`,
+ * `break` or `continue`) and ends its block, has run: past an `if` statement whose branch it
+ * ends (or a loop whose `else` it ends), to the next statement, or where that statement ends a
+ * block too, on from there; back to the header of the loop whose body it ends; off the end of
+ * the function whose body it ends. Undefined where the file alone does not say: a `try`,
+ * `with`, `match` or class block, `while True` (its jump back skips the header), the module's end.
+ */
+export function blockExit(src: PySource, stmt: PySource["statements"][number]): BlockExit | undefined {
+  if (!stmt.simple || /^\s*(return|raise|break|continue|yield)\b/.test(src.source.split("\n")[stmt.line - 1] ?? "")) return undefined;
+  const rows = src.source.split("\n");
+  const indent = (l: number): number => /^[ \t]*/.exec(rows[l - 1] ?? "")![0].length;
+  const word = (l: number): string => /^\s*(@|\w+)/.exec(rows[l - 1] ?? "")?.[1] ?? "";
+  // Where logical lines start: statements, and the `else:` / `finally:` clauses, which run nothing.
+  const starts = [...new Set([...src.statementLines, ...rows.flatMap((r, i) => (/^\s*(else|finally)\s*:/.test(r) ? [i + 1] : []))])].sort((a, b) => a - b);
+  /** The header of the clause chain `l` is a clause of (`if` for an `elif` or `else`; a loop for its `else`). */
+  const head = (l: number): number | undefined => {
+    for (let k = l; ; ) {
+      if (!["elif", "else"].includes(word(k))) return k;
+      const prev = [...starts].reverse().find((x) => x < k && indent(x) <= indent(l));
+      if (prev === undefined || indent(prev) !== indent(l)) return undefined;
+      k = prev;
+    }
+  };
+  let at = stmt.line;
+  let end = stmt.endLine;
+  let chain = false;
+  for (;;) {
+    const k = indent(at);
+    // The next logical line past `at` (and, for a clause chain, past its other clauses) at `at`'s depth or out of it.
+    const after = starts.find((l) => l > end && indent(l) <= k && !(chain && indent(l) === k && ["elif", "else"].includes(word(l))));
+    if (after !== undefined && indent(after) === k) {
+      const s = src.statements.find((x) => x.line === after);
+      return chain && s && !["@", "global", "nonlocal", "except", "finally"].includes(word(after)) ? { to: { line: s.line, endLine: s.endLine } } : undefined;
+    }
+    const header = [...starts].reverse().find((l) => l < at && indent(l) < k);
+    if (header === undefined) return undefined;
+    const w = word(header);
+    if (w === "for" || w === "while") return /^\s*while\s+(True|1)\s*:/.test(rows[header - 1]) ? undefined : { loop: header };
+    if (w === "def") return at === stmt.line ? { end: true } : undefined;
+    const h = ["if", "elif", "else"].includes(w) ? head(header) : undefined;
+    if (h === undefined || !["if", "for", "while"].includes(word(h))) return undefined;
+    // The whole `if` statement (or loop with its `else`) ends here: on from its end.
+    at = h;
+    end = h;
+    chain = true;
+  }
+}
+
 /** The bases a one-row class header names (`class C(A, B):`), none for `class C:`; undefined for any other header (keywords, calls, several rows). */
 export function classBases(src: PySource, c: PyScope): string[] | undefined {
   const header = /^\s*class\s+\w+\s*(?:\(([\w.,\s]*)\))?\s*:/.exec(src.source.split("\n")[c.defLine - 1] ?? "");

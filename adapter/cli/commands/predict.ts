@@ -14,7 +14,7 @@ import { PredictionError } from "../../model/dialect.js";
 import { PySourceError } from "../../pyread/pysource.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { checkSingleExpression } from "../../format/expr.js";
-import type { Step } from "../../format/trajectory.js";
+import type { Predicted } from "../../engine/predictor.js";
 import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
 import { describe, parseActions, parseLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
@@ -41,11 +41,13 @@ const OPTIONS = {
 } as const;
 
 
-/** `ndbg steps`' JSON shape, plus the model's confidence and tokens. */
-function json(name: string, step: Step, confidence?: number, tokens?: number): string {
+/** `ndbg steps`' JSON shape, plus the model's confidence and tokens, and whether the program decided the state (`computed`). */
+function json(name: string, p: Predicted): string {
+  const step = p.step;
   const o: Record<string, unknown> = step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame };
-  if (confidence !== undefined) o.confidence = Number(confidence.toFixed(4));
-  if (tokens !== undefined) o.tokens = tokens;
+  if (p.confidence !== undefined) o.confidence = Number(p.confidence.toFixed(4));
+  if (p.tokens !== undefined) o.tokens = p.tokens;
+  if (p.computed) o.computed = true;
   return JSON.stringify(o);
 }
 
@@ -119,7 +121,7 @@ export function run(argv: string[]): Promise<number> {
         try {
           const p = await m.apply(engine);
           if (truth) out(await truth.step(m.name, m.apply, p));
-          else out(values.json ? json(m.name, p.step, p.confidence, p.tokens) : describe(m.name, p.step, p.confidence));
+          else out(values.json ? json(m.name, p) : describe(m.name, p.step, p));
         } catch (e) {
           if (!(e instanceof PredictionError)) throw e;
           failed++;

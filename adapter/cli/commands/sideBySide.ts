@@ -61,7 +61,7 @@ export class SideBySide {
   }
 
   private rows(name: string, predicted: Predicted, real: Step, s: Score): string {
-    const rows = [this.head(name, s.exact) + describe("predicted", predicted.step, predicted.given ? undefined : predicted.confidence), this.pad(describe("real", real))];
+    const rows = [this.head(name, s.exact) + describe("predicted", predicted.step, predicted), this.pad(describe("real", real))];
     if (!s.exact) rows.push(this.pad(`line ${ok(s.line)} · locals ${ok(s.locals)}` + differences(predicted.step, real)));
     return rows.join("\n");
   }
