@@ -3,7 +3,9 @@
 // each variable's type says "predicted", values below the lowConfidence threshold carry the
 // "⚠ low confidence" mark, hover / watch / REPL answers say they are predicted, and predicted
 // output is labelled in the console, never sent as the program's stdout. The first state (bound
-// from the entry call) is no guess and carries no mark; a record-mode session carries none at all.
+// from the entry call) is no guess and carries no mark, nor does a state the program decides from
+// it; one it decides from a guess is marked "from a predicted value". A record-mode session carries
+// no mark at all.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -22,7 +24,8 @@ before(() => {
   buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-marks-"));
   program = join(dir, "show.py");
-  writeFileSync(program, 'def show(x):\n    y = x * 2\n    print("y is", y)\n    return y\n');
+  // Line 6 follows from the entry alone; line 7 calls twice (the model's guess); line 8 is computed from that guess.
+  writeFileSync(program, 'def twice(v):\n    return v * 2\n\n\ndef show(x):\n    y = twice(x)\n    z = y + 1\n    print("y is", twice(z))\n    return twice(y)\n');
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,6 +33,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const LOW = "⚠ low confidence";
 
 interface Stop {
+  line: number;
   scope: DebugProtocol.Scope;
   vars: DebugProtocol.Variable[];
   evaluate: (context: string) => Promise<DebugProtocol.EvaluateResponse["body"]>;
@@ -41,7 +45,7 @@ async function inspect(dc: DebugClient): Promise<Stop> {
   const [scope] = (await dc.scopesRequest({ frameId: top.id })).body.scopes;
   const vars = (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
   const name = vars.find((v) => !v.name.startsWith("("))?.name ?? "x";
-  return { scope, vars, evaluate: async (context) => (await dc.evaluateRequest({ expression: name, frameId: top.id, context })).body };
+  return { line: top.line, scope, vars, evaluate: async (context) => (await dc.evaluateRequest({ expression: name, frameId: top.id, context })).body };
 }
 
 /** Steps over to the end (at most `max` steps), inspecting each stop. */
@@ -67,9 +71,20 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
     assert.deepEqual(entry.vars.map((v) => [v.name, v.value, v.type]), [["x", "3", "int"]]);
     assert.equal((await entry.evaluate("hover")).result, "3");
     let predicted = 0;
+    let derived = 0;
     let edits = 0;
     await stepToEnd(s, 6, async (stop, n) => {
-      predicted++;
+      if (stop.line === 6) {
+        // Decided by the program from the entry: as known as the entry.
+        assert.equal(stop.scope.name, "Locals", `step ${n}`);
+        assert.deepEqual(stop.vars.map((v) => [v.name, v.value, v.type]), [["x", "3", "int"]]);
+        return;
+      }
+      // Line 8 is computed from line 7's predicted y: as sure as that guess (its confidence), and marked so.
+      const from = stop.line === 8;
+      if (from) derived++;
+      else predicted++;
+      const word = from ? "from a predicted value" : "predicted";
       const c = confidences.at(-1);
       assert.equal(typeof c, "number", `step ${n}: the model's confidence in the ndbg/model event`);
       const pct = `${Math.round(c! * 100)}%`;
@@ -77,17 +92,18 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
       assert.equal(stop.scope.name, `Predicted locals (${pct}${low ? ` ${LOW}` : ""})`, `step ${n}`);
       assert.ok(stop.vars.length > 0, `step ${n}: the state has variables`);
       for (const v of stop.vars) {
-        assert.match(v.type ?? "", new RegExp(`predicted \\(${pct}\\)$`), `step ${n}: ${v.name}'s type says predicted`);
+        assert.match(v.type ?? "", new RegExp(`${word} \\(${pct}\\)$`), `step ${n}: ${v.name}'s type says ${word}`);
         assert.equal(v.value.endsWith(`  ${LOW}`), low, `step ${n}: ${v.name} = ${v.value}`);
       }
       for (const context of ["hover", "watch", "repl"]) {
         const r = await stop.evaluate(context);
-        assert.match(r.result, new RegExp(`  \\(predicted, ${pct}${low ? ` ${LOW}` : ""}\\)$`), `step ${n}, ${context}: ${r.result}`);
+        assert.match(r.result, new RegExp(`  \\(${word}, ${pct}${low ? ` ${LOW}` : ""}\\)$`), `step ${n}, ${context}: ${r.result}`);
         assert.match(r.type ?? "", /predicted/);
       }
       // Copy Value gets the bare value.
       assert.doesNotMatch((await stop.evaluate("clipboard")).result, /predicted/);
-      if (!edits && low && stop.vars.some((v) => v.name === "x")) {
+      // (on line 9: a state computed from an edited one would have no confidence to show)
+      if (!edits && low && stop.line === 9 && stop.vars.some((v) => v.name === "x")) {
         edits++;
         // VS Code starts an edit from the value shown: the mark is not part of the new value.
         // The edited state is the user's: no confidence any more, no low mark, still a prediction.
@@ -101,6 +117,7 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
       }
     });
     assert.ok(predicted >= 2, `at least two predicted stops (got ${predicted})`);
+    assert.equal(derived, 1, "the state computed from a guess was met");
     assert.equal(edits, 1, "a low-confidence value was edited");
     assert.ok(confidences.some((c) => c < 1), "a state below the threshold of 1 was marked");
     // Nothing the program wrote: predict mode never runs it. What the model predicts it writes is labelled.
@@ -119,11 +136,12 @@ test("predict mode: with lowConfidence 0 the states are marked predicted, none a
   try {
     await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", gpu: "cpu", threads: 1, lowConfidence: 0 }, program);
     let stops = 0;
-    await stepToEnd(s, 2, async (stop) => {
+    await stepToEnd(s, 3, async (stop) => {
+      if (stop.line === 6) return; // decided from the entry: no guess
       stops++;
       assert.match(stop.scope.name, /^Predicted locals \(\d+%\)$/);
       for (const v of stop.vars) assert.doesNotMatch(v.value, /⚠/);
-      assert.match((await stop.evaluate("watch")).result, /  \(predicted, \d+%\)$/);
+      assert.match((await stop.evaluate("watch")).result, /  \((predicted|from a predicted value), \d+%\)$/);
     });
     assert.ok(stops > 0);
   } finally {
@@ -152,8 +170,8 @@ test("record mode: real values carry no mark, and the program's output is its st
       }
       for (const context of ["hover", "watch", "repl"]) assert.doesNotMatch((await stop.evaluate(context)).result, /predicted/);
     });
-    assert.equal(stops, 4, "lines 2, 3 and 4, then the return");
-    assert.equal(s.text("stdout"), "y is 6\n");
+    assert.equal(stops, 5, "lines 6 to 9 of show, then the return");
+    assert.equal(s.text("stdout"), "y is 14\n");
     assert.doesNotMatch(s.text(), /predicted/);
   } finally {
     await s.dc.stop();
