@@ -224,7 +224,7 @@ test("breakpoint lines snap to the next executable line; CRLF sources; the synch
   assert.ok(Array.isArray(garbage.lines), "garbage still gets an answer");
 });
 
-test("a simple statement that ends its block goes past the `if` it ends a branch of, back to its loop's header, or off its function's end; not out of try, with or `while True`", async () => {
+test("a simple statement that ends its block goes past the `if` it ends a branch of, back to its loop's header, or off its function's end, and so does an if that fails or a loop that ends; not out of try, with or `while True`", async () => {
   const code = [
     "def f(xs):", //            1
     "    out = []", //          2
@@ -264,4 +264,8 @@ test("a simple statement that ends its block goes past the `if` it ends a branch
   assert.equal(at(15), undefined, "an except block");
   assert.equal(at(19), undefined, "while True jumps back past its header");
   assert.equal(at(20), undefined, "a return does not fall through");
+  // An if whose test fails, or a loop that ends, with no clause after it: past the whole statement.
+  assert.deepEqual(at(16), { to: { line: 18, endLine: 18 } });
+  assert.deepEqual(at(3), { to: { line: 10, endLine: 10 } });
+  assert.equal(at(4), undefined, "an elif follows: the test's failure goes there");
 });

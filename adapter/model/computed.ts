@@ -110,11 +110,17 @@ export class Effects {
    * test is not computed or that statement is not known.
    */
   taken(stmt: Statement, locals: Record<string, string>): { line: number; endLine: number } | undefined {
+    const holds = this.test(stmt, locals);
+    return holds === undefined ? undefined : holds ? stmt.branch!.yes : stmt.branch!.no;
+  }
+
+  /** Whether an `if`, `elif` or `while` header's test holds, where the evaluator computes it from the frame's `locals` alone. */
+  test(stmt: Statement, locals: Record<string, string>): boolean | undefined {
     if (!stmt.branch || !this.bound) return undefined;
     const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(this.code(stmt));
     const test = m ? this.computed(m[1], locals, true) : undefined;
     if (!test || test.t === "opaque") return undefined; // (the truth of an object is its own code's)
-    return truthy(test) ? stmt.branch.yes : stmt.branch.no;
+    return truthy(test);
   }
 
   /**

@@ -604,15 +604,20 @@ export class Reach {
     if (printed !== undefined) return done({ stdout: printed });
     if (stmt.simple && this.effects.passes(stmt)) return done();
     if (stmt.simple || stmt.header) return undefined;
-    const taken = this.effects.taken(stmt, cur.locals);
-    if (taken) return to(one(taken), locals);
+    // A test that fails where no clause follows, or a loop that ends where no statement follows in its block: on past the statement.
+    const holds = this.effects.test(stmt, cur.locals);
+    if (holds !== undefined) {
+      const branch = holds ? stmt.branch!.yes : stmt.branch!.no;
+      return branch ? to(one(branch), locals) : holds ? undefined : done();
+    }
     const loop = this.effects.iteration(g, stmt, cur.locals);
     if (!loop?.items) return undefined;
     if (loop.items.length === 1 && !loop.exit) {
       for (const [n, v] of loop.items[0]) setLocal(locals, n, v);
       return to(one(loop.body), locals);
     }
-    return !loop.items.length && loop.exit && loop.exit !== "past" ? to(one(loop.exit), locals) : undefined;
+    if (loop.items.length || !loop.exit) return undefined;
+    return loop.exit === "past" ? done() : to(one(loop.exit), locals);
   }
 }
 

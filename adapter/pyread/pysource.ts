@@ -826,19 +826,25 @@ export type BlockExit = { to: { line: number; endLine: number } } | { loop: numb
 
 /**
  * Where the frame goes once `stmt`, a simple statement that falls through (no `return`, `raise`,
- * `break` or `continue`) and ends its block, has run: past an `if` statement whose branch it
+ * `break` or `continue`), has run where it ends its block (or an `if` whose test failed or a
+ * loop that ended, with no `elif` or `else` after it): past an `if` statement whose branch it
  * ends (or a loop whose `else` it ends), to the next statement, or where that statement ends a
  * block too, on from there; back to the header of the loop whose body it ends; off the end of
  * the function whose body it ends. Undefined where the file alone does not say: a `try`,
  * `with`, `match` or class block, `while True` (its jump back skips the header), the module's end.
  */
 export function blockExit(src: PySource, stmt: PySource["statements"][number]): BlockExit | undefined {
-  if (!stmt.simple || /^\s*(return|raise|break|continue|yield)\b/.test(src.source.split("\n")[stmt.line - 1] ?? "")) return undefined;
   const rows = src.source.split("\n");
   const indent = (l: number): number => /^[ \t]*/.exec(rows[l - 1] ?? "")![0].length;
   const word = (l: number): string => /^\s*(@|\w+)/.exec(rows[l - 1] ?? "")?.[1] ?? "";
   // Where logical lines start: statements, and the `else:` / `finally:` clauses, which run nothing.
   const starts = [...new Set([...src.statementLines, ...rows.flatMap((r, i) => (/^\s*(else|finally)\s*:/.test(r) ? [i + 1] : []))])].sort((a, b) => a - b);
+  if (["return", "raise", "break", "continue", "yield"].includes(word(stmt.line))) return undefined;
+  if (!stmt.simple) {
+    // An `if` whose test fails, or a loop that ends, where no `elif` or `else` clause follows: past the whole statement.
+    const clause = starts.find((l) => l > stmt.endLine && indent(l) <= indent(stmt.line));
+    if (!["if", "for", "while"].includes(word(stmt.line)) || (clause !== undefined && indent(clause) === indent(stmt.line) && ["elif", "else"].includes(word(clause)))) return undefined;
+  }
   /** The header of the clause chain `l` is a clause of (`if` for an `elif` or `else`; a loop for its `else`). */
   const head = (l: number): number | undefined => {
     for (let k = l; ; ) {
@@ -850,7 +856,7 @@ export function blockExit(src: PySource, stmt: PySource["statements"][number]): 
   };
   let at = stmt.line;
   let end = stmt.endLine;
-  let chain = false;
+  let chain = !stmt.simple;
   for (;;) {
     const k = indent(at);
     // The next logical line past `at` (and, for a clause chain, past its other clauses) at `at`'s depth or out of it.
