@@ -533,7 +533,7 @@ test("3.12: a step into an inline list comprehension stays in the function, its 
   assert.equal(refusal(next, { frame: fAt(3, { xs: "[1, 2]", ys: "[2, 4]" }) }, inline.frame), undefined);
 });
 
-test("a step the program decides wholly is computed: the entry's first line, an assignment, a test, a loop's next item, the end of an if branch; a jump runs through decided steps to its stop; never where the program's code runs", async () => {
+test("a step the program decides wholly is computed: the entry's first line, an assignment, a test, a loop's next item, the end of an if branch, a call of its own function with computed arguments, the return to it; a jump runs through decided steps to its stop", async () => {
   const reach = new Reach(await parsePython(DEMO));
   const rm = (n: number, locals: Record<string, string>, event: Frame["event"] = "line"): Frame => ({ event, line: n, depth: 1, func: "running_max", locals });
   const entered: Step[] = [call(V), { action: { kind: "step_into" }, frame: line(12, V) }, { action: { kind: "step_into" }, frame: rm(1, V, "call") }];
@@ -554,13 +554,35 @@ test("a step the program decides wholly is computed: the entry's first line, an 
   assert.deepEqual(reach.ahead(at5, { kind: "step_return" }), { frame: { ...rm(8, done, "return"), value: "[3, 3, 3]" } });
   assert.deepEqual(reach.ahead(at4, { kind: "breakpoint", line: 7 }), { frame: rm(7, { ...V, best: "3", out: "[3]", v: "1" }) });
   assert.deepEqual(reach.ahead(at4, { kind: "continue" }, [6, 7]), { frame: rm(7, { ...V, best: "3", out: "[3]", v: "1" }) });
-  // total's line 12 calls running_max (the program's code): nothing is decided there; a jump from it passes no state.
+  // total's line 12 calls running_max with computed arguments: into it, its parameter bound; over it, every step of it decided, to its value.
   const at12: Step[] = [call(V), { action: into, frame: line(12, V) }];
-  assert.equal(reach.decided(at12, over), undefined);
-  assert.deepEqual(reach.ahead(at12, { kind: "step_return" }), { passed: [] });
-  // A breakpoint a loop never reaches (line 6 only runs while a value beats the best): the states passed, up to the return.
+  assert.deepEqual(reach.decided(at12, into), rm(1, V, "call"));
+  const maxima = { ...V, maxima: "[3, 3, 3]" };
+  assert.deepEqual(reach.decided(at12, over), line(13, maxima));
+  // Back from its return (in a session, where the caller is known): the value bound, on to the next line.
+  assert.deepEqual(reach.decided([...at12, { action: into, frame: rm(1, V, "call") }, { action: { kind: "step_return" }, frame: { ...rm(8, done, "return"), value: "[3, 3, 3]" } }], over), line(13, maxima));
+  // total to its return: the call run through, the print's output, sum computed.
+  assert.deepEqual(reach.ahead(at12, { kind: "step_return" }), { frame: { event: "return", line: 14, depth: 0, func: "total", locals: maxima, value: "9", stdout: "maxima: [3, 3, 3]\n" } });
+  // A call whose callee reads what the rules cannot compute (a module's function): entered, not run through; a jump passes no state.
+  const opaque = new Reach(await parsePython("import math\n\ndef f(x):\n    y = g(x)\n    return y\n\ndef g(x):\n    return math.sqrt(x)\n"));
+  const fAt4: Step[] = [{ frame: { event: "call", line: 3, depth: 0, func: "f", locals: { x: "4" } } }, { action: into, frame: { event: "line", line: 4, depth: 0, func: "f", locals: { x: "4" } } }];
+  assert.deepEqual(opaque.decided(fAt4, into), { event: "call", line: 7, depth: 1, func: "g", locals: { x: "4" } });
+  assert.equal(opaque.decided(fAt4, over), undefined);
+  assert.deepEqual(opaque.ahead(fAt4, { kind: "step_return" }), { passed: [] });
+  // Back from a callee that changed a list it was given in place: the caller's name holds the change; not where the callee rebound that parameter (the list it changed is out of sight).
+  const lists = new Reach(await parsePython("def f(xs):\n    n = g(xs)\n    m = h(xs)\n    return n\n\ndef g(xs):\n    xs.append(1)\n    return len(xs)\n\ndef h(xs):\n    xs.append(1)\n    xs = xs + [2]\n    return len(xs)\n"));
+  const inList = (n: number, locals: Record<string, string>): Step => ({ action: into, frame: { event: "line", line: n, depth: 0, func: "f", locals } });
+  const ret = (func: string, line: number, locals: Record<string, string>, value: string): Step => ({ action: { kind: "step_return" }, frame: { event: "return", line, depth: 1, func, locals, value } });
+  const listCall: Step = { frame: { event: "call", line: 1, depth: 0, func: "f", locals: { xs: "[0]" } } };
+  const viaG: Step[] = [listCall, inList(2, { xs: "[0]" }), { action: into, frame: { event: "call", line: 6, depth: 1, func: "g", locals: { xs: "[0]" } } }, ret("g", 8, { xs: "[0, 1]" }, "2")];
+  assert.deepEqual(lists.decided(viaG, over), { event: "line", line: 3, depth: 0, func: "f", locals: { xs: "[0, 1]", n: "2" } });
+  const viaH: Step[] = [listCall, inList(3, { xs: "[0, 1]", n: "2" }), { action: into, frame: { event: "call", line: 10, depth: 1, func: "h", locals: { xs: "[0, 1]" } } }, ret("h", 13, { xs: "[0, 1, 1, 2]" }, "4")];
+  assert.equal(lists.decided(viaH, over), undefined);
+  // A breakpoint a loop never reaches (line 6 only runs while a value beats the best): the states passed, back into total and up to its return.
   const tail = reach.ahead(after(entered, rm(5, { ...V, best: "3", out: "[3]", v: "1" })), { kind: "breakpoint", line: 6 });
-  assert.ok("passed" in tail && tail.passed.at(-1)?.frame?.event === "return" && tail.passed.at(-1)?.frame?.value === "[3, 3, 3]", JSON.stringify(tail));
+  assert.ok("passed" in tail, JSON.stringify(tail));
+  assert.deepEqual(tail.passed.map((s) => [s.frame!.func, s.frame!.event, s.frame!.line]).slice(-4), [["running_max", "return", 8], ["total", "line", 13], ["total", "line", 14], ["total", "return", 14]]);
+  assert.equal(tail.passed.at(-1)?.frame?.value, "9");
   // An object is passed on as it is; a comparison with one is its class's code (`__eq__`): left to the model.
   const objects = new Reach(await parsePython("class P:\n    pass\n\ndef f(a, b):\n    c = a\n    same = a == b\n    return same\n"));
   const objs = { a: "<__main__.P object at 0x...>", b: "<__main__.P object at 0x...>" };

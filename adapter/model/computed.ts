@@ -6,13 +6,25 @@
 // shadows, a class that prints itself, a loop whose iterable changes under it). Reach
 // (adapter/model/reach.ts) holds predictions to what they give; each is checked there against
 // real traces.
-import { classBases, closing, codeOf, type PySource } from "../pyread/pysource.js";
+import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
 import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
 import { literalToRepr, literalToStr, parseRepr, type PyValue } from "../format/values.js";
 import type { FuncShape } from "./reach.js";
 
 type Statement = PySource["statements"][number];
 export type Span = { line: number; endLine: number };
+
+/** A statement that calls a function of the program with computed arguments (`Effects.call`). */
+export interface UserCall {
+  form: "call" | "assign" | "return";
+  /** The names an assignment binds. */
+  targets: string[];
+  callee: PyFunction;
+  /** The callee's locals at its call event: its parameters, bound. */
+  params: Record<string, string>;
+  /** Parameter -> the caller's local given for it as a bare name. */
+  passed: Map<string, string>;
+}
 
 /** The statements of one program, as far as they are computed from the locals. */
 export class Effects {
@@ -28,6 +40,27 @@ export class Effects {
   ) {
     this.rows = src.source.split("\n");
     this.bound = literalsAreValues(src) ? boundNames(src) : undefined;
+    this.mutableGlobals = !this.bound || this.sharedGlobals();
+  }
+
+  /**
+   * Some function reads a module-level name that may hold an object changed in place (bound at
+   * the top level other than by a def, class, import or a computed value with no list, dict or
+   * set in it): a call may then change what its caller holds without being given it.
+   */
+  readonly mutableGlobals: boolean;
+
+  private sharedGlobals(): boolean {
+    const changeable = new Set<string>();
+    for (const stmt of this.src.statements) {
+      if (!stmt.binds.length || /^[ \t]/.test(this.rows[stmt.line - 1] ?? "") || stmt.header) continue;
+      const text = this.code(stmt);
+      if (/^(import|from)\b/.test(text)) continue;
+      const split = stmt.simple ? splitAssignment(text) : undefined;
+      const value = split?.op === "=" ? this.computed(split.rhs, {}, false) : undefined;
+      if (!value || hasNumber(value, (x) => x.t === "list" || x.t === "dict" || x.t === "set" || x.t === "opaque")) stmt.binds.forEach((n) => changeable.add(n));
+    }
+    return this.src.functions.some((f) => f.scope.uses.some((n) => changeable.has(n) && !f.scope.binds.includes(n) && !f.params.some((p) => p.name === n)));
   }
 
   /** A statement's text without its comments, read once per program (every step asks several rules of it). */
@@ -203,6 +236,65 @@ export class Effects {
     const text = f ? this.code(stmt) : "";
     if (!f || text.slice(0, -1).includes(":") || text.includes("->")) return false;
     return f.params.every((p) => p.default === undefined || this.computed(p.default, locals, false) !== undefined);
+  }
+
+  /**
+   * A statement that calls one top-level function of the program by its name, every argument
+   * computed from the frame's `locals`: `NAME(ARGS)`, `TARGETS = NAME(ARGS)` (bare names) or
+   * `return NAME(ARGS)` (not inside `try` or `with`). `params`: the callee's parameters bound
+   * from them, as reprs in CPython's order (positional and keyword arguments only, defaults
+   * that are literals); `passed`: the caller's local each parameter was given as a bare name.
+   * Undefined for any other statement, or where some function declares a `global` (a call may
+   * then change what the rules read nowhere).
+   */
+  call(g: FuncShape, stmt: Statement, locals: Record<string, string>): UserCall | undefined {
+    if (!this.bound || !stmt.simple || this.globals.size) return undefined;
+    const text = this.code(stmt);
+    let form: UserCall["form"] = "call";
+    let targets: string[] = [];
+    let rhs = text;
+    const ret = /^return\s+([\s\S]+)$/.exec(text);
+    const split = ret ? undefined : splitAssignment(text);
+    if (ret) {
+      if (g.kind !== "def" || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
+      [form, rhs] = ["return", ret[1].trim()];
+    } else if (split) {
+      targets = splitTop(split.lhs).map((t) => t.trim());
+      if (split.op !== "=" || !targets.every((t) => /^[A-Za-z_]\w*$/.test(t))) return undefined;
+      [form, rhs] = ["assign", split.rhs.trim()];
+    }
+    const m = /^([A-Za-z_]\w*)\s*\(([\s\S]*)\)$/.exec(rhs);
+    const callee = m && closing(rhs, rhs.indexOf("(")) === rhs.length - 1 ? this.src.functions.find((f) => f.qualname === m[1]) : undefined;
+    // (a generator's or coroutine's call runs none of its body; *args and **kwargs are not bound here)
+    if (!callee || callee.scope.resumeLines.length || /^\s*async\b/.test(this.rows[callee.defLine - 1] ?? "") || callee.params.some((p) => p.kind === "var_positional" || p.kind === "var_keyword")) return undefined;
+    const params = new Map<string, PyValue>();
+    const passed = new Map<string, string>();
+    const positional = callee.params.filter((p) => p.kind === "positional_only" || p.kind === "positional");
+    let i = 0;
+    for (const arg of m![2].trim() ? splitTop(m![2]).map((a) => a.trim()) : []) {
+      const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*([\s\S]+)$/.exec(arg);
+      const p = kw ? callee.params.find((q) => q.name === kw[1] && q.kind !== "positional_only") : positional[i++];
+      const expr = kw ? kw[2] : arg;
+      const v = p && !params.has(p.name) && !expr.startsWith("*") ? this.computed(expr, locals, false) : undefined;
+      if (!v || hasSet(v)) return undefined;
+      params.set(p!.name, v);
+      if (/^[A-Za-z_]\w*$/.test(expr)) passed.set(p!.name, expr);
+    }
+    for (const p of callee.params) {
+      if (params.has(p.name)) continue;
+      // (a default list, dict or set is one object for every call: earlier calls may have changed it)
+      const v = p.default !== undefined ? this.computed(p.default, {}, false) : undefined;
+      if (!v || hasNumber(v, (x) => x.t === "list" || x.t === "dict" || x.t === "set")) return undefined;
+      params.set(p.name, v);
+    }
+    const order = ["positional_only", "positional", "keyword_only"];
+    const reprs: [string, string][] = [];
+    for (const p of order.flatMap((k) => callee.params.filter((q) => q.kind === k))) {
+      const r = literalToRepr(params.get(p.name)!);
+      if (r.length > MAX_COMPUTED || r.includes("…(")) return undefined;
+      reprs.push([p.name, r]);
+    }
+    return { form, targets, callee, params: Object.fromEntries(reprs), passed };
   }
 
   /** Whether `stmt` is `pass`. */

@@ -12,6 +12,7 @@
 import { setLocal, type Action, type EventKind, type ExitStatus, type Frame, type Step } from "../format/trajectory.js";
 import { blockExit, classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
 import { Effects, type Span } from "./computed.js";
+import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 
 /** What a frame of one function (or class body, module, comprehension, lambda) can hold. */
@@ -504,37 +505,52 @@ export class Reach {
    * statement that runs none of the program's code (adapter/model/computed.ts) and whose every
    * effect is computed goes to the one line it leads to, with exactly those effects (an
    * assignment, a print, `pass`, a `def`, a test, a loop's next item or its end), and a computed
-   * `return` returns. Undefined wherever anything else could come. The state is always one
-   * `next` allows: the two read the same rules.
+   * `return` returns. A call of one of the program's functions with computed arguments enters
+   * it (step into) or, where every step of the call is decided, is run through (step over); a
+   * return goes back to the caller that made such a call. Undefined wherever anything else could
+   * come. The state is always one `next` allows: the two read the same rules.
    */
   decided(steps: readonly Step[], action: Action): Frame | undefined {
     if (action.kind !== "step_into" && action.kind !== "step_over") return undefined;
-    const cur = callStack(steps).at(-1);
-    const g = cur && cur.file === undefined ? this.funcs.get(cur.func) : undefined;
-    // (a class body's names and order are its own; a comprehension's frame runs one line over and over)
-    if (!cur || !g || (g.kind !== "def" && g.kind !== "module")) return undefined;
-    const one = (s: Span | undefined): number | undefined => {
-      const ls = s ? g.lines.filter((l) => s.line <= l && l <= s.endLine) : [];
-      return ls.length === 1 ? ls[0] : undefined;
-    };
-    const to = (line: number | undefined, locals: Record<string, string>, extra: Partial<Frame> = {}): Frame | undefined =>
-      line === undefined ? undefined : { event: "line", line, depth: cur.depth, func: cur.func, locals, ...extra };
-    let frame: Frame | undefined;
-    if (cur.event === "call") {
-      if (g.firstLine !== undefined && cur.line === g.callLines[0] && g.firstLines?.length === 1) frame = to(g.firstLines[0], { ...cur.locals });
-    } else if (cur.event === "line") frame = this.lineDecided(cur, g, to, one);
-    if (!frame) return undefined;
-    const next = this.next(steps, action);
-    return next && !refusal(next, { action, frame }, cur) ? frame : undefined;
+    return this.fueled(() => {
+      if (this.fuel-- <= 0 || this.nesting > MAX_NESTING) return undefined;
+      const stack = callStack(steps);
+      const cur = stack.at(-1);
+      const g = cur && cur.file === undefined ? this.funcs.get(cur.func) : undefined;
+      // (a class body's names and order are its own; a comprehension's frame runs one line over and over)
+      if (!cur || !g || (g.kind !== "def" && g.kind !== "module")) return undefined;
+      let frame: Frame | undefined;
+      if (cur.event === "call") {
+        if (g.firstLine !== undefined && cur.line === g.callLines[0] && g.firstLines?.length === 1) frame = lineOf(cur, g.firstLines[0], { ...cur.locals });
+      } else if (cur.event === "line") frame = this.lineDecided(steps, cur, g, action);
+      else if (cur.event === "return" && cur.value !== undefined) frame = this.returnedTo(stack, cur);
+      if (!frame) return undefined;
+      const next = this.next(steps, action);
+      return next && !refusal(next, { action, frame }, cur) ? frame : undefined;
+    });
+  }
+
+  /** Decided steps left to the outermost `decided` or `ahead` under way, and how deeply they nest (a call run through asks for its own steps). */
+  private fuel = 0;
+  private nesting = 0;
+
+  private fueled<T>(f: () => T): T {
+    if (this.nesting === 0) this.fuel = MAX_AHEAD;
+    this.nesting++;
+    try {
+      return f();
+    } finally {
+      this.nesting--;
+    }
   }
 
   /**
    * How far the program decides where `action` leads from the last state of `steps`, step by
    * decided step (`decided`): `frame`, the state itself, where every step on the way is decided;
    * else `passed`, the decided states on the way (maybe none), from the last of which the rest is
-   * a prediction (each with the output its own step wrote). A step return ends at its frame's return; a breakpoint, or a continue, at the
-   * first line event on `stops` (the breakpoint's line, the session's breakpoints). A decided
-   * step never leaves the frame, so a continue or breakpoint passes on at the frame's return.
+   * a prediction (each with the output its own step wrote). A step return steps over calls to
+   * its frame's return; a breakpoint, or a continue, steps into them, to the first line event on
+   * `stops` (the breakpoint's line, the session's breakpoints) in any frame.
    */
   ahead(steps: readonly Step[], action: Action, stops: readonly number[] = []): { frame: Frame } | { passed: Step[] } {
     if (action.kind === "step_into" || action.kind === "step_over") {
@@ -542,87 +558,180 @@ export class Reach {
       return frame ? { frame } : { passed: [] };
     }
     if (action.kind !== "step_return" && action.kind !== "breakpoint" && action.kind !== "continue") return { passed: [] };
+    const returning = action.kind === "step_return";
     const at = action.kind === "breakpoint" ? [action.line] : action.kind === "continue" ? stops : [];
-    const over: Action = { kind: "step_over" };
-    const passed: Step[] = [];
-    // (the states passed stay in one call of one frame: the last of them stands for all in the history)
-    for (let history = steps; passed.length < MAX_AHEAD; ) {
-      const frame = this.decided(history, over);
-      if (!frame) break;
-      if (action.kind === "step_return" ? frame.event === "return" : frame.event === "line" && at.includes(frame.line)) {
-        // (a jump's state holds all the output written on the way)
-        const stdout = passed.map((s) => s.frame!.stdout ?? "").join("") + (frame.stdout ?? "");
-        return { frame: { ...frame, ...(stdout ? { stdout } : {}) } };
+    const move: Action = { kind: returning ? "step_over" : "step_into" };
+    return this.fueled(() => {
+      const passed: Step[] = [];
+      // The last state passed at each depth: with `steps`, all a step needs of the history (its frame and the callers').
+      let frames: Step[] = [];
+      while (passed.length < MAX_AHEAD) {
+        const frame = this.decided([...steps, ...frames], move);
+        if (!frame) break;
+        if (returning ? frame.event === "return" : frame.event === "line" && at.includes(frame.line)) {
+          // (a jump's state holds all the output written on the way)
+          const stdout = passed.map((s) => s.frame!.stdout ?? "").join("") + (frame.stdout ?? "");
+          return { frame: { ...frame, ...(stdout ? { stdout } : {}) } };
+        }
+        const step: Step = { action: move, frame };
+        passed.push(step);
+        frames = [...frames.filter((s) => s.frame!.depth < frame.depth), step];
       }
-      const step: Step = { action: over, frame };
-      passed.push(step);
-      history = [...steps, step];
-      if (frame.event === "return") break;
-    }
-    return { passed };
+      return { passed };
+    });
   }
 
-  /** `decided` from a line event: the statement there, when it stands on that one line, runs no code of the program and has every effect computed. */
-  private lineDecided(
-    cur: Frame,
-    g: FuncShape,
-    to: (line: number | undefined, locals: Record<string, string>, extra?: Partial<Frame>) => Frame | undefined,
-    one: (s: Span | undefined) => number | undefined,
-  ): Frame | undefined {
+  /** `decided` from a line event: the statement there, when it stands on that one line, runs no code of the program and has every effect computed, or calls one of its functions. */
+  private lineDecided(steps: readonly Step[], cur: Frame, g: FuncShape, action: Action): Frame | undefined {
     const stmt = this.src.statements.find((s) => s.line <= cur.line && cur.line <= s.endLine);
     // (an inline comprehension's names come and go on its lines; `nonlocal` lets a callee rebind any local)
-    if (!stmt || one(stmt) !== cur.line || [...g.inlined.values()].some((ls) => ls.includes(cur.line)) || this.nonlocal) return undefined;
+    if (!stmt || oneLine(g, stmt) !== cur.line || [...g.inlined.values()].some((ls) => ls.includes(cur.line)) || this.nonlocal) return undefined;
     const locals = { ...cur.locals };
-    /** The state once the statement has run to its end: the next statement, past the block it ends, or the function's return. */
-    const done = (extra: Partial<Frame> = {}): Frame | undefined => {
-      const exit = stmt.next ? { to: stmt.next } : blockExit(this.src, stmt);
-      if (!exit) return undefined;
-      if ("to" in exit) return to(one(exit.to), locals, extra);
-      if ("loop" in exit) return to(one(this.src.statements.find((s) => s.line === exit.loop)), locals, extra);
-      return g.kind === "def" && g.returnLines.includes(cur.line) ? { event: "return", line: cur.line, depth: cur.depth, func: cur.func, locals, value: "None", ...extra } : undefined;
+    const to = (s: Span | undefined): Frame | undefined => {
+      const line = oneLine(g, s);
+      return line === undefined ? undefined : lineOf(cur, line, locals);
     };
     const returned = this.effects.returned(g, stmt, cur.locals);
-    if (returned !== undefined) {
-      return g.returnLines.includes(cur.line) ? { event: "return", line: cur.line, depth: cur.depth, func: cur.func, locals, value: returned } : undefined;
-    }
+    if (returned !== undefined) return g.returnLines.includes(cur.line) ? { ...lineOf(cur, cur.line, locals), event: "return", value: returned } : undefined;
     if (stmt.header === "def") {
       const [name] = stmt.binds;
       const made = g.made.get(name);
       if (stmt.binds.length !== 1 || made === undefined || !this.effects.defines(stmt, cur.locals)) return undefined;
       setLocal(locals, name, made);
-      return to(one(stmt.next), locals);
+      return to(stmt.next);
     }
     const set = stmt.simple ? this.effects.assigned(g, stmt, cur.locals) : undefined;
     if (set) {
       // An object changed in place may be held by another name too: only where no other value shows it.
-      if (set.others && [...set.values.keys()].some((n) => Object.entries(cur.locals).some(([x, v]) => x !== n && (v.includes(cur.locals[n] ?? "\0") || v.includes("…(")))))
-        return undefined;
+      if (set.others && [...set.values.keys()].some((n) => shared(cur.locals, n))) return undefined;
       for (const [n, v] of set.values) setLocal(locals, n, v);
-      return done();
+      return this.finished(cur, g, stmt, locals);
     }
     const printed = stmt.simple ? this.effects.printed(stmt, cur.locals) : undefined;
-    if (printed !== undefined) return done({ stdout: printed });
-    if (stmt.simple && this.effects.passes(stmt)) return done();
+    if (printed !== undefined) return this.finished(cur, g, stmt, locals, { stdout: printed });
+    if (stmt.simple && this.effects.passes(stmt)) return this.finished(cur, g, stmt, locals);
+    const entry = stmt.simple ? this.entering(steps, cur, g, stmt) : undefined;
+    if (entry) {
+      const into: Step = { action: { kind: "step_into" }, frame: entry };
+      if (action.kind === "step_into") return entry;
+      // Over the call: the callee's steps to its return, all decided, then back here.
+      const out = this.ahead([...steps, into], { kind: "step_return" });
+      if (!("frame" in out) || out.frame.value === undefined) return undefined;
+      const back = this.returnedTo(callStack([...steps, into, { action: { kind: "step_return" }, frame: out.frame }]), out.frame);
+      return back && out.frame.stdout ? { ...back, stdout: out.frame.stdout } : back;
+    }
     if (stmt.simple || stmt.header) return undefined;
     // A test that fails where no clause follows, or a loop that ends where no statement follows in its block: on past the statement.
     const holds = this.effects.test(stmt, cur.locals);
     if (holds !== undefined) {
       const branch = holds ? stmt.branch!.yes : stmt.branch!.no;
-      return branch ? to(one(branch), locals) : holds ? undefined : done();
+      return branch ? to(branch) : holds ? undefined : this.finished(cur, g, stmt, locals);
     }
     const loop = this.effects.iteration(g, stmt, cur.locals);
     if (!loop?.items) return undefined;
     if (loop.items.length === 1 && !loop.exit) {
       for (const [n, v] of loop.items[0]) setLocal(locals, n, v);
-      return to(one(loop.body), locals);
+      return to(loop.body);
     }
     if (loop.items.length || !loop.exit) return undefined;
-    return loop.exit === "past" ? done() : to(one(loop.exit), locals);
+    return loop.exit === "past" ? this.finished(cur, g, stmt, locals) : to(loop.exit);
+  }
+
+  /** The state once `stmt` (on `at`'s line) has run to its end, leaving `locals`: the next statement, past the block it ends, or the function's return. */
+  private finished(at: Frame, g: FuncShape, stmt: PySource["statements"][number], locals: Record<string, string>, extra: Partial<Frame> = {}): Frame | undefined {
+    const exit = stmt.next ? { to: stmt.next } : blockExit(this.src, stmt);
+    if (!exit) return undefined;
+    const line = "to" in exit ? oneLine(g, exit.to) : "loop" in exit ? oneLine(g, this.src.statements.find((s) => s.line === exit.loop)) : undefined;
+    if (line !== undefined) return { ...lineOf(at, line, locals), ...extra };
+    return "end" in exit && g.kind === "def" && g.returnLines.includes(at.line) ? { ...lineOf(at, at.line, locals), event: "return", value: "None", ...extra } : undefined;
+  }
+
+  /**
+   * The call event a step into `stmt` enters (`Effects.call`): a top-level function of the
+   * program, named as the module binds it (not a local of the caller, and bound by now: in a
+   * script, the module's frame holds it), its parameters bound from computed arguments.
+   */
+  private entering(steps: readonly Step[], cur: Frame, g: FuncShape, stmt: PySource["statements"][number]): Frame | undefined {
+    const call = this.effects.call(g, stmt, cur.locals);
+    const name = call?.callee.qualname;
+    const G = name !== undefined ? this.funcs.get(name) : undefined;
+    if (!call || !G || G.kind !== "def" || G.callLines.length !== 1) return undefined;
+    const made = this.funcs.get("<module>")?.made.get(name!);
+    if (made !== `<function ${name} at 0x...>`) return undefined;
+    if (g.kind === "module" ? cur.locals[name!] !== made : g.required.includes(name!) || g.optional.includes(name!)) return undefined;
+    const root = callStack(steps)[0];
+    if (g.kind !== "module" && !this.src.definesOnly && !(root?.func === "<module>" && root.locals[name!] === made)) return undefined;
+    return { event: "call", line: G.callLines[0], depth: cur.depth + 1, func: name!, locals: { ...call.params } };
+  }
+
+  /**
+   * The caller's state once `ret`, the return of a call `entering` decides, has come: the value
+   * bound to the assignment's targets (or returned), what the callee changed in place of a list,
+   * dict or set given as a bare local carried over, and on from the statement. Undefined where
+   * the callee may have changed something else of the caller's.
+   */
+  private returnedTo(stack: (Frame | undefined)[], ret: Frame): Frame | undefined {
+    const caller = stack[ret.depth - 1];
+    const cg = caller && caller.file === undefined && caller.event === "line" ? this.funcs.get(caller.func) : undefined;
+    const stmt = cg ? this.src.statements.find((s) => s.line === caller!.line) : undefined;
+    if (!caller || !cg || !stmt || ret.value === undefined || ret.value.includes("…(") || this.effects.mutableGlobals) return undefined;
+    if (this.entering(stack.slice(0, ret.depth).map((frame) => ({ action: { kind: "step_into" }, frame })), caller, cg, stmt)?.func !== ret.func) return undefined;
+    const call = this.effects.call(cg, stmt, caller.locals)!;
+    const locals = { ...caller.locals };
+    for (const [x, v] of Object.entries(caller.locals)) {
+      if (!mutable(v)) continue;
+      // Changed in place only through a parameter the callee never rebinds; and then held by no other name.
+      const params = [...call.passed].filter(([, a]) => a === x).map(([p]) => p);
+      if (!params.length) continue;
+      const final = ret.locals[params[0]];
+      const f = call.callee;
+      const rebound = this.src.statements.some((t) => t.line > f.defLine && t.line <= f.endLine && t.binds.includes(params[0]));
+      if (params.length > 1 || final === undefined || rebound) return undefined;
+      if (final !== v && shared(caller.locals, x)) return undefined;
+      setLocal(locals, x, final);
+    }
+    if (call.form === "return") return cg.returnLines.includes(caller.line) ? { ...lineOf(caller, caller.line, locals), event: "return", value: ret.value } : undefined;
+    if (call.form === "assign") {
+      const items = call.targets.length === 1 ? [ret.value] : itemReprs(ret.value, call.targets.length);
+      if (!items) return undefined;
+      call.targets.forEach((t, i) => setLocal(locals, t, items[i]));
+    }
+    return this.finished(caller, cg, stmt, locals);
   }
 }
 
-/** Decided steps `ahead` takes at most before it leaves the rest to the model (a loop of 10,000 items is not run through). */
+/** A line event of `at`'s frame on `line`, with `locals`. */
+const lineOf = (at: Frame, line: number, locals: Record<string, string>): Frame => ({ event: "line", line, depth: at.depth, func: at.func, locals });
+
+/** The one line of `g` that `s`'s rows hold; undefined where they hold none or several (CPython may stop on any). */
+function oneLine(g: FuncShape, s: Span | undefined): number | undefined {
+  const ls = s ? g.lines.filter((l) => s.line <= l && l <= s.endLine) : [];
+  return ls.length === 1 ? ls[0] : undefined;
+}
+
+/** Whether another local of `locals` may hold the object `name` holds: its repr shows it, or is cut. */
+const shared = (locals: Record<string, string>, name: string): boolean =>
+  Object.entries(locals).some(([x, v]) => x !== name && (v.includes(locals[name] ?? "\0") || v.includes("…(")));
+
+/** Whether a repr shows something that can change in place: a list, dict or set in it, or an object that prints its contents. */
+function mutable(repr: string): boolean {
+  const has = (v: PyValue): boolean => {
+    if (v.t === "list" || v.t === "dict" || v.t === "set" || (v.t === "opaque" && !v.text.startsWith("<"))) return true;
+    return "items" in v && v.items.some(has);
+  };
+  return has(parseRepr(repr));
+}
+
+/** The reprs of a tuple's or list's `n` items, as the tracer writes each; undefined for any other value. */
+function itemReprs(repr: string, n: number): string[] | undefined {
+  const v = parseRepr(repr);
+  return (v.t === "tuple" || v.t === "list") && v.items.length === n ? v.items.map((x) => (x.t === "opaque" ? x.text : literalToRepr(x))) : undefined;
+}
+
+/** Decided steps `ahead` or `decided` takes at most, calls run through included, before it leaves the rest to the model. */
 const MAX_AHEAD = 5_000;
+/** How deeply decided steps nest (a call run through asks for its own; each level two). */
+const MAX_NESTING = 200;
 
 // Base classes whose class keeps type's repr (`<class 'module.Name'>`): builtins and exceptions. An
 // Enum's metaclass writes `<enum 'Name'>`, a class of an unknown module may have any metaclass.

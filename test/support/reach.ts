@@ -51,6 +51,11 @@ export function refusedStates(reach: Reach, run: Recording, name: string): { che
         checked++;
         const why = next ? refusal(next, truth, history[history.length - 1].frame) : `no rules for ${history[history.length - 1].frame?.func}`;
         if (why) refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: ${why}`);
+        // A step decided from the whole session (a return goes back to its caller, known there).
+        const step = history === session ? reach.decided(history, a) : undefined;
+        if (step) decided++;
+        if (step && !(truth.frame && sameFrame(step, truth.frame)))
+          refused.push(`${name} state ${i} ${a.kind} in the session: decided ${JSON.stringify(step)}, not ${JSON.stringify(truth.frame ?? truth.exit)}`);
       }
       // (a continue stops at the session's breakpoints: semantics' continue has none, so only the states passed are checked)
       const ahead = reach.ahead([stateAt(run, i, i)], a, a.kind === "continue" ? stops : []);
@@ -60,10 +65,12 @@ export function refusedStates(reach: Reach, run: Recording, name: string): { che
           refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: decided ${JSON.stringify(ahead.frame)}, not ${JSON.stringify(truth.frame ?? truth.exit)}`);
         continue;
       }
+      // (a step return passes states stepping over calls; a breakpoint or continue, stepping into them)
+      const move = { kind: a.kind === "step_return" ? "step_over" : "step_into" } as const;
       for (let k = i, j = 0; j < ahead.passed.length; j++) {
         const from = k;
-        k = transition(run.frames, k, { kind: "step_over" });
-        const t = stateAt(run, k, from, { kind: "step_over" });
+        k = transition(run.frames, k, move);
+        const t = stateAt(run, k, from, move);
         decided++;
         if (!(t.frame && sameFrame(ahead.passed[j].frame!, t.frame))) {
           refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: passed ${JSON.stringify(ahead.passed[j].frame)}, not ${JSON.stringify(t.frame ?? t.exit)}`);
