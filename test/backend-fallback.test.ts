@@ -29,6 +29,7 @@ import { THREAD, launchToFirstStop, openSession, stopAfter, type Session } from 
 
 const DEMO = join(ROOT, "examples", "demo.py");
 const CALL = "total([3, 1, 4, 1, 5, 9, 2, 6])";
+// (compute: false: demo.py's states all follow from the call, and each step here must be a model call)
 const T = { timeout: 240_000 };
 const env = testEnv(["NDBG_PROBE_FAULT", "NDBG_HOST_FAULT"]);
 /** The injected abort's line, as the host's last words. */
@@ -64,7 +65,7 @@ async function launch(gpu: string): Promise<Launched> {
   const s = await openSession(120_000);
   const model: ModelEventBody[] = [];
   s.dc.on(EVENTS.model, (e: DebugProtocol.Event) => model.push(e.body as ModelEventBody));
-  const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: DEMO, call: CALL, gpu, threads: 1 }, DEMO);
+  const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: DEMO, call: CALL, gpu, threads: 1, compute: false }, DEMO);
   assert.equal(first.event, "stopped", s.text());
   return { s, model };
 }
@@ -195,7 +196,7 @@ test("on the CPU, a host that aborts three times in a row is given up: steps are
 
 test("a new session tries the CPU again after the host was given up on there", T, async () => {
   environment({ NDBG_HOST_FAULT: "abort@every" });
-  const open = () => ModelPredictor.create({ program: DEMO, call: CALL, gpu: "cpu", threads: 1 });
+  const open = () => ModelPredictor.create({ program: DEMO, call: CALL, gpu: "cpu", threads: 1, compute: false });
   const p = await open();
   const history = [await p.start()];
   for (const next of ["the next step starts it again", "the next step starts it again", "it ended 3 times in a row on the CPU"])
@@ -238,7 +239,7 @@ test("a GPU backend that aborts while loading the model: the session starts on t
 test("a value of NDBG_HOST_FAULT that cannot be read is a clear error, not a silent run", T, async () => {
   environment({ NDBG_HOST_FAULT: "abort@sometimes" });
   await assert.rejects(
-    ModelPredictor.create({ program: DEMO, call: CALL, gpu: "cpu", threads: 1 }),
+    ModelPredictor.create({ program: DEMO, call: CALL, gpu: "cpu", threads: 1, compute: false }),
     /could not be loaded: the inference process ended while loading it: exited with code 2 \(NDBG_HOST_FAULT: cannot read "abort@sometimes"/,
   );
 });

@@ -36,6 +36,8 @@ export interface LaunchConfig {
   threads: number;
   stopOnEntry: boolean;
   python?: string;
+  /** Predict mode: states the program decides are computed (true), or every state is the model's (false: the model alone). */
+  compute: boolean;
   /** Predict mode: the Python version whose states to predict ("3.12"); default: the launch's Python's, else the newest the model knows. */
   pythonVersion?: string;
   resync: boolean;
@@ -67,6 +69,7 @@ export const LAUNCH_DEFAULTS = {
   threads: 0,
   stopOnEntry: true,
   resync: false,
+  compute: true,
   predictor: "model",
   maxSteps: 10000,
   timeout: 10,
@@ -172,6 +175,8 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
   const resync = bool("resync", LAUNCH_DEFAULTS.resync);
   if (resync instanceof Error) return fail(resync.message);
+  const compute = bool("compute", LAUNCH_DEFAULTS.compute);
+  if (compute instanceof Error) return fail(compute.message);
   const predictor = str("predictor") ?? LAUNCH_DEFAULTS.predictor;
   if (predictor instanceof Error) return fail(predictor.message);
   if (!(PREDICTORS as readonly string[]).includes(predictor)) return fail(`"predictor" must be one of ${PREDICTORS.join(", ")}, not ${quoted(predictor)}`);
@@ -209,6 +214,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     threads,
     stopOnEntry,
     resync,
+    compute,
     predictor: predictor as PredictorKind,
     predict: predict as string[],
     ...limits,

@@ -64,6 +64,7 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
         ...(config.pythonVersion !== undefined ? { pythonVersion: config.pythonVersion } : {}),
         gpu: config.gpu,
         threads: config.threads,
+        compute: config.compute,
         cwd: dirname(config.program),
         ...(hooks.log ? { log: hooks.log } : {}),
         ...(hooks.status ? { onStatus: hooks.status } : {}),

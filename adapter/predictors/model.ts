@@ -53,6 +53,11 @@ export interface ModelPredictorOptions {
    * through `log`) when the canonical layout cannot be had.
    */
   layout?: LayoutName;
+  /**
+   * States the program decides (adapter/model/reach.ts: `ahead`) are computed, not predicted
+   * (default); false: the model predicts every state, as when measuring the model alone.
+   */
+  compute?: boolean;
   /** Python that reads the canonical layout (default: see findPython); it never runs the program. Given, it also says the session's Python version (it is asked, see sessionPython). */
   python?: string;
   /** The session's Python version ("3.12"): its states are that Python's (3.12 runs list comprehensions in no frame of their own). */
@@ -107,6 +112,7 @@ export class ModelPredictor implements Predictor {
     first: Frame,
     python: string,
     private readonly onToken?: (generated: number) => void,
+    private readonly compute = true,
   ) {
     this.source = src.source;
     this.python = python;
@@ -153,7 +159,7 @@ export class ModelPredictor implements Predictor {
     const sequence = await RemoteSequence.open(inferenceHost(), lm, { contextSize, threads, speculative: opts.speculative === true }, (from) =>
       opts.onStatus?.({ stage: "moved", from, why: lm.skipped.find((k) => k.backend === from)?.reason ?? "it failed there", ...p.describe() }),
     );
-    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken);
+    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken, opts.compute !== false);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
   }
@@ -229,7 +235,7 @@ export class ModelPredictor implements Predictor {
       stops = layout ? lines.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : lines;
     }
     const seenAction = this.toSeen({ action }).action!;
-    const ahead = this.dialect.reach.ahead(steps, seenAction, stops);
+    const ahead = this.compute ? this.dialect.reach.ahead(steps, seenAction, stops) : { passed: [] };
     if ("frame" in ahead) {
       const reached: Action = action.kind === "continue" ? { kind: "breakpoint", line: ahead.frame.line } : seenAction;
       return { step: { action: reached, frame: ahead.frame }, computed: true, tokens: 0, ms: performance.now() - t0 };
