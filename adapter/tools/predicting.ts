@@ -23,6 +23,8 @@ export interface ModelOptions {
   python?: string;
   /** The layout the model reads programs in (default canonical; see ModelPredictorOptions.layout). */
   layout?: LayoutName;
+  /** False: the model predicts every state, those the program decides too (the model alone; see ModelPredictorOptions.compute). */
+  compute?: boolean;
   /** llama.cpp's messages. */
   log?: (message: string) => void;
   /** Progress: programs done of all. */
@@ -51,6 +53,7 @@ export async function modelPredictor(o: ModelOptions, program: string, source: s
     ...(o.contextSize ? { contextSize: o.contextSize } : {}),
     ...(o.maxTokens ? { maxTokens: o.maxTokens } : {}),
     ...(o.layout ? { layout: o.layout } : {}),
+    ...(o.compute === false ? { compute: false } : {}),
     ...(o.python ? { python: o.python } : {}),
     ...(o.log ? { log: o.log } : {}),
   });

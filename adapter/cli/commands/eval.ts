@@ -17,18 +17,18 @@ import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
 export const usage =
-  "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu G] [--json]";
+  "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
-  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const HYBRID_USAGE =
-  "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMPARE_USAGE =
-  "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMMON = {
   data: { type: "string" },
@@ -40,6 +40,7 @@ const COMMON = {
   "max-tokens": { type: "string" },
   python: { type: "string" },
   layout: { type: "string" },
+  "no-compute": { type: "boolean" },
   json: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -65,6 +66,7 @@ function modelOptions(values: Values): ModelOptions {
     gpu,
     threads: integer("--threads", s("threads"), 0) ?? 0,
     layout: layout as LayoutName,
+    ...(values["no-compute"] === true ? { compute: false } : {}),
     ...(s("model") !== undefined ? { model: s("model") } : {}),
     ...(contextSize ? { contextSize } : {}),
     ...(maxTokens ? { maxTokens } : {}),

@@ -20,7 +20,7 @@ import { describe, parseActions, parseLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
 
 export const usage =
-  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--python-version 3.N] [--json | --compare [--python P]] [--stats]";
+  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--no-compute] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--python-version 3.N] [--json | --compare [--python P]] [--stats]";
 
 const OPTIONS = {
   call: { type: "string" },
@@ -29,6 +29,7 @@ const OPTIONS = {
   model: { type: "string" },
   dialect: { type: "string" },
   layout: { type: "string" },
+  "no-compute": { type: "boolean" },
   gpu: { type: "string" },
   threads: { type: "string" },
   context: { type: "string" },
@@ -88,6 +89,7 @@ export function run(argv: string[]): Promise<number> {
         ...(values.model !== undefined ? { model: values.model } : {}),
         dialect: dialect as "auto" | "native" | "instruct",
         layout: layout as LayoutName,
+        ...(values["no-compute"] ? { compute: false } : {}),
         ...(pythonVersion ? { pythonVersion } : {}),
         gpu,
         threads,
