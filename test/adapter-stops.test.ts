@@ -39,7 +39,9 @@ before(async () => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const RECORD = { mode: "record", trusted: true };
-const PREDICT = { mode: "predict", gpu: "cpu", threads: 1 };
+// (compute: false: every state the model's, as these tests are about how predicted states behave
+// and are shown; the states the program decides are checked in reach.test.ts and adapter-marks)
+const PREDICT = { mode: "predict", gpu: "cpu", threads: 1, compute: false };
 
 /**
  * initialize (done by openSession), launch, then what the client configures once initialized
