@@ -578,6 +578,12 @@ test("a step the program decides wholly is computed: the entry's first line, an 
   assert.deepEqual(lists.decided(viaG, over), { event: "line", line: 3, depth: 0, func: "f", locals: { xs: "[0, 1]", n: "2" } });
   const viaH: Step[] = [listCall, inList(3, { xs: "[0, 1]", n: "2" }), { action: into, frame: { event: "call", line: 10, depth: 1, func: "h", locals: { xs: "[0, 1]" } } }, ret("h", 13, { xs: "[0, 1, 1, 2]" }, "4")];
   assert.equal(lists.decided(viaH, over), undefined);
+  // A list given as an item of another (`g(box[0])`), changed in place: the caller's box changes too, under no name the callee had: left to the model.
+  const items = new Reach(await parsePython("def f(box):\n    n = g(box[0])\n    return n\n\ndef g(xs):\n    xs.append(1)\n    return len(xs)\n"));
+  const box: Step[] = [{ frame: { event: "call", line: 1, depth: 0, func: "f", locals: { box: "[[0]]" } } }, { action: into, frame: { event: "line", line: 2, depth: 0, func: "f", locals: { box: "[[0]]" } } }];
+  assert.deepEqual(items.decided(box, into), { event: "call", line: 5, depth: 1, func: "g", locals: { xs: "[0]" } });
+  assert.equal(items.decided([...box, { action: into, frame: { event: "call", line: 5, depth: 1, func: "g", locals: { xs: "[0]" } } }, ret("g", 7, { xs: "[0, 1]" }, "2")], over), undefined);
+  assert.equal(items.decided(box, over), undefined);
   // A breakpoint a loop never reaches (line 6 only runs while a value beats the best): the states passed, back into total and up to its return.
   const tail = reach.ahead(after(entered, rm(5, { ...V, best: "3", out: "[3]", v: "1" })), { kind: "breakpoint", line: 6 });
   assert.ok("passed" in tail, JSON.stringify(tail));

@@ -677,17 +677,19 @@ export class Reach {
     if (!caller || !cg || !stmt || ret.value === undefined || ret.value.includes("…(") || this.effects.mutableGlobals) return undefined;
     if (this.entering(stack.slice(0, ret.depth).map((frame) => ({ action: { kind: "step_into" }, frame })), caller, cg, stmt)?.func !== ret.func) return undefined;
     const call = this.effects.call(cg, stmt, caller.locals)!;
+    const f = call.callee;
+    const rebound = (p: string): boolean => this.src.statements.some((t) => t.line > f.defLine && t.line <= f.endLine && t.binds.includes(p));
+    // What the callee was given that can change in place: it must end as it began where the caller holds it under no name of its own (`f(d[k])`).
+    for (const [p, v] of Object.entries(call.params)) if (mutable(v) && !call.passed.has(p) && (rebound(p) || ret.locals[p] !== v)) return undefined;
     const locals = { ...caller.locals };
     for (const [x, v] of Object.entries(caller.locals)) {
       if (!mutable(v)) continue;
-      // Changed in place only through a parameter the callee never rebinds; and then held by no other name.
+      // Changed in place only through a parameter the callee never rebinds; and then no other name holds it, nor does it hold another's.
       const params = [...call.passed].filter(([, a]) => a === x).map(([p]) => p);
       if (!params.length) continue;
       const final = ret.locals[params[0]];
-      const f = call.callee;
-      const rebound = this.src.statements.some((t) => t.line > f.defLine && t.line <= f.endLine && t.binds.includes(params[0]));
-      if (params.length > 1 || final === undefined || rebound) return undefined;
-      if (final !== v && shared(caller.locals, x)) return undefined;
+      if (params.length > 1 || final === undefined || rebound(params[0])) return undefined;
+      if (final !== v && Object.entries(caller.locals).some(([y, w]) => y !== x && (w.includes(v) || (mutable(w) && v.includes(w)) || w.includes("…(")))) return undefined;
       setLocal(locals, x, final);
     }
     if (call.form === "return") return cg.returnLines.includes(caller.line) ? { ...lineOf(caller, caller.line, locals), event: "return", value: ret.value } : undefined;
