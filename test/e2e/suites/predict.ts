@@ -2,7 +2,8 @@
 // status bar's model, device and speed (from the adapter's `ndbg/model` event), and the step's
 // values marked as predicted in the Variables view. Nothing here depends on what the model
 // predicts, only on the protocol: lines of the file, frames, locals, marks. The packaged
-// extension bundles a model: a launch without one is a failure.
+// extension bundles a model: a launch without one is a failure. The launch sets "compute": false:
+// demo.py's states all follow from its call, so by default none of them would be the model's.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
