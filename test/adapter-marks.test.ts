@@ -24,8 +24,9 @@ before(() => {
   buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-marks-"));
   program = join(dir, "show.py");
-  // Line 6 follows from the entry alone; line 7 calls twice (the model's guess); line 8 is computed from that guess.
-  writeFileSync(program, 'def twice(v):\n    return v * 2\n\n\ndef show(x):\n    y = twice(x)\n    z = y + 1\n    print("y is", twice(z))\n    return twice(y)\n');
+  // Line 9 follows from the entry alone; line 10's y is twice's value, the model's guess (twice reads a
+  // global, which the rules do not compute); lines 11 and 12 (z, then the print's output) are computed from that guess.
+  writeFileSync(program, 'FACTOR = 2\n\n\ndef twice(v):\n    return v * FACTOR\n\n\ndef show(x):\n    y = twice(x)\n    z = y + 1\n    print("y is", z)\n    return twice(y)\n');
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,14 +75,15 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
     let derived = 0;
     let edits = 0;
     await stepToEnd(s, 6, async (stop, n) => {
-      if (stop.line === 6) {
+      if (stop.line === 9) {
         // Decided by the program from the entry: as known as the entry.
         assert.equal(stop.scope.name, "Locals", `step ${n}`);
         assert.deepEqual(stop.vars.map((v) => [v.name, v.value, v.type]), [["x", "3", "int"]]);
         return;
       }
-      // Line 8 is computed from line 7's predicted y: as sure as that guess (its confidence), and marked so.
-      const from = stop.line === 8;
+      // Lines 11 and 12 are computed from line 10's predicted y: as sure as that guess (its confidence), and marked so.
+      const returning = stop.vars.some((v) => v.name.startsWith("(return)"));
+      const from = (stop.line === 11 || stop.line === 12) && !returning;
       if (from) derived++;
       else predicted++;
       const word = from ? "from a predicted value" : "predicted";
@@ -102,8 +104,8 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
       }
       // Copy Value gets the bare value.
       assert.doesNotMatch((await stop.evaluate("clipboard")).result, /predicted/);
-      // (on line 9: a state computed from an edited one would have no confidence to show)
-      if (!edits && low && stop.line === 9 && stop.vars.some((v) => v.name === "x")) {
+      // (at the return: a state computed from an edited one would have no confidence to show)
+      if (!edits && low && returning && stop.vars.some((v) => v.name === "x")) {
         edits++;
         // VS Code starts an edit from the value shown: the mark is not part of the new value.
         // The edited state is the user's: no confidence any more, no low mark, still a prediction.
@@ -117,14 +119,14 @@ test("predict mode: scope, variables, hover, watch and REPL say the values are p
       }
     });
     assert.ok(predicted >= 2, `at least two predicted stops (got ${predicted})`);
-    assert.equal(derived, 1, "the state computed from a guess was met");
+    assert.equal(derived, 2, "the states computed from a guess were met");
     assert.equal(edits, 1, "a low-confidence value was edited");
     assert.ok(confidences.some((c) => c < 1), "a state below the threshold of 1 was marked");
-    // Nothing the program wrote: predict mode never runs it. What the model predicts it writes is labelled.
+    // Nothing the program wrote: predict mode never runs it. Output computed from a guess (line 12's print of z) is labelled as predicted.
     assert.equal(s.text("stdout"), "", "no output event claims to be the program's stdout");
     const said = s.text("console");
     const lines = said.split("\n").filter((l) => l.startsWith("[predicted output] "));
-    assert.ok(lines.length > 0, `the model predicted the print's output, labelled: ${said}`);
+    assert.deepEqual(lines.filter((l) => /^\[predicted output\] y is /.test(l)).length, 1, `the print's output, labelled: ${said}`);
     assert.match(said, /Program exited normally \(predicted\)\.|Program ended with an error: .* \(predicted\)/);
   } finally {
     await s.dc.stop();
@@ -137,7 +139,7 @@ test("predict mode: with lowConfidence 0 the states are marked predicted, none a
     await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", gpu: "cpu", threads: 1, lowConfidence: 0 }, program);
     let stops = 0;
     await stepToEnd(s, 3, async (stop) => {
-      if (stop.line === 6) return; // decided from the entry: no guess
+      if (stop.line === 9) return; // decided from the entry: no guess
       stops++;
       assert.match(stop.scope.name, /^Predicted locals \(\d+%\)$/);
       for (const v of stop.vars) assert.doesNotMatch(v.value, /⚠/);
@@ -170,8 +172,8 @@ test("record mode: real values carry no mark, and the program's output is its st
       }
       for (const context of ["hover", "watch", "repl"]) assert.doesNotMatch((await stop.evaluate(context)).result, /predicted/);
     });
-    assert.equal(stops, 5, "lines 6 to 9 of show, then the return");
-    assert.equal(s.text("stdout"), "y is 14\n");
+    assert.equal(stops, 5, "lines 9 to 12 of show, then the return");
+    assert.equal(s.text("stdout"), "y is 7\n");
     assert.doesNotMatch(s.text(), /predicted/);
   } finally {
     await s.dc.stop();

@@ -38,7 +38,8 @@ after(async () => {
 });
 
 const create = (opts: Partial<ModelPredictorOptions> & { program: string }): Promise<ModelPredictor> =>
-  ModelPredictor.create({ model: gguf, gpu: "cpu", threads: 1, ...opts });
+  // (compute: false: these tests are about model calls, and the program decides many of these states itself)
+  ModelPredictor.create({ model: gguf, gpu: "cpu", threads: 1, compute: false, ...opts });
 
 /** A real run of a program as a session history: every event, joined by step_into. */
 async function recordedHistory(program: string, call?: string): Promise<Predicted[]> {

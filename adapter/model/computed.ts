@@ -14,6 +14,9 @@ import type { FuncShape } from "./reach.js";
 type Statement = PySource["statements"][number];
 export type Span = { line: number; endLine: number };
 
+/** The values a loop's targets take, item by item (`Effects.loopItems`): reprs, each item's key, and the items with each key. */
+type LoopItems = { reprs: string[][]; keys: string[]; at: Map<string, number[]> };
+
 /** A statement that calls a function of the program with computed arguments (`Effects.call`). */
 export interface UserCall {
   form: "call" | "assign" | "return";
@@ -349,13 +352,9 @@ export class Effects {
     const inBody = (l: number): boolean => stmt.endLine < l && l <= loop.endLine;
     const bodyText = this.rows.slice(stmt.endLine, loop.endLine).join("\n");
     if (names.some((n) => targets.includes(n) || rebinds(n, inBody) || mutates(bodyText, n))) return open;
-    const all = this.itemsOf(iter, locals);
-    const items = all && all.length <= MAX_ITEMS ? all : undefined;
-    const rows = items?.map((it) => (targets.length === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === targets.length ? it.items : undefined));
-    if (!rows || rows.some((r) => !r)) return open;
-    const reprs = rows.map((r) => r!.map((v) => literalToRepr(v)));
-    if (reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) return open;
-    const keys = reprs.map((r) => r.join("\u0000"));
+    const known = this.loopItems(iter, names, locals, targets.length);
+    if (!known) return open;
+    const { reprs, keys } = known;
     const next: (number | "exit")[] = [];
     const start = (): void => void next.push(keys.length ? 0 : "exit");
     if (!targets.every((t) => Object.hasOwn(locals, t))) start();
@@ -363,7 +362,7 @@ export class Effects {
       // (a target another statement binds too may not hold the item it was given)
       if (targets.some((t) => g.required.includes(t) || rebinds(t, (l) => l !== stmt.line))) return open;
       const cur = targets.map((t) => locals[t]).join("\u0000");
-      const at = keys.flatMap((k, i) => (k === cur ? [i] : []));
+      const at = known.at.get(cur) ?? [];
       if (!at.length) return open;
       for (const i of at) next.push(i + 1 < keys.length ? i + 1 : "exit");
       if (this.src.loops.some((lp) => lp !== loop && lp.line < stmt.line && stmt.line <= lp.endLine && g.lines.includes(lp.line))) start();
@@ -371,6 +370,32 @@ export class Effects {
     const found = [...new Set(next.filter((x) => x !== "exit"))].map((i) => new Map(targets.map((t, k) => [t, reprs[i][k]])));
     return { body, ...(next.includes("exit") ? { exit: open.exit } : {}), items: found };
   }
+
+  /**
+   * The reprs of the values a loop's `n` targets take, item by item, over `iter` read from the
+   * `names` of `locals` (and each item's key: the reprs joined); undefined where they are not
+   * known, too many, or too long. Kept for the last few iterables: a loop asks at every item.
+   */
+  private loopItems(iter: string, names: readonly string[], locals: Record<string, string>, n: number): LoopItems | undefined {
+    const key = [iter, n, ...names.map((x) => locals[x])].join("\u0000");
+    if (this.loops.has(key)) return this.loops.get(key);
+    const all = this.itemsOf(iter, locals);
+    const items = all && all.length <= MAX_ITEMS ? all : undefined;
+    const rows = items?.map((it) => (n === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === n ? it.items : undefined));
+    const reprs = rows && !rows.some((r) => !r) ? rows.map((r) => r!.map((v) => literalToRepr(v))) : undefined;
+    let out: LoopItems | undefined;
+    if (reprs && !reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) {
+      const keys = reprs.map((r) => r.join("\u0000"));
+      const at = new Map<string, number[]>();
+      keys.forEach((k, i) => at.set(k, [...(at.get(k) ?? []), i]));
+      out = { reprs, keys, at };
+    }
+    if (this.loops.size >= 16) this.loops.delete(this.loops.keys().next().value!);
+    this.loops.set(key, out);
+    return out;
+  }
+
+  private readonly loops = new Map<string, LoopItems | undefined>();
 
   /** The items a `for` loop over `expr` takes, computed from `locals`; undefined where they are not known. */
   private itemsOf(expr: string, locals: Record<string, string>): PyValue[] | undefined {

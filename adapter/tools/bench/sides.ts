@@ -181,7 +181,8 @@ export class NeuralSession extends DapSession {
       await s.initialize("neural-python");
       s.args = {
         type: "neural-python", request: "launch", name: "bench", program: join(dir, p.name), call: p.call, mode: "predict",
-        ...(cfg.model ? { model: cfg.model } : {}), gpu: cfg.gpu, threads: cfg.threads, stopOnEntry: true, ...cfg.extra,
+        // (compute: false: every move a model call, as the bench times the model; the programs are ones the rules decide)
+        ...(cfg.model ? { model: cfg.model } : {}), gpu: cfg.gpu, threads: cfg.threads, stopOnEntry: true, compute: false, ...cfg.extra,
       };
       await s.start(s.args, [{ path: join(dir, p.name), lines: p.breakpoint ? [p.breakpoint] : [] }]);
       await s.stats();
