@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   bench: () => import("./commands/bench.js"),
   eval: () => import("./commands/eval.js"),
   doctor: () => import("./commands/doctor.js"),
+  mcp: () => import("./commands/mcp.js"),
 };
 
 async function help(): Promise<string> {

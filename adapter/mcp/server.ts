@@ -1,0 +1,91 @@
+// The Model Context Protocol server (`ndbg mcp`): the tools of tools.ts over stdio, with the official
+// SDK's low-level server, so that every argument is checked by this project's own reading
+// (checks.ts) and every failure is a tool error with a message, never a crash. The client owns the
+// server: when it goes (stdin ends, or it is told to stop), every session ends, with its processes.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { cutText } from "../format/values.js";
+import { stopInferenceHost } from "../model/remote.js";
+import { ToolInputError } from "./checks.js";
+import { SessionTable, type ServerOptions } from "./sessions.js";
+import { TOOLS } from "./tools.js";
+
+/** Characters of an error message: a message never carries a whole expression or value back. */
+const MAX_MESSAGE = 2_000;
+/** How long the sessions get to end their processes when the client goes. */
+const CLOSE_TIMEOUT_MS = 3_000;
+
+const INSTRUCTIONS =
+  "A debugger for Python programs that need not run: start_session opens a file (predict mode, the default, never runs it: a local model predicts each state), " +
+  "then step_into / step_over / step_out / step_back, set_breakpoints and continue move through it, get_stack, get_variables and evaluate read the state, " +
+  "predict_output jumps to a call's return, predict_input finds the arguments that give an output. Values marked predicted come from the model, with its confidence; " +
+  "unmarked values are real or decided by the program itself. end_session when done.";
+
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+const failure = (message: string): CallToolResult => ({ isError: true, content: [{ type: "text", text: cutText(message, MAX_MESSAGE) }] });
+
+/** Runs one tools/call: an answer, or a tool error that says what is wrong. */
+async function callTool(sessions: SessionTable, name: string, args: unknown, signal: AbortSignal, log: (m: string) => void): Promise<CallToolResult> {
+  const tool = BY_NAME.get(name);
+  if (!tool) return failure(`there is no tool ${JSON.stringify(cutText(name, 60))} (tools: ${TOOLS.map((t) => t.name).join(", ")})`);
+  try {
+    const a = await tool.run(args, sessions, signal);
+    return { content: [{ type: "text", text: a.text }], structuredContent: a.structured };
+  } catch (e) {
+    if (e instanceof ToolInputError) return failure(e.message);
+    // Not a refusal the tools foresaw: said, never thrown past the protocol.
+    log(`ndbg mcp: ${name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    return failure(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+export interface McpServerOptions extends ServerOptions {
+  version: string;
+}
+
+/**
+ * Serves on stdin and stdout until the client goes; resolves then, once every session has ended
+ * (or CLOSE_TIMEOUT_MS has passed).
+ */
+export async function serveMcp(opts: McpServerOptions): Promise<void> {
+  const log = (m: string): void => void process.stderr.write(m.endsWith("\n") ? m : m + "\n");
+  const sessions = new SessionTable(opts);
+  const server = new Server({ name: "ndbg", title: "Neural Python Debugger", version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title: t.title, ...t.annotations } })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(sessions, req.params.name, req.params.arguments, extra.signal, log));
+  // A line that is not JSON-RPC cannot be answered (it has no id): said on stderr, and the reading goes on.
+  server.onerror = (e) => log(`ndbg mcp: ${cutText(e.message, 300)}`);
+
+  const transport = new StdioServerTransport();
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  let closing = false;
+  const close = (why: string): void => {
+    if (closing) return;
+    closing = true;
+    if (why) log(`ndbg mcp: ${why}; ending ${sessions.size} session(s)`);
+    const timer = setTimeout(done, CLOSE_TIMEOUT_MS);
+    void sessions
+      .close()
+      .catch(() => undefined)
+      .then(() => server.close().catch(() => undefined))
+      .finally(() => {
+        // The model's process goes with the last session; not left for its idle timer.
+        stopInferenceHost();
+        clearTimeout(timer);
+        done();
+      });
+  };
+  // The client is gone when our stdin ends; the transport itself does not watch for that.
+  process.stdin.on("end", () => close(""));
+  process.stdin.on("close", () => close(""));
+  process.stdin.on("error", () => close("stdin failed"));
+  server.onclose = () => close("");
+  for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => close(`${sig}`));
+  await server.connect(transport);
+  await finished;
+}

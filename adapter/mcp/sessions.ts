@@ -1,0 +1,569 @@
+// The MCP server's debugging sessions: each is the debug adapter's own engine over a predictor made
+// by the adapter's own factory (createPredictor, adapter/dap/modes.ts) from launch arguments checked
+// by the adapter's own check (validateLaunch, adapter/dap/launch.ts), so a session here steps,
+// stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
+// (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
+import { Engine, namesOf } from "../engine/engine.js";
+import type { Predicted, Predictor } from "../engine/predictor.js";
+import { breakpointProblem } from "../engine/breakpoints.js";
+import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
+import { cutText } from "../format/values.js";
+import type { Action, Frame } from "../format/trajectory.js";
+import { findFunction, initPython, parsePython, parsePythonSync } from "../pyread/pysource.js";
+import { RecordedPredictor } from "../predictors/recorded.js";
+import type { ModelStatus } from "../predictors/model.js";
+import type { ModelDescription } from "../protocol.js";
+import { createPredictor } from "../dap/modes.js";
+import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../dap/launch.js";
+import { originOf, unmarked } from "../dap/marks.js";
+import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
+import { ToolInputError, shown, type BreakpointArg } from "./checks.js";
+import { bounded, deadline, isAbort, stopReason, Turns } from "./waits.js";
+import {
+  frameView, marksOf, originAt, predicts, scopeOf, stopView, valueOrigin, variableView, variablesOf,
+  type FrameView, type OutputView, type StopView, type VariableView, type Viewed,
+} from "./views.js";
+
+export interface ServerOptions {
+  /** Record and hybrid mode run the program on this machine: only when the server was started with --allow-run. */
+  allowRun: boolean;
+  /** Sessions open at once. */
+  maxSessions: number;
+  /** Most milliseconds a session may take to start (a model to load, a program to record). */
+  startTimeoutMs: number;
+  /** Most milliseconds one move or question may take. */
+  stepTimeoutMs: number;
+  /** What relative program paths resolve against. */
+  cwd: string;
+  /** Diagnostics (llama.cpp's messages): stderr at most, never the protocol stream. */
+  log?: (message: string) => void;
+}
+
+/** The modes a tool may start: those that need no editor (compare mode's view is the editor's). */
+export const MCP_MODES = ["predict", "record", "hybrid", "replay"] as const satisfies readonly Mode[];
+
+/** Most states one continue predicts event by event (exception stops) when the model predicts them, as in the adapter. */
+const PREDICTED_EVENTS = 300;
+
+/** The launch arguments start_session passes on as they are (validateLaunch reads them). */
+export const LAUNCH_ARGS = [
+  "program", "cwd", "mode", "call", "compute", "pythonVersion", "python", "model", "predict", "stopOnEntry",
+  "maxSteps", "timeout", "maxOutput", "maxRepr", "lowConfidence", "gpu", "threads", "layout", "dialect",
+] as const;
+
+export type MoveKind = "step_into" | "step_over" | "step_out" | "step_back" | "continue" | "reverse_continue" | "step_return";
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** One debugging session. */
+export class McpSession implements Viewed {
+  private readonly turns = new Turns();
+  /** States whose output has been told (by frame or exit object: history copies share them). */
+  private readonly printed = new WeakSet<object>();
+  private readonly notes: string[] = [];
+  /** The session's current call, aborted when the session ends. */
+  private readonly live = new Set<AbortController>();
+  ended = false;
+
+  constructor(
+    readonly id: string,
+    readonly config: LaunchConfig,
+    readonly predictor: Predictor,
+    readonly engine: Engine,
+    private readonly opts: ServerOptions,
+    readonly model?: ModelDescription,
+  ) {}
+
+  /** A line for the next answer (hybrid mode's holes, a dropped argument). */
+  note(line: string): void {
+    if (this.notes.length < 200) this.notes.push(cutText(line, 1000));
+  }
+
+  /** One call on this session: in its turn, bounded by the step deadline and the client's cancel. */
+  async call<T>(client: AbortSignal | undefined, what: string, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
+    const ctl = new AbortController();
+    this.live.add(ctl);
+    const signal = AbortSignal.any([deadline(this.opts.stepTimeoutMs, client), ctl.signal]);
+    try {
+      return await this.turns.take(signal, () => {
+        if (this.ended) throw new ToolInputError(`session ${this.id} has ended`);
+        return work(signal);
+      });
+    } catch (e) {
+      if (!isAbort(e) && !signal.aborted) throw e;
+      if (ctl.signal.aborted || this.ended) throw new ToolInputError(`session ${this.id} ended while ${what} was under way`);
+      throw new ToolInputError(`${stopReason(signal, what, this.opts.stepTimeoutMs)}; ${this.where()}`);
+    } finally {
+      this.live.delete(ctl);
+    }
+  }
+
+  /** Where the session stands, in words, for messages. */
+  where(): string {
+    const cur = this.engine.history.length ? this.engine.current : undefined;
+    const f = cur?.step.frame;
+    if (f) return `session ${this.id} stays at line ${f.line} in ${f.func}`;
+    return cur?.step.exit ? `session ${this.id} stays at the program's exit` : `session ${this.id} has no state yet`;
+  }
+
+  // ---- moving ----
+
+  async move(kind: MoveKind, client?: AbortSignal): Promise<StopView> {
+    const what = kind.replace(/_/g, " ");
+    return this.call(client, what, async (signal) => {
+      const e = this.engine;
+      const back = kind === "step_back" || kind === "reverse_continue";
+      if (!back && e.ended) throw new ToolInputError(`the program has ended (${this.exitWords()}): step back to look at earlier states, or end the session`);
+      try {
+        if (kind === "step_out") await e.stepOut(signal);
+        else if (kind === "step_back") await e.stepBack(signal);
+        else if (kind === "continue") await e.continue(signal);
+        else if (kind === "reverse_continue") await e.reverseContinue(signal);
+        else await e.step(kind, signal);
+      } catch (err) {
+        if (isAbort(err) || signal.aborted) throw err;
+        throw new ToolInputError(`could not ${back ? "go back" : "go on"}: ${errorText(err)}; ${this.where()}`);
+      }
+      return this.stop(back ? "back" : kind === "continue" ? "continue" : "step");
+    });
+  }
+
+  private exitWords(): string {
+    const x = this.engine.current.step.exit;
+    return x?.status === "normal" ? "it exited normally" : x?.status === "error" ? `with ${x.value ?? "an error"}` : "stopped by a limit";
+  }
+
+  /** The stop answer, with what was written and said on the way. */
+  stop(moved: Parameters<typeof stopView>[1]): StopView {
+    const e = this.engine;
+    const notes = [...this.notes.splice(0), ...e.takeNotes()];
+    const logs = e.takeLogs().map((l) => ({ text: l.text, predicted: originAt(this, l.state).predicted }));
+    return stopView(this, moved, { output: this.output(), logs, notes });
+  }
+
+  /** The output written on the way to the current state, each state's once (as the adapter's console shows it). */
+  private output(): OutputView[] {
+    const e = this.engine;
+    const hist = e.history;
+    const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
+    let k = e.cursor;
+    while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
+    const out: OutputView[] = [];
+    for (let i = k + 1; i <= e.cursor; i++) {
+      const p = hist[i];
+      this.printed.add(key(p));
+      const predicted = originAt(this, p).predicted;
+      const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
+      if (text) out.push({ text: cutText(text, 20_000), stream: "stdout", predicted });
+      const err = p.step.frame?.stderr ?? p.step.exit?.stderr;
+      if (err) out.push({ text: cutText(err, 20_000), stream: "stderr", predicted: false });
+    }
+    return out;
+  }
+
+  // ---- reading ----
+
+  /** The frames at the current state, innermost first; refused at the exit. */
+  private frames(): Frame[] {
+    const frames = this.engine.stack();
+    if (!frames.length) throw new ToolInputError(`the program has ended (${this.exitWords()}): there are no frames; step back to look at earlier states`);
+    return frames;
+  }
+
+  stack(client?: AbortSignal): Promise<{ sessionId: string; frames: FrameView[] }> {
+    return this.call(client, "reading the stack", () => {
+      const frames = this.frames();
+      return { sessionId: this.id, frames: frames.map((_, i) => frameView(this, frames, i)) };
+    });
+  }
+
+  variables(frame: number, globals: boolean, client?: AbortSignal): Promise<{ sessionId: string; frame: number; scope: string; variables: VariableView[] }> {
+    return this.call(client, "reading the variables", () => {
+      const frames = this.frames();
+      if (frame >= frames.length) throw new ToolInputError(`there is no frame ${frame}: the stack has ${frames.length} (0 is the current one)`);
+      if (globals && (frames.at(-1)!.func !== "<module>" || frames.at(-1)!.file !== undefined))
+        throw new ToolInputError("the program's globals are known only when it runs from its top (no entry call): its module frame is not on the stack");
+      return { sessionId: this.id, frame, scope: scopeOf(this, frames, frame, globals), variables: variablesOf(this, frames, frame, globals) };
+    });
+  }
+
+  evaluate(expression: string, frame: number, client?: AbortSignal): Promise<Omit<VariableView, "name"> & { sessionId: string; frame: number; expression: string }> {
+    return this.call(client, "evaluating", async (signal) => {
+      const frames = this.frames();
+      if (frame >= frames.length) throw new ToolInputError(`there is no frame ${frame}: the stack has ${frames.length} (0 is the current one)`);
+      const text = expression.trim();
+      let result: string;
+      try {
+        // A caller's frame: its locals are known; the engine answers for the current state only.
+        result = frame > 0 ? evaluateExpression(text, namesOf(frames.slice(frame))) : await this.engine.evaluate(text, signal);
+      } catch (e) {
+        if (isAbort(e) || signal.aborted) throw e;
+        throw new ToolInputError(e instanceof ExprError ? `cannot evaluate "${cutText(text)}": ${e.message}` : errorText(e));
+      }
+      const { name: _, ...v } = variableView(text, result, valueOrigin(this, frames, frame, text));
+      return { sessionId: this.id, frame, expression: text, ...v };
+    });
+  }
+
+  // ---- changing ----
+
+  setVariable(name: string, value: string, client?: AbortSignal): Promise<StopView & { set: VariableView }> {
+    return this.call(client, "setting a variable", () => {
+      const e = this.engine;
+      if (e.ended) throw new ToolInputError("the program has ended: there are no variables to set");
+      const p = this.predictor;
+      const refusal = p.refuseEdit ? p.refuseEdit(e.current, name) : p.editRefusal;
+      if (refusal) throw new ToolInputError(refusal);
+      const frame = e.current.step.frame!;
+      let repr: string;
+      try {
+        // The value is a Python expression over the current locals, computed, never run.
+        repr = evaluateExpression(unmarked(value), frame.locals);
+      } catch (err) {
+        throw new ToolInputError(err instanceof ExprError ? `cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${err.message}` : errorText(err));
+      }
+      let edited: Predicted;
+      try {
+        edited = e.setVariable(name, repr);
+      } catch (err) {
+        throw new ToolInputError(errorText(err));
+      }
+      // What was written on the way to the edited state was told already.
+      if (edited.step.frame) this.printed.add(edited.step.frame);
+      const frames = e.stack();
+      return { ...this.stop("edited"), set: variableView(name, repr, valueOrigin(this, frames, 0, name)) };
+    });
+  }
+
+  /**
+   * Sets breakpoints: with `replace`, these are all the breakpoints; else they join those set
+   * before (one per line: a new one on a line replaces the old). Each is answered with whether
+   * it can stop: a line with no code never does.
+   */
+  setBreakpoints(wanted: readonly BreakpointArg[], replace: boolean, client?: AbortSignal): Promise<{ sessionId: string; breakpoints: BreakpointView[]; active: BreakpointArg[] }> {
+    return this.call(client, "setting breakpoints", async () => {
+      await initPython();
+      const lines = new Set(parsePythonSync(this.predictor.source).lines);
+      const kept = new Map<number, BreakpointArg>(replace ? [] : this.engine.breakpoints.map((b) => [b.line, { ...b }]));
+      const answers: BreakpointView[] = [];
+      for (const w of wanted) {
+        const refused = !lines.has(w.line) ? "no code on this line" : breakpointProblem(w);
+        let message = refused;
+        if (!message && w.condition) {
+          try {
+            parseExpression(w.condition);
+          } catch (e) {
+            // As in the adapter: a condition that cannot be read still stops (as one that cannot be evaluated does).
+            message = `condition: ${errorText(e)}; it stops there every time`;
+          }
+        }
+        if (!refused) kept.set(w.line, w);
+        answers.push({ ...w, verified: !refused, ...(message ? { message } : {}) });
+      }
+      this.engine.setBreakpoints([...kept.values()].sort((a, b) => a.line - b.line));
+      return { sessionId: this.id, breakpoints: answers, active: this.activeBreakpoints() };
+    });
+  }
+
+  /** Clears the breakpoints on `lines`, or all of them. */
+  clearBreakpoints(lines: readonly number[] | undefined, client?: AbortSignal): Promise<{ sessionId: string; cleared: number[]; active: BreakpointArg[] }> {
+    return this.call(client, "clearing breakpoints", () => {
+      const all = this.engine.breakpoints;
+      const gone = all.filter((b) => !lines || lines.includes(b.line));
+      this.engine.setBreakpoints(all.filter((b) => !gone.includes(b)));
+      return { sessionId: this.id, cleared: gone.map((b) => b.line), active: this.activeBreakpoints() };
+    });
+  }
+
+  private activeBreakpoints(): BreakpointArg[] {
+    return this.engine.breakpoints.map((b) => ({ ...b }));
+  }
+
+  setExceptionStops(raised: boolean, uncaught: boolean): void {
+    this.engine.setExceptionStops({ raised, uncaught });
+  }
+
+  // ---- the inverse call ----
+
+  /**
+   * Which arguments make a function return `output`: the inverse action inv_step_return from a
+   * return state of that function with the output as its value and no locals (what the model was
+   * trained on), to the call that started it. The session does not move. In record and replay
+   * mode the recording answers, from a return of the function with that value that really happened.
+   */
+  predictInput(output: string, func: string | undefined, line: number | undefined, client?: AbortSignal): Promise<InputView> {
+    return this.call(client, "predicting the input", async (signal) => {
+      let value: string;
+      try {
+        value = evaluateExpression(output, {});
+      } catch (e) {
+        throw new ToolInputError(`"output" must be a Python value such as [1, 2] or 'abc': ${e instanceof ExprError ? e.message : errorText(e)}`);
+      }
+      await initPython();
+      const src = await parsePython(this.predictor.source);
+      const name = func ?? this.config.call?.split("(")[0].trim() ?? this.currentFunction();
+      if (!name) throw new ToolInputError('say which function with "function": the session has no entry call and does not stand in a function');
+      const fn = findFunction(src, name);
+      if (!fn) throw new ToolInputError(`the program defines no function ${shown(name)}${src.functions.length ? ` (it defines ${src.functions.slice(0, 20).map((f) => f.qualname).join(", ")})` : ""}`);
+      let history: Predicted[];
+      const p = this.predictor instanceof RecordedPredictor ? this.predictor : await this.inverseModel(signal);
+      if (p instanceof RecordedPredictor) {
+        const k = p.frames.findIndex((f) => f.event === "return" && f.func === fn.qualname && f.file === undefined && f.value === value);
+        if (k < 0) {
+          const seen = [...new Set(p.frames.filter((f) => f.event === "return" && f.func === fn.qualname && f.value !== undefined).map((f) => f.value!))];
+          throw new ToolInputError(
+            `the recorded run never returned ${cutText(value, 80)} from ${fn.qualname}${seen.length ? ` (it returned ${seen.slice(0, 5).map((v) => cutText(v, 60)).join(", ")})` : " (it never returned from it)"}: ${this.config.mode} mode answers from the real run only`,
+          );
+        }
+        history = [{ step: { frame: p.frames[k] }, ref: k }];
+      } else {
+        const ret: Frame = { event: "return", line: line ?? returnLineFromCode(src, fn), depth: this.depthOf(fn.qualname), func: fn.qualname, locals: {}, value };
+        history = [{ step: { frame: ret } }];
+      }
+      const action: Action = { kind: "inv_step_return" };
+      let got: Predicted;
+      try {
+        got = await bounded(p.predict(history, action, { signal }), signal);
+      } catch (e) {
+        if (isAbort(e) || signal.aborted) throw e;
+        throw new ToolInputError(`could not predict the input: ${errorText(e)}`);
+      }
+      const f = got.step.frame;
+      const o = p === this.predictor ? originAt(this, got) : originOf(got, true, this.config.lowConfidence);
+      if (!f || f.event !== "call" || f.func !== fn.qualname)
+        throw new ToolInputError(`the prediction is no call of ${fn.qualname}: ${f ? `a ${f.event} event of ${f.func} at line ${f.line}` : "the program's exit"}`);
+      return {
+        sessionId: this.id,
+        function: fn.qualname,
+        output: value,
+        call: `${fn.name}(${argumentText(fn, f.locals)})`,
+        arguments: Object.entries(f.locals).map(([n, repr]) => variableView(n, repr, o)),
+        line: f.line,
+        ...marksOf(o),
+      };
+    });
+  }
+
+  /**
+   * The predictor that answers an inverse call: the session's own where the model predicts every
+   * state; else (a sealed or hybrid run, whose states come from running the program forwards) the
+   * model alone, made once by the same factory with compute off and released with the session.
+   */
+  private async inverseModel(signal: AbortSignal): Promise<Predictor> {
+    if (this.config.mode === "predict" && !this.config.compute) return this.predictor;
+    this.inverse ??= createPredictor({ ...this.config, mode: "predict", compute: false, predict: [] }, { ...(this.opts.log ? { log: this.opts.log } : {}) });
+    const made = this.inverse;
+    try {
+      return await bounded(made, signal);
+    } catch (e) {
+      // A model that failed to load is asked for again next time.
+      if (!isAbort(e) && this.inverse === made) this.inverse = undefined;
+      throw e;
+    }
+  }
+
+  /** The model alone, for inverse calls (see inverseModel). */
+  private inverse?: Promise<Predictor>;
+
+  /** The function the session stands in, when it is one. */
+  private currentFunction(): string | undefined {
+    const f = this.engine.current.step.frame;
+    return f && f.func !== "<module>" && f.file === undefined ? f.func : undefined;
+  }
+
+  /** The depth a call of `func` has in this session: as last seen, else the entry call's 0, else 1 (called from the module). */
+  private depthOf(func: string): number {
+    for (let k = this.engine.history.length - 1; k >= 0; k--) {
+      const f = this.engine.history[k].step.frame;
+      if (f?.func === func && f.file === undefined) return f.depth;
+    }
+    return this.config.call?.split("(")[0].trim() === func ? 0 : 1;
+  }
+
+  summary(): SessionSummary {
+    const cur = this.engine.current;
+    const f = cur.step.frame;
+    return {
+      sessionId: this.id,
+      program: this.config.program,
+      mode: this.config.mode,
+      ...(this.config.call ? { call: this.config.call } : {}),
+      ...(f ? { line: f.line, func: f.func } : { exited: cur.step.exit!.status }),
+      ...(this.model ? { model: this.model.name, device: this.model.device, python: this.model.python } : {}),
+    };
+  }
+
+  /** Ends the session: its call in flight is stopped and its predictor released (a recording's process, a model's context). */
+  async dispose(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    for (const c of this.live) c.abort(new DOMException("the session ended", "AbortError"));
+    const inverse = this.inverse?.then((p) => p.dispose(), () => undefined);
+    await Promise.all([this.predictor.dispose(), inverse]);
+  }
+}
+
+export interface BreakpointView extends BreakpointArg {
+  verified: boolean;
+  message?: string;
+}
+
+export interface InputView extends ReturnType<typeof marksOf> {
+  sessionId: string;
+  function: string;
+  output: string;
+  /** The call, written as Python: f(1, [2, 3]). */
+  call: string;
+  arguments: VariableView[];
+  line: number;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  program: string;
+  mode: Mode;
+  call?: string;
+  line?: number;
+  func?: string;
+  exited?: string;
+  model?: string;
+  device?: string;
+  python?: string;
+}
+
+export interface StartOptions {
+  breakpoints?: BreakpointArg[];
+  exceptions?: { raised: boolean; uncaught: boolean };
+}
+
+/**
+ * A script starts with its module's call event, on its first statement's line: stopping on entry
+ * stops, as the adapter and debugpy do, on that line's own event, so the first step over moves on.
+ */
+async function toFirstLine(engine: Engine, signal: AbortSignal): Promise<void> {
+  const f = engine.current.step.frame;
+  if (f?.event === "call" && f.func === "<module>" && f.depth === 0 && f.file === undefined) await engine.step("step_into", signal);
+}
+
+/** The sessions of one server: at most maxSessions at once, every one ended by close(). */
+export class SessionTable {
+  private readonly sessions = new Map<string, McpSession>();
+  /** Starts under way, aborted by close(). */
+  private readonly starting = new Set<AbortController>();
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly opts: ServerOptions) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  list(): SessionSummary[] {
+    return [...this.sessions.values()].map((s) => s.summary());
+  }
+
+  get(id: string): McpSession {
+    const s = this.sessions.get(id);
+    if (!s) {
+      const open = [...this.sessions.keys()];
+      throw new ToolInputError(`there is no session ${shown(id)}${open.length ? ` (open: ${open.join(", ")})` : " (none is open: start_session starts one)"}`);
+    }
+    return s;
+  }
+
+  /**
+   * Starts a session from launch arguments (LAUNCH_ARGS, read by validateLaunch) and stops at
+   * its first state, or runs to the first breakpoint without stopOnEntry.
+   */
+  async start(launch: Record<string, unknown>, extra: StartOptions, client?: AbortSignal): Promise<StopView & { model?: ModelDescription }> {
+    if (this.closed) throw new ToolInputError("the server is shutting down");
+    const mode = launch.mode ?? "predict";
+    if (typeof mode === "string" && !(MCP_MODES as readonly string[]).includes(mode))
+      throw new ToolInputError(`"mode" must be one of ${MCP_MODES.join(", ")}, not ${shown(mode)}${mode === "compare" ? " (compare mode is the editor's side-by-side view)" : ""}`);
+    if (typeof mode === "string" && (RUNS_PROGRAM as readonly string[]).includes(mode) && !this.opts.allowRun)
+      throw new ToolInputError(`${mode} mode runs the program on this machine, and this server was started without --allow-run: only predict and replay sessions, which never run it, can start here`);
+    if (this.sessions.size + this.starting.size >= this.opts.maxSessions)
+      throw new ToolInputError(`${this.opts.maxSessions} sessions are open (${[...this.sessions.keys()].join(", ") || "starting"}): end one with end_session first`);
+    // The client never says the program may run: the server's flag does, for the modes that run it.
+    const checked = validateLaunch({ ...launch, trusted: this.opts.allowRun }, this.opts.cwd);
+    if (!checked.ok) throw new ToolInputError(checked.error);
+    const config = checked.config;
+    const notes: string[] = [];
+    if (launch.python !== undefined && config.python === undefined)
+      notes.push('"python" was not used: in predict mode it would run an interpreter of the client\'s choosing, which needs --allow-run; the Python on PATH reads the program instead (it never runs it)');
+
+    const ctl = new AbortController();
+    this.starting.add(ctl);
+    const signal = AbortSignal.any([deadline(this.opts.startTimeoutMs, client), ctl.signal]);
+    let model: ModelDescription | undefined;
+    let predictor: Predictor | undefined;
+    let session: McpSession | undefined;
+    const id = `s${this.nextId++}`;
+    try {
+      await bounded(initPython(), signal);
+      predictor = await bounded(
+        createPredictor(config, {
+          log: (m) => this.opts.log?.(m),
+          status: (st: ModelStatus) => {
+            if (st.stage === "ready" || st.stage === "moved") model = { path: st.path, name: st.name, dialect: st.dialect, device: st.device, gpuNames: st.gpuNames, skipped: st.skipped, threads: st.threads, contextSize: st.contextSize, loadMs: st.loadMs, layout: st.layout, python: st.python };
+          },
+          console: (line) => (session ? session.note(line) : notes.push(cutText(line, 1000))),
+          // A recording in progress is killed when the start is given up or the server closes.
+          signal,
+        }),
+        signal,
+        (late) => void late.dispose(),
+      );
+      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: config.mode === "predict" ? PREDICTED_EVENTS : config.maxSteps });
+      session = new McpSession(id, config, predictor, engine, this.opts, model);
+      for (const n of notes) session.note(n);
+      if (extra.exceptions) session.setExceptionStops(extra.exceptions.raised, extra.exceptions.uncaught);
+      let refused: BreakpointView[] = [];
+      if (extra.breakpoints?.length) {
+        const set = await session.setBreakpoints(extra.breakpoints, true, signal);
+        refused = set.breakpoints.filter((b) => !b.verified || b.message);
+      }
+      for (const b of refused) session.note(`breakpoint on line ${b.line}: ${b.message}`);
+      try {
+        await engine.start(signal);
+        if (config.stopOnEntry) await toFirstLine(engine, signal);
+        else if (!engine.ended) await engine.continue(signal);
+      } catch (e) {
+        if (isAbort(e) || signal.aborted) throw e;
+        throw new ToolInputError(`the session could not start: ${errorText(e)}`);
+      }
+      if (this.closed) throw new ToolInputError("the server is shutting down");
+      this.sessions.set(id, session);
+      predictor = undefined; // the session owns it now
+      const stop = session.stop(config.stopOnEntry ? "entry" : "continue");
+      return { ...stop, ...(model && predicts(session) ? { model } : {}) };
+    } catch (e) {
+      if (isAbort(e) || signal.aborted) {
+        if (ctl.signal.aborted) throw new ToolInputError("the server is shutting down: the session was not started");
+        throw new ToolInputError(`${stopReason(signal, "starting the session", this.opts.startTimeoutMs)}`);
+      }
+      throw e instanceof ToolInputError ? e : new ToolInputError(errorText(e));
+    } finally {
+      this.starting.delete(ctl);
+      if (predictor) await Promise.resolve(predictor.dispose()).catch(() => undefined);
+    }
+  }
+
+  async end(id: string): Promise<SessionSummary> {
+    const s = this.get(id);
+    const summary = s.summary();
+    this.sessions.delete(id);
+    await s.dispose();
+    return summary;
+  }
+
+  /** Ends every session and every start under way; later starts are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const c of this.starting) c.abort(new DOMException("the server is shutting down", "AbortError"));
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(all.map((s) => s.dispose()));
+  }
+}

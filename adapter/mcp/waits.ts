@@ -1,0 +1,72 @@
+// Every wait of a tool call is bounded: by the server's deadline for that kind of call and by the
+// client, which may cancel a request (notifications/cancelled) or go away. A wait that ends early
+// leaves the session where it was; the work it waited for is told to stop, or, where it cannot be
+// (a model that is still loading), its result is released when it comes.
+
+/** A deadline after `ms`, ended early too when `client` is aborted. */
+export function deadline(ms: number, client?: AbortSignal): AbortSignal {
+  const timer = AbortSignal.timeout(ms);
+  return client ? AbortSignal.any([timer, client]) : timer;
+}
+
+/** The reason a wait ended early, in words: the deadline, or the client's cancel. */
+export function stopReason(signal: AbortSignal, what: string, ms: number): string {
+  const r: unknown = signal.reason;
+  if (r instanceof Error && r.name === "TimeoutError") return `${what} took longer than ${Math.round(ms / 1000)} s and was stopped`;
+  return `${what} was cancelled`;
+}
+
+/** Whether an error is a wait that ended early (an abort or a timeout), not a failure of the work. */
+export const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+/**
+ * `work`, unless `signal` aborts first: then it rejects at once with the signal's reason, and
+ * `late` gets the work's result when it comes (to release it), whatever it is.
+ */
+export function bounded<T>(work: Promise<T>, signal: AbortSignal, late?: (value: T) => void): Promise<T> {
+  if (signal.aborted) {
+    void work.then((v) => late?.(v), () => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const onAbort = (): void => {
+      done = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        if (done) late?.(v);
+        else resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        if (!done) reject(e);
+      },
+    );
+  });
+}
+
+/**
+ * Calls on one session take turns: a step and a read of the variables never see each other half
+ * done, and output is told to the call that moved past it. Waiting for a turn is bounded by the
+ * caller's signal.
+ */
+export class Turns {
+  private tail: Promise<void> = Promise.resolve();
+
+  async take<T>(signal: AbortSignal, work: () => Promise<T> | T): Promise<T> {
+    const before = this.tail;
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    this.tail = before.then(() => mine);
+    try {
+      await bounded(before, signal);
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
