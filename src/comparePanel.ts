@@ -49,10 +49,11 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
-  show(): ComparePanelHandle {
-    if (this.panel) this.panel.reveal(vscode.ViewColumn.Beside);
+  /** Opens the panel (or brings it forward); `preserveFocus` keeps the editor focused, as when a compare session opens it. */
+  show(preserveFocus = false, session?: vscode.DebugSession): ComparePanelHandle {
+    if (this.panel) this.panel.reveal(vscode.ViewColumn.Beside, preserveFocus);
     else {
-      const panel = vscode.window.createWebviewPanel("neuralPython.comparison", "Neural Python: Comparison", vscode.ViewColumn.Beside, { enableScripts: true, localResourceRoots: [] });
+      const panel = vscode.window.createWebviewPanel("neuralPython.comparison", "Neural Python: Comparison", { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, { enableScripts: true, localResourceRoots: [] });
       this.panel = panel;
       panel.webview.html = pageHtml(randomBytes(16).toString("base64"));
       panel.webview.onDidReceiveMessage((m: unknown) => this.onMessage(m));
@@ -61,7 +62,7 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
         this.last = undefined;
       });
     }
-    const active = vscode.debug.activeDebugSession;
+    const active = session ?? vscode.debug.activeDebugSession;
     if (active?.type === DEBUG_TYPE) this.follow(active);
     else if (!this.session) this.setModel({ status: "none" });
     return this;
@@ -213,14 +214,31 @@ class ComparePanel implements ComparePanelHandle, vscode.DebugAdapterTrackerFact
   }
 }
 
-/** The command and what keeps the panel up to date; one line in activate. */
+/** The context key that shows the panel's button in the debug toolbar while a compare session is the active one. */
+const COMPARE_ACTIVE = "neuralPython.compareSession";
+
+const isCompare = (s: vscode.DebugSession | undefined): boolean => s?.type === DEBUG_TYPE && s.configuration.mode === "compare";
+
+/** The command, its toolbar button, opening with each compare session, and what keeps the panel up to date; one line in activate. */
 export function registerComparePanel(log: vscode.LogOutputChannel): vscode.Disposable {
   const panel = new ComparePanel(log);
+  const button = (s: vscode.DebugSession | undefined): void => void vscode.commands.executeCommand("setContext", COMPARE_ACTIVE, isCompare(s));
   return vscode.Disposable.from(
     panel,
     vscode.commands.registerCommand("neuralPython.showComparison", (): ComparePanelHandle => panel.show()),
     vscode.debug.registerDebugAdapterTrackerFactory(DEBUG_TYPE, panel),
-    vscode.debug.onDidTerminateDebugSession((s) => panel.terminated(s)),
-    vscode.debug.onDidChangeActiveDebugSession((s) => panel.activeChanged(s)),
+    // A compare session opens its panel beside the editor, which keeps the focus.
+    vscode.debug.onDidStartDebugSession((s) => {
+      if (isCompare(s)) panel.show(true, s);
+      button(vscode.debug.activeDebugSession ?? s);
+    }),
+    vscode.debug.onDidTerminateDebugSession((s) => {
+      panel.terminated(s);
+      button(vscode.debug.activeDebugSession);
+    }),
+    vscode.debug.onDidChangeActiveDebugSession((s) => {
+      panel.activeChanged(s);
+      button(s);
+    }),
   );
 }

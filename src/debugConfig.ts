@@ -25,7 +25,7 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
         void vscode.window.showErrorMessage("Neural Python: open a Python file (or a .ndbg trace) to debug it.");
         return undefined;
       }
-      config.name = doc.languageId === "python" ? "Neural Python: current file" : "Neural Python: replay trace";
+      config.name = doc.languageId === "python" ? "Predict file" : "Replay trace";
       config.program = "${file}";
     }
     config.type = DEBUG_TYPE;
@@ -94,15 +94,15 @@ export class NeuralConfigurationProvider implements vscode.DebugConfigurationPro
   }
 }
 
-/** Configurations offered in the Run and Debug view's list without a launch.json (dynamic). */
+/** Configurations offered in the Run and Debug view's list without a launch.json (dynamic), under the "Neural Python" heading: short names, which the list's narrow box shows whole. */
 export class NeuralDynamicConfigurations implements vscode.DebugConfigurationProvider {
   provideDebugConfigurations(): vscode.DebugConfiguration[] {
     const doc = vscode.window.activeTextEditor?.document;
-    if (doc?.languageId === "ndbg-trace") return [{ type: DEBUG_TYPE, request: "launch", name: "Neural Python: replay this trace", program: "${file}", mode: "replay" }];
+    if (doc?.languageId === "ndbg-trace") return [{ type: DEBUG_TYPE, request: "launch", name: "Replay trace", program: "${file}", mode: "replay" }];
     return [
-      { type: DEBUG_TYPE, request: "launch", name: "Neural Python: predict current file", program: "${file}", mode: "predict" },
-      { type: DEBUG_TYPE, request: "launch", name: "Neural Python: record current file", program: "${file}", mode: "record" },
-      { type: DEBUG_TYPE, request: "launch", name: "Neural Python: compare current file", program: "${file}", mode: "compare" },
+      { type: DEBUG_TYPE, request: "launch", name: "Predict file", program: "${file}", mode: "predict" },
+      { type: DEBUG_TYPE, request: "launch", name: "Record file", program: "${file}", mode: "record" },
+      { type: DEBUG_TYPE, request: "launch", name: "Compare file", program: "${file}", mode: "compare" },
     ];
   }
 }

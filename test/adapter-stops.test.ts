@@ -86,7 +86,7 @@ test("initialize declares log points, hit counts and the raised / uncaught excep
     const caps = (await s.dc.initializeRequest()).body!;
     assert.equal(caps.supportsLogPoints, true);
     assert.equal(caps.supportsHitConditionalBreakpoints, true);
-    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", false]]);
+    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", true]]);
     await assert.rejects(s.dc.setExceptionBreakpointsRequest({ filters: ["everything"] }), /unknown exception filter "everything" \(known: raised, uncaught\)/);
   } finally {
     await s.dc.stop();
@@ -234,8 +234,8 @@ test("predict: Step Out leaves the frame; a return value shown in the caller is 
   try {
     const { first } = await start(s, { ...PREDICT, stopOnEntry: true }, [{ line: SCALE_BODY }]);
     assert.equal(first.event, "stopped");
-    // Through some module lines (predicted module states), then on to scale.
-    for (let n = 0; n < 2; n++) assert.equal((await move(s, (dc) => dc.nextRequest(THREAD))).event, "stopped");
+    // Through a module line (predicted module states; the entry stop is on the first line), then on to scale.
+    assert.equal((await move(s, (dc) => dc.nextRequest(THREAD))).event, "stopped");
     assert.equal((await move(s, (dc) => dc.continueRequest(THREAD))).event, "stopped");
     let frames = await stack(s);
     // Into scale, as the model predicts the run (a step in at a time when the continue did not get there).

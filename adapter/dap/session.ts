@@ -254,7 +254,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
           : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
       );
     // Exception stops go event by event: a model that circles would predict for minutes.
-    const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps });
+    // Step Over stops at breakpoints in the calls it steps over, where the states come one by one
+    // (not in compare mode, whose real side follows each action as one, nor a replayed session's saved stops).
+    const stepOverStops = config.mode !== "compare" && !(predictor instanceof RecordedPredictor && predictor.replays === "session");
+    const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
     this.engine = engine;
     this.printed = new WeakSet();
     if (first) {
@@ -276,8 +279,26 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** After launch or restart: stop on the first state, or run to the first breakpoint. */
   private async firstStop(stopOnEntry: boolean): Promise<void> {
+    if (stopOnEntry) await this.toFirstLine();
     if (stopOnEntry || this.engine!.ended) this.afterMove("entry");
     else await this.move(-1, "continue", (s) => this.engine!.continue(s));
+  }
+
+  /**
+   * A script starts with its module's call event, on its first statement's line: stopping on
+   * entry stops, as debugpy does, on that line's own event, so the first Step Over moves on.
+   */
+  private async toFirstLine(): Promise<void> {
+    const f = this.engine!.current.step.frame;
+    if (f?.event !== "call" || f.func !== "<module>" || f.depth !== 0 || f.file !== undefined) return;
+    const ctl = this.track(-1, false);
+    try {
+      await this.engine!.step("step_into", ctl.signal);
+    } catch (e) {
+      if (!isAbort(e)) this.console(`Could not go on to the first line: ${errorMessage(e)}`, "stderr");
+    } finally {
+      this.inflight.delete(-1);
+    }
   }
 
   /** The session is over: nothing more to step; the client is told once. */
@@ -433,7 +454,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "step", (e, s) => e.step("step_over", s));
+    this.startMove(response, request, "step", async (e, s) => {
+      const depth = e.current.step.frame?.depth ?? 0;
+      const p = await e.step("step_over", s);
+      // Deeper than it started: a breakpoint inside the call it stepped over stopped it.
+      this.overStopped = (p.step.frame?.depth ?? -1) > depth;
+      return p;
+    });
   }
   protected override stepInRequest(response: DebugProtocol.StepInResponse, _a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "step", (e, s) => e.step("step_into", s));
@@ -452,9 +479,14 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.startMove(response, request, "reverse", (e, s) => e.reverseContinue(s));
   }
 
+  /** The last Step Over stopped at a breakpoint in a call it stepped over (read once, by the stop that reports it). */
+  private overStopped = false;
+
   /** Reports the engine's current state after a move. */
   private afterMove(kind: MoveKind, reasonOverride?: string): void {
     const engine = this.engine!;
+    const overStopped = this.overStopped;
+    this.overStopped = false;
     for (const note of engine.takeNotes()) this.console(note);
     this.showOutput();
     this.variables.reset();
@@ -476,7 +508,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       ev.body.reason = reason;
       ev.body.text = frame.value;
       ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
-    } else if (!reasonOverride && (kind === "continue" || kind === "reverse")) {
+    } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
       const hit = this.breakpoints.hitIds(frame, (p) => this.isProgram(p));
       if (hit.length) {
         ev.body.reason = "breakpoint";
@@ -501,7 +533,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.why}`);
       else {
         this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
-        for (const k of s.skipped) this.console(`  not on ${k.backend}: ${k.reason}`);
+        // A backend this machine does not have is no news: the extension's Output channel (from
+        // the ndbg/model event) and the status bar's tooltip name it. One the user named, or one
+        // found here that failed, is said here.
+        for (const k of s.skipped) if (k.backend === this.config?.gpu || !k.reason.startsWith("not available here")) this.console(`  not on ${k.backend}: ${k.reason}`);
       }
       this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
     }
@@ -546,7 +581,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   private exitProgram(exit: Exit): void {
-    const guess = this.originOf(this.engine?.current).predicted ? " (predicted)" : "";
+    // A predicted end is the model's guess, and says how sure it is.
+    const o = this.originOf(this.engine?.current);
+    const guess = o.predicted ? (o.confidence !== undefined ? ` (predicted, ${Math.round(o.confidence * 100)}% sure)` : " (predicted)") : "";
     if (exit.status === "normal") this.console(`Program exited normally${guess}.`);
     else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}${guess}`, "stderr");
     else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}${guess}.`, "stderr");

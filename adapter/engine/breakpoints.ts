@@ -34,7 +34,7 @@ export const EXCEPTION_FILTERS: ExceptionFilter[] = [
     filter: "uncaught",
     label: "Uncaught Exceptions",
     description: "Stop where an exception that ends the program was raised, before it ends",
-    default: false,
+    default: true,
   },
 ];
 

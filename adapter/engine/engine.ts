@@ -33,6 +33,13 @@ export interface EngineOptions {
   maxSteps?: number;
   /** Most states one continue may predict going event by event for exception stops (default maxSteps). */
   maxEvents?: number;
+  /**
+   * Step Over stops at a breakpoint inside the calls it steps over, as debugpy does: with
+   * breakpoints set it goes event by event while the predictor's states are no guesses of a
+   * model (a recording, a real run, states the program decides); at the first guess it steps
+   * over as the model does, in one prediction.
+   */
+  stepOverStops?: boolean;
 }
 
 type StepKind = "step_into" | "step_over" | "step_return";
@@ -45,6 +52,7 @@ export class Engine {
   private bps: BreakpointSpec[] = [];
   private readonly maxSteps: number;
   private readonly maxEvents: number;
+  private readonly stepOverStops: boolean;
   private queue: Promise<unknown> = Promise.resolve();
   private inFlight = 0;
   private pendingNotes: string[] = [];
@@ -56,6 +64,7 @@ export class Engine {
   constructor(private readonly predictor: Predictor, opts: EngineOptions = {}) {
     this.maxSteps = Math.max(1, opts.maxSteps ?? 10_000);
     this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
+    this.stepOverStops = opts.stepOverStops ?? false;
   }
 
   /** The states the session knows, in program order; each later entry carries the forward action that leads to it from the one before. */
@@ -112,7 +121,7 @@ export class Engine {
    * back), it is reused; otherwise the known future is dropped and the predictor asked.
    */
   step(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
-    return this.run(signal, () => this.forward({ kind }, signal));
+    return this.run(signal, async () => (kind === "step_over" && (await this.overToBreakpoint(signal))) || this.forward({ kind }, signal));
   }
 
   /**
@@ -312,6 +321,38 @@ export class Engine {
     this.commit([...base, p]);
     this.arrived(this.hist, this.pos);
     return this.settle(signal);
+  }
+
+  /**
+   * Step Over as debugpy does it where a breakpoint that stops lies inside what it steps over:
+   * event by event (step_into) from the current state until the frame stops again or is left
+   * (where step_over would land), stopping on the way at a breakpoint hit whose condition holds.
+   * Answers that hit, committed; undefined where there is none, or where a state on the way is a
+   * model's guess (stepping event by event would cost a prediction each) or the way is longer
+   * than maxEvents: the caller then steps over in one prediction.
+   */
+  private async overToBreakpoint(signal?: AbortSignal): Promise<Predicted | undefined> {
+    const cur = this.current;
+    const f = cur.step.frame;
+    if (!this.stepOverStops || !f || !this.bps.some((b) => b.logMessage === undefined)) return undefined;
+    const next = this.hist[this.pos + 1];
+    if (next && sameAction(next.step.action, { kind: "step_over" })) return undefined; // known already: forward reuses it
+    const limit = f.event === "return" ? f.depth - 1 : f.depth;
+    const from = this.pos + 1;
+    const path = this.hist.slice(0, from);
+    for (let n = 0; n < this.maxEvents; n++) {
+      const p = await abortable(this.predictor.predict(path, { kind: "step_into" }, { signal, breakpoints: this.bps }), signal);
+      if (p.confidence !== undefined && !p.computed && !p.given) return undefined;
+      path.push(p);
+      const g = p.step.frame;
+      if (!g || g.depth <= limit) return undefined;
+      if (this.stopsAt(path, path.length - 1)) {
+        this.commit(path);
+        this.arrived(path, from, path.length - 1);
+        return this.settle(signal);
+      }
+    }
+    return undefined;
   }
 
   /**
