@@ -15,6 +15,8 @@ const entries = [
   // The inference host, a child process of the adapter and the CLI (adapter/model/remote.ts finds it beside them).
   { entryPoints: ["adapter/model/host.ts"], outfile: "dist/host.js", format: "esm", banner: esmBanner },
   { entryPoints: ["adapter/language/server.ts"], outfile: "dist/server.cjs", format: "cjs" },
+  // The sealed executor's child process (adapter/real/sealed.ts starts it; Pyodide stays outside).
+  { entryPoints: ["adapter/real/sealedWorker.ts"], outfile: "dist/sealed.mjs", format: "esm" },
 ].filter((e) => existsSync(e.entryPoints[0]));
 
 await Promise.all(entries.map((e) => build({ ...common, ...e })));

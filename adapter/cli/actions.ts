@@ -3,7 +3,7 @@
 import { Engine } from "../engine/engine.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { Frame, Step } from "../format/trajectory.js";
-import type { Predicted } from "../engine/predictor.js";
+import { RETURN_VALUE, type Guess, type Predicted } from "../engine/predictor.js";
 import { InputError, record, traceOptions } from "./args.js";
 
 export type Move = { name: string; line?: number; apply: (e: Engine) => Promise<Predicted> };
@@ -55,8 +55,11 @@ export async function recording(file: string, values: Parameters<typeof traceOpt
   }
 }
 
-/** One readable line: the action, where the program stands, its locals (and output), and the model's confidence where there is one. */
-export function describe(name: string, step: Step, how: { confidence?: number; computed?: boolean; given?: boolean } = {}): string {
+/**
+ * One readable line: the action, where the program stands, its locals (and output), and the model's
+ * confidence where there is one; in a real state, the values the model filled in (`guessed`) say so.
+ */
+export function describe(name: string, step: Step, how: { confidence?: number; computed?: boolean; given?: boolean; guessed?: ReadonlyMap<string, Guess> } = {}): string {
   const head = (name + " ").padEnd(18);
   // (a state the program decided: "computed", after a predicted one with that one's confidence)
   const p = how.confidence !== undefined && !how.given ? `p=${how.confidence.toFixed(2)}` : "";
@@ -67,8 +70,12 @@ export function describe(name: string, step: Step, how: { confidence?: number; c
   }
   const f = step.frame as Frame;
   const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
-  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}`).join(" ");
-  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}` : `  ! ${f.value}`) : "";
+  const mark = (name: string): string => {
+    const g = how.guessed?.get(name);
+    return !g ? "" : g.set ? " (set by you)" : ` (predicted${g.confidence !== undefined ? ` p=${g.confidence.toFixed(2)}` : ""})`;
+  };
+  const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}${mark(k)}`).join(" ");
+  const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}${mark(RETURN_VALUE)}` : `  ! ${f.value}`) : "";
   return head + where + (locals ? `   ${locals}` : "") + value + (f.stdout ? `   output ${JSON.stringify(f.stdout)}` : "") + conf;
 }
 

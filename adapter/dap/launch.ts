@@ -36,7 +36,7 @@ export interface LaunchConfig {
   threads: number;
   stopOnEntry: boolean;
   python?: string;
-  /** Predict mode: states the program decides are computed (true), or every state is the model's (false: the model alone). */
+  /** Predict mode: the program runs sealed and the model fills only its holes (true), or every state is the model's (false: the model alone; compare mode's default). */
   compute: boolean;
   /** Predict mode: the Python version whose states to predict ("3.12"); default: the launch's Python's, else the newest the model knows. */
   pythonVersion?: string;
@@ -175,7 +175,8 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
   const resync = bool("resync", LAUNCH_DEFAULTS.resync);
   if (resync instanceof Error) return fail(resync.message);
-  const compute = bool("compute", LAUNCH_DEFAULTS.compute);
+  // Compare mode puts the model beside debugpy: an exact sealed run there would compare nothing.
+  const compute = bool("compute", mode === "compare" ? false : LAUNCH_DEFAULTS.compute);
   if (compute instanceof Error) return fail(compute.message);
   const predictor = str("predictor") ?? LAUNCH_DEFAULTS.predictor;
   if (predictor instanceof Error) return fail(predictor.message);

@@ -1,5 +1,6 @@
 // Launch modes: the one place where a launch mode becomes a source of states (a predictor).
-// Predict, hybrid and compare modes load what they need only when chosen.
+// Predict, hybrid and compare modes load what they need only when chosen. Predict mode runs the
+// program sealed and asks the model only for its holes; `compute: false` is the model alone.
 import { dirname } from "node:path";
 import type { Predictor } from "../engine/predictor.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
@@ -42,34 +43,10 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
       const trace = await runTrace(config.program, runOptions(config, hooks));
       return new RecordedPredictor(trace);
     }
-    case "hybrid": {
-      const { HybridPredictor } = await import("../predictors/hybrid.js");
-      return HybridPredictor.create(config.program, {
-        ...runOptions(config, hooks),
-        predict: config.predict,
-        model: (source) => createPredictor({ ...config, mode: "predict", call: undefined }, hooks, source),
-        ...(hooks.console ? { console: hooks.console } : {}),
-      });
-    }
-    case "predict": {
-      const { ModelPredictor } = await import("../predictors/model.js");
-      return ModelPredictor.create({
-        program: config.program,
-        ...(source !== undefined ? { source } : {}),
-        ...(config.call !== undefined ? { call: config.call } : {}),
-        ...(config.model !== undefined ? { model: config.model } : {}),
-        dialect: config.dialect,
-        layout: config.layout,
-        ...(config.python !== undefined ? { python: config.python } : {}),
-        ...(config.pythonVersion !== undefined ? { pythonVersion: config.pythonVersion } : {}),
-        gpu: config.gpu,
-        threads: config.threads,
-        compute: config.compute,
-        cwd: dirname(config.program),
-        ...(hooks.log ? { log: hooks.log } : {}),
-        ...(hooks.status ? { onStatus: hooks.status } : {}),
-      });
-    }
+    case "hybrid":
+      return createHoles(config, hooks);
+    case "predict":
+      return config.compute && source === undefined ? createSealed(config, hooks) : createModel(config, hooks, source);
     case "compare":
       return createComparison(config, hooks);
     case "replay":
@@ -77,10 +54,55 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
   }
 }
 
+/** Predict mode: the program runs sealed and the model fills its holes (adapter/predictors/sealed.ts). */
+async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
+  const { createSealedPredictor } = await import("../predictors/sealed.js");
+  return createSealedPredictor(config.program, {
+    ...runOptions(config, hooks),
+    predict: config.predict,
+    model: (source) => createModel({ ...config, call: undefined }, hooks, source),
+    everyState: () => createModel(config, hooks),
+    ...(hooks.console ? { console: hooks.console } : {}),
+  });
+}
+
+/** Hybrid mode: the program runs on this machine and the model fills its holes. */
+async function createHoles(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
+  const { HybridPredictor } = await import("../predictors/hybrid.js");
+  return HybridPredictor.create(config.program, {
+    ...runOptions(config, hooks),
+    executor: "host",
+    predict: config.predict,
+    model: (source) => createModel({ ...config, call: undefined }, hooks, source),
+    ...(hooks.console ? { console: hooks.console } : {}),
+  });
+}
+
+/** The model predicts every state (`source`: the program as the model reads it, when not the file's text). */
+async function createModel(config: LaunchConfig, hooks: PredictorHooks, source?: string): Promise<Predictor> {
+  const { ModelPredictor } = await import("../predictors/model.js");
+  return ModelPredictor.create({
+    program: config.program,
+    ...(source !== undefined ? { source } : {}),
+    ...(config.call !== undefined ? { call: config.call } : {}),
+    ...(config.model !== undefined ? { model: config.model } : {}),
+    dialect: config.dialect,
+    layout: config.layout,
+    ...(config.python !== undefined ? { python: config.python } : {}),
+    ...(config.pythonVersion !== undefined ? { pythonVersion: config.pythonVersion } : {}),
+    gpu: config.gpu,
+    threads: config.threads,
+    compute: config.compute,
+    cwd: dirname(config.program),
+    ...(hooks.log ? { log: hooks.log } : {}),
+    ...(hooks.status ? { onStatus: hooks.status } : {}),
+  });
+}
+
 /** Compare mode: the predicted side (the model, or a recording made with the same Python) beside debugpy. */
 async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const python = await findDebugpyPython(config.python);
-  const inner = createPredictor({ ...config, mode: config.predictor === "record" ? "record" : "predict", python }, hooks);
+  const inner = config.predictor === "record" ? createPredictor({ ...config, mode: "record", python }, hooks) : createModel({ ...config, python }, hooks);
   return startComparison(
     { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
     inner,

@@ -632,9 +632,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  /** Whether the session's states are the model's (predict mode, or compare mode with the model). */
+  /** Whether the session's states are the model's (predict mode, or compare mode with the model); a sealed run's are real but for its holes (`guessed`). */
   private get predicts(): boolean {
     const c = this.config;
+    if (this.predictor?.guessed) return false;
     return c?.mode === "predict" || (c?.mode === "compare" && c.predictor === "model");
   }
 

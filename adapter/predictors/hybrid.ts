@@ -1,6 +1,8 @@
-// Hybrid mode: the program runs for real under the tracer and only its holes are predicted (stub
-// functions, names bound nowhere, modules that are not installed, functions the launch lists: see
-// adapter/python/holes.py). Each hole is filled by the model from the real state where the run
+// A program that runs for real, under the tracer, with only its holes predicted (stub functions,
+// names bound nowhere, modules that are not installed, input(), functions the launch lists: see
+// adapter/python/holes.py). The executor is a choice: this machine's Python (hybrid mode, in a
+// trusted workspace) or the sealed CPython (predict mode: adapter/real/sealed.ts); holes, their
+// filling, marks and re-runs are the same for both. Each hole is filled by the model from the real state where the run
 // reaches it; the run goes on with that value, and the session moves over the recording as in
 // record mode. Every value that came from the model is marked, with the hole's confidence, for as
 // long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
@@ -11,6 +13,7 @@ import { cutText } from "../format/values.js";
 import { mentions } from "../format/expr.js";
 import { RETURN_VALUE, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
+import { runSealed, SEALED_PYTHON } from "../real/sealed.js";
 import { RecordedPredictor } from "./recorded.js";
 
 /** One hole the run reached, in order, and how it was filled. */
@@ -27,6 +30,8 @@ export interface HoleFill extends HoleRequest {
 }
 
 export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
+  /** Where the program runs: this machine's Python ("host", hybrid mode) or the sealed CPython ("sealed", predict mode). */
+  executor?: "host" | "sealed";
   /** Functions to predict rather than run. */
   predict?: readonly string[];
   /** The model, loaded at the first hole, for `source`: the program with each stub's body read as `...`. */
@@ -67,6 +72,16 @@ export class HybridPredictor implements Predictor {
     return this.inner.source;
   }
 
+  /** The word the Debug Console's lines start with: the launch mode. */
+  private get say(): string {
+    return this.opts.executor === "sealed" ? "predict" : "hybrid";
+  }
+
+  /** The minor version of the Python that ran the program (the tracer says it before the run). */
+  get python(): string | undefined {
+    return this.inner.python;
+  }
+
   get frames(): readonly Frame[] {
     return this.inner.frames;
   }
@@ -78,18 +93,19 @@ export class HybridPredictor implements Predictor {
   /** Runs the program, filling its holes; the session then moves over this recording. */
   private async record(): Promise<void> {
     const fills: HoleFill[] = [];
-    const { predict, model: _m, console: _c, ...trace } = this.opts;
+    const { predict, model: _m, console: _c, executor, ...trace } = this.opts;
     const run = ++this.runs;
-    const result = await runTrace(this.program, {
+    const say = this.say;
+    const result = await (executor === "sealed" ? runSealed : runTrace)(this.program, {
       ...trace,
       hybrid: {
         ...(predict ? { predict } : {}),
         fill: (req, frames) => this.fill(req, frames, fills),
         found: (holes) => {
           this.holes = holes;
-          if (run === 1) this.opts.console?.(describeHoles(holes));
+          if (run === 1) this.opts.console?.(describeHoles(holes, executor === "sealed"));
         },
-        standIn: (name) => run === 1 && this.opts.console?.(`hybrid · module ${name} is not installed: it stands in, and its calls are predicted`),
+        standIn: (name) => run === 1 && this.opts.console?.(`${say} · module ${name} is not ${executor === "sealed" ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
       },
     });
     this.inner = new RecordedPredictor(result);
@@ -117,10 +133,10 @@ export class HybridPredictor implements Predictor {
       fill.repr = answer.repr;
       if (answer.confidence !== undefined) fill.confidence = answer.confidence;
       const how = fill.by === "user" ? "set by you" : `predicted${answer.confidence !== undefined ? `, ${Math.round(answer.confidence * 100)}%` : ""}`;
-      this.opts.console?.(`hybrid · ${what} = ${cut(answer.repr)} (${how})`);
+      this.opts.console?.(`${this.say} · ${what} = ${cut(answer.repr)} (${how})`);
     } else {
       fill.error = answer.error;
-      this.opts.console?.(`hybrid · ${what}: not filled (${answer.error}); the program raises there`);
+      this.opts.console?.(`${this.say} · ${what}: not filled (${answer.error}); the program raises there`);
     }
     return answer;
   }
@@ -176,7 +192,7 @@ export class HybridPredictor implements Predictor {
     if (g && !g.derived && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
     return g
       ? `${name} is computed from the value of hole ${this.fills[g.hole]?.name}(), not that value itself: set the variable its result is assigned to`
-      : "hybrid mode runs the program for real: only a predicted value (marked \"predicted\") can be set; its hole is then filled with it and the program runs again";
+      : `${this.say === "predict" ? "predict mode runs the program sealed" : "hybrid mode runs the program for real"}: only a predicted value (marked "predicted") can be set; its hole is then filled with it and the program runs again`;
   }
 
   async start(opts?: PredictOptions): Promise<Predicted> {
@@ -210,8 +226,8 @@ export class HybridPredictor implements Predictor {
     const same = now && now.line === old.line && now.func === old.func && now.depth === old.depth && valueOf(now, name) === value;
     this.opts.console?.(
       same
-        ? `hybrid · the program ran again with ${name} = ${cut(value)}`
-        : `hybrid · the program ran again with ${name} = ${cut(value)}, and went another way before this point: the session goes on from the same step of the new run`,
+        ? `${this.say} · the program ran again with ${name} = ${cut(value)}`
+        : `${this.say} · the program ran again with ${name} = ${cut(value)}, and went another way before this point: the session goes on from the same step of the new run`,
     );
     return this.tag({ step: { frame: now }, ref: ref! });
   }
@@ -340,13 +356,19 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
   return out;
 }
 
-/** The console line that names the holes found before the run. */
-export function describeHoles(h: HoleList): string {
+/** The console line that names the holes found before the run; `sealed`: predict mode's sealed run. */
+export function describeHoles(h: HoleList, sealed = false): string {
   const parts = [
     ...Object.entries(h.functions).map(([q, why]) => `${q}() (${why === "listed" ? "listed in predict" : "not written yet"})`),
     ...h.names.map((n) => `${n} (defined nowhere)`),
   ];
   const unknown = h.unknown.length ? `; listed in predict but not defined: ${h.unknown.join(", ")}` : "";
+  if (sealed) {
+    const how = `predict · the program runs sealed (CPython ${SEALED_PYTHON} in WebAssembly, in a locked-down process: nothing it does reaches this machine); its states are exact`;
+    return parts.length
+      ? `${how}, and the model predicts only its holes: ${parts.join(", ")}; modules the sandbox lacks stand in as they are imported${unknown}`
+      : `${how}; no holes found before the run: modules the sandbox lacks stand in as they are imported, and the model predicts their calls${unknown}`;
+  }
   return parts.length
     ? `hybrid · the program runs for real; the model predicts only its holes: ${parts.join(", ")}; modules that are not installed stand in as they are imported${unknown}`
     : `hybrid · no holes found before the run: the program runs for real, and modules that are not installed stand in as they are imported${unknown}`;

@@ -11,7 +11,8 @@ Holes, found before the program runs (the first three) and while it runs (the fo
   found through the module's builtins, so it never shows among the module's names);
 - a module that no finder can import, imported from the user's code: a stand-in module whose
   attributes are stand-ins.
-A stand-in's attributes are stand-ins; calling one is a hole.
+A stand-in's attributes are stand-ins; calling one is a hole. So is `input()` (standard input is
+empty in a traced run): a call hole, filled where its result is assigned to a name (`x = input()`).
 
 Before the run the tracer writes {"event": "holes", "functions": {QUALNAME: "stub"|"listed"},
 "names": [...], "unknown": [listed names not defined], "bodies": [[FIRST, LAST], ...]} (the lines
@@ -38,6 +39,9 @@ import sys
 import time
 import tokenize
 import types
+
+# The clock of the limits, kept before a program (or the sealed run's fixed clocks) can replace it.
+_monotonic = time.monotonic
 
 HOLE_FUNC = "__ndbg_hole__"
 # A prediction longer than this is refused before it is parsed.
@@ -330,6 +334,7 @@ class Holes:
         names = dict(vars(builtins))
         names.update((n, StandIn(n, self)) for n in self.names)
         names[HOLE_FUNC] = self.fill_function
+        names["input"] = self.fill_input
         module.__builtins__ = names
         sys.meta_path.append(self.finder)
 
@@ -371,6 +376,11 @@ class Holes:
                 request["target"] = target
         return self.ask(request, qual + "()")
 
+    def fill_input(self, prompt=""):
+        """input(): what the user would type is a hole (the prompt is written, as input() does)."""
+        sys.stdout.write(str(prompt))
+        return self.fill_call("input")
+
     def fill_call(self, name):
         frame = self._traced_caller()
         if frame is None:
@@ -385,15 +395,19 @@ class Holes:
         request["event"] = "hole"
         run = self.run
         # The model's time is not the program's: the limits wait while it answers.
-        paused = time.monotonic()
+        paused = _monotonic()
         deadline, kill_at = run.deadline, run.kill_at
         run.deadline = run.kill_at = float("inf")
         try:
             run.write(request)
             line = self.replies.readline()
         finally:
-            spent = time.monotonic() - paused
+            spent = _monotonic() - paused
             run.deadline, run.kill_at = deadline + spent, kill_at + spent
+        if line is None:
+            # The sealed run (sealed.py): no answer yet. The run stops at this hole; the debugger
+            # runs the program again with its answer.
+            run.limit("hole")
         try:
             answer = json.loads(line) if line else {"error": "the debugger gave no answer"}
         except ValueError:

@@ -93,6 +93,8 @@ _VALUE_OPS = frozenset(
         "INSTRUMENTED_RESUME",
     ) if name in _OPMAP
 )
+# The clock of the limits, kept before a program (or the sealed run's fixed clocks) can replace it.
+_monotonic = time.monotonic
 _real_setrecursionlimit = sys.setrecursionlimit
 _real_settrace = sys.settrace
 _TRACER_CODE_FILE = (lambda: None).__code__.co_filename
@@ -264,7 +266,7 @@ class Run:
         self.stopped = None  # the limit that stopped tracing, if one did
         self.done = False  # the exit record is being or has been written
         self.cut = False  # stdout went past maxOutput
-        self.start = time.monotonic()
+        self.start = _monotonic()
         self.deadline = self.start + self.timeout
         self.kill_at = self.deadline + _GRACE
         self.stdout = _capture()
@@ -335,6 +337,8 @@ class Run:
             return "the time limit of %g s was reached" % self.timeout
         if reason == "output":
             return "the output limit of %d bytes was reached" % self.max_output
+        if reason == "hole":
+            return "the run stopped at a hole with no answer yet (the sealed run asks, then runs again)"
         if reason == "tracing":
             return "the program turned tracing off (sys.settrace): what followed could not be recorded"
         return None
@@ -343,7 +347,7 @@ class Run:
         # Tracing stops here; the exit record follows when the program has unwound (or the watchdog
         # writes it, should the program swallow TraceLimit and go on).
         self.stopped = reason
-        self.kill_at = min(self.kill_at, time.monotonic() + _GRACE)
+        self.kill_at = min(self.kill_at, _monotonic() + _GRACE)
         raise TraceLimit(reason)
 
     # ---- values ----
@@ -486,7 +490,7 @@ class Run:
     def event(self, frame, event, arg, rel):
         if self.events >= self.max_events:
             self.limit("events")
-        if time.monotonic() > self.deadline:
+        if _monotonic() > self.deadline:
             self.limit("time")
         if self.output + self.stdout.buffer.tell() > self.max_output:
             self.limit("output")
@@ -708,6 +712,8 @@ def _has_children():
     """Whether this process has a child, running or finished (finished ones are reaped). Orphans
     of its children are adopted (_adopt_orphans): with no child it has no descendant at all, and
     the /proc walk (milliseconds) is spared to the many programs that start none."""
+    if not hasattr(os, "waitpid"):  # WebAssembly (the sealed run): no processes at all
+        return False
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -798,7 +804,7 @@ class Watchdog:
                 _end_children()
                 os._exit(1)
             run = self.run
-            if run is None or time.monotonic() <= run.kill_at:
+            if run is None or _monotonic() <= run.kill_at:
                 continue
             if run.finish("limit", reason="time", last=True):
                 _end_children()

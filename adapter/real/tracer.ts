@@ -96,7 +96,7 @@ export const MAX_TIMEOUT_S = 1_000_000;
 
 /** Seconds a run may outlive its timeout before its process is killed (the tracer's own watchdog acts at +0.5 s). */
 export const KILL_MARGIN_S = 2;
-const DEFAULT_TIMEOUT_S = 10;
+export const DEFAULT_TIMEOUT_S = 10;
 const MAX_STDERR = 64 * 1024;
 const MIN_PYTHON: [number, number] = [3, 8];
 
@@ -158,7 +158,7 @@ export function whichPython(preferred?: string): Promise<PythonFound> {
 
 // ---- reading records ----
 
-function checkOptions(o: TraceOptions): void {
+export function checkOptions(o: TraceOptions): void {
   for (const key of ["maxEvents", "timeout", "maxOutput", "maxRepr"] as const) {
     const v = o[key];
     if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (key !== "maxRepr" && v === 0)))
@@ -168,7 +168,7 @@ function checkOptions(o: TraceOptions): void {
   o.signal?.throwIfAborted();
 }
 
-const entryCall = (call: string | undefined): string | undefined => (call && call.trim() ? call : undefined);
+export const entryCall = (call: string | undefined): string | undefined => (call && call.trim() ? call : undefined);
 
 /** A record the tracer's channel carried that no tracer writes: the run ends with this message. */
 export class RecordError extends Error {}
@@ -216,7 +216,7 @@ function checkRecord(r: unknown): Record<string, unknown> {
 }
 
 /** Builds a TraceResult from the tracer's JSON lines. */
-class Records {
+export class Records {
   python?: string;
   frames: Frame[] = [];
   exit?: Exit;
@@ -313,7 +313,7 @@ class Records {
   }
 }
 
-async function checkProgram(program: string): Promise<string> {
+export async function checkProgram(program: string): Promise<string> {
   const file = path.resolve(program);
   let info;
   try {
@@ -325,7 +325,7 @@ async function checkProgram(program: string): Promise<string> {
   return file;
 }
 
-const readProgram = (file: string): Promise<string> =>
+export const readProgram = (file: string): Promise<string> =>
   readTextFile(file, SOURCE_LIMIT).catch((e: Error) => {
     throw new Error(`Cannot read the program ${file}: ${e.message}`);
   });
@@ -449,6 +449,41 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
 }
 
 /**
+ * Hybrid mode's records that are not states, read the same for a run on the host and a sealed one:
+ * the holes found before the run and a module standing in go to the oracle ("done"); a hole reached
+ * is its request (`ok`: well formed); any other record is a state or the exit ("frame").
+ */
+export function holeRecord(r: Record<string, unknown>, oracle: HybridOracle): "frame" | "done" | { req: HoleRequest; ok: boolean } {
+  if (r.event === "holes") {
+    const fns = r.functions && typeof r.functions === "object" ? (r.functions as Record<string, "stub" | "listed">) : {};
+    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    const bodies = (Array.isArray(r.bodies) ? r.bodies : []).filter(
+      (b): b is [number, number] => Array.isArray(b) && b.length === 2 && b.every((n) => Number.isInteger(n) && n > 0),
+    );
+    oracle.found?.({ functions: fns, names: strings(r.names), unknown: strings(r.unknown), bodies });
+    return "done";
+  }
+  if (r.event === "stand-in") {
+    if (typeof r.name === "string") oracle.standIn?.(r.name);
+    return "done";
+  }
+  if (r.event !== "hole") return "frame";
+  const ok = (r.kind === "function" || r.kind === "call") && typeof r.name === "string" && Number.isInteger(r.line);
+  const req: HoleRequest = { kind: r.kind as HoleRequest["kind"], name: String(r.name), line: Number(r.line) };
+  if (typeof r.target === "string") req.target = r.target;
+  return { req, ok };
+}
+
+/** The oracle's answer to a hole reached; a malformed record, or an oracle that fails, is an answer that raises in the program. */
+export async function answerHole(oracle: HybridOracle, hole: { req: HoleRequest; ok: boolean }, frames: readonly Frame[]): Promise<HoleAnswer> {
+  try {
+    return hole.ok ? await oracle.fill(hole.req, frames) : { error: "a malformed hole record" };
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
  * Hybrid mode's side of the tracer's channel: takes the hole records out of the record stream and
  * answers each fill request on the tracer's stdin, in order (the program waits for each).
  */
@@ -464,33 +499,15 @@ class HoleChannel {
 
   /** Whether `r` is a frame or exit record (to be added); hole records are handled here. */
   take(r: Record<string, unknown>): boolean {
-    if (r.event === "holes") {
-      const fns = r.functions && typeof r.functions === "object" ? (r.functions as Record<string, "stub" | "listed">) : {};
-      const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
-      const bodies = (Array.isArray(r.bodies) ? r.bodies : []).filter(
-        (b): b is [number, number] => Array.isArray(b) && b.length === 2 && b.every((n) => Number.isInteger(n) && n > 0),
-      );
-      this.oracle.found?.({ functions: fns, names: strings(r.names), unknown: strings(r.unknown), bodies });
-      return false;
-    }
-    if (r.event === "stand-in") {
-      if (typeof r.name === "string") this.oracle.standIn?.(r.name);
-      return false;
-    }
-    if (r.event !== "hole") return true;
-    const ok = (r.kind === "function" || r.kind === "call") && typeof r.name === "string" && Number.isInteger(r.line);
-    const req: HoleRequest = { kind: r.kind as HoleRequest["kind"], name: String(r.name), line: Number(r.line) };
-    if (typeof r.target === "string") req.target = r.target;
+    const hole = holeRecord(r, this.oracle);
+    if (hole === "frame") return true;
+    if (hole === "done") return false;
+    const { req, ok } = hole;
     // The frames so far, as they stand when the request arrives (later records wait for the answer).
     const frames = this.records.frames.slice();
     this.clock.pause();
     this.queue = this.queue.then(async () => {
-      let answer: HoleAnswer;
-      try {
-        answer = ok ? await this.oracle.fill(req, frames) : { error: "a malformed hole record" };
-      } catch (e) {
-        answer = { error: e instanceof Error ? e.message : String(e) };
-      }
+      const answer = await answerHole(this.oracle, { req, ok }, frames);
       this.child.stdin?.write(JSON.stringify(answer) + "\n");
       this.clock.resume();
     });

@@ -43,7 +43,8 @@ export async function compareModels(o: CompareOptions): Promise<CompareReport> {
     const programs = await readPrograms(set.data, set.limit !== undefined ? { limit: set.limit } : {});
     const reports: StepsReport[] = [];
     for (const [i, m] of models.entries())
-      reports.push(await evalSteps(programs, { ...model, model: m, seed: seed ?? 0, onProgress: (d, t) => onProgress?.(`${set.name}, model ${i + 1}`, d, t) }));
+      // Models are compared on their own answers: a sealed run would give both the same exact states.
+      reports.push(await evalSteps(programs, { ...model, sealed: false, model: m, seed: seed ?? 0, onProgress: (d, t) => onProgress?.(`${set.name}, model ${i + 1}`, d, t) }));
     report.steps.push({ set: set.name, data: set.data, reports });
   }
   if (cruxeval) {

@@ -1,7 +1,13 @@
-// One model prediction for an evaluation: the predictor for a program with the evaluation's model
-// options, and a prediction from a given history, timed, with its token cost.
-import type { Predicted } from "../engine/predictor.js";
+// One prediction for an evaluation: the predictor for a program with the evaluation's model options
+// (predict mode as users get it, the program run sealed with the model filling its holes; or the
+// model alone), and a prediction from a given history, timed, with its token cost.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Predicted, Predictor } from "../engine/predictor.js";
 import { ModelPredictor } from "../predictors/model.js";
+import { createSealedPredictor } from "../predictors/sealed.js";
+import { callOf } from "./programs.js";
 import type { GpuSetting } from "../model/backend.js";
 import type { LayoutName } from "../pyread/layout.js";
 import { PredictionError } from "../model/dialect.js";
@@ -25,6 +31,12 @@ export interface ModelOptions {
   layout?: LayoutName;
   /** False: the model predicts every state, those the program decides too (the model alone; see ModelPredictorOptions.compute). */
   compute?: boolean;
+  /**
+   * With compute: the program runs sealed and the model fills only its holes (default, predict mode
+   * as users get it); false: the model with the hand-written rules of what the program decides
+   * (adapter/model/reach.ts), as predict mode was before the sealed run.
+   */
+  sealed?: boolean;
   /** llama.cpp's messages. */
   log?: (message: string) => void;
   /** Progress: programs done of all. */
@@ -59,10 +71,36 @@ export async function modelPredictor(o: ModelOptions, program: string, source: s
   });
 }
 
+/** Whether an evaluation runs programs sealed (predict mode as users get it). */
+export const runsSealed = (o: ModelOptions): boolean => o.compute !== false && o.sealed !== false;
+
+/**
+ * Predict mode as users get it for one program: run sealed from a file in `dir` (the model, loaded
+ * at the first hole, fills the holes); a program that does not parse gets the model alone.
+ */
+export async function sealedPredictorFor(p: Program, o: ModelOptions, dir: string): Promise<Predictor> {
+  const file = path.join(dir, `${p.id.replace(/[^\w.-]/g, "_")}.py`);
+  await writeFile(file, p.code);
+  const call = p.script ? undefined : callOf(p);
+  return createSealedPredictor(file, {
+    ...(call ? { call } : {}),
+    ...TRACE_LIMITS,
+    model: (source) => modelPredictor(o, file, source),
+    everyState: () => modelPredictor(o, file, p.code, call),
+  });
+}
+
+/** A folder for the programs an evaluation runs sealed (they run from files), removed by `done`. */
+export async function programFolder(): Promise<{ dir: string; done: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "ndbg-eval-"));
+  return { dir, done: () => rm(dir, { recursive: true, force: true }) };
+}
+
 /** Model calls made by `p` since its stats had `from` entries: generated and evaluated tokens. */
-function costSince(p: ModelPredictor, from: number): { tokens: number; evaluated: number } {
+function costSince(p: Predictor, from: number): { tokens: number; evaluated: number } {
   let tokens = 0;
   let evaluated = 0;
+  if (!(p instanceof ModelPredictor)) return { tokens, evaluated };
   for (const s of p.stats.slice(from)) {
     tokens += s.generatedTokens;
     evaluated += s.evaluatedTokens;
@@ -71,8 +109,8 @@ function costSince(p: ModelPredictor, from: number): { tokens: number; evaluated
 }
 
 /** One prediction from a given history, timed; a PredictionError (an answer that is no state) is a result, not a crash. */
-export async function predictOne(p: ModelPredictor, history: Predicted[], action: Action): Promise<{ step?: Step; error?: string; ms: number; tokens: number; evaluated: number }> {
-  const before = p.stats.length;
+export async function predictOne(p: Predictor, history: Predicted[], action: Action): Promise<{ step?: Step; error?: string; ms: number; tokens: number; evaluated: number }> {
+  const before = p instanceof ModelPredictor ? p.stats.length : 0;
   const t0 = performance.now();
   try {
     const r = await p.predict(history, action);

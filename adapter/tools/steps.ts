@@ -11,7 +11,8 @@ import { hash32, Rng, stateAt } from "./sampling.js";
 import { TraceBatch } from "../real/tracer.js";
 import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "../format/trajectory.js";
 import { traceOf, type Program } from "./programs.js";
-import { predictOne, predictorFor, rate, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
+import { predictOne, predictorFor, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
+import type { Predicted, Predictor } from "../engine/predictor.js";
 
 // ---- steps: sampling actions on a real trace ----
 
@@ -178,6 +179,19 @@ export interface StepsOptions extends ModelOptions {
 }
 
 /**
+ * The true state as the predictor's history: as it is for the model; for a sealed run, the same
+ * state of its own recording (`ref`: at the same index, else its first occurrence), none where the
+ * sealed run never reaches it (another Python version's frames, a program that reads the clock).
+ */
+function fromState(p: Predictor, current: Step, frame: Frame, index: number): Predicted | undefined {
+  const frames = (p as { frames?: readonly Frame[] }).frames;
+  if (!frames || p instanceof ModelPredictor) return { step: current };
+  const same = (f: Frame | undefined): boolean => f !== undefined && sameFrame({ ...f, stdout: undefined }, { ...frame, stdout: undefined });
+  const ref = same(frames[index]) ? index : frames.findIndex(same);
+  return ref < 0 ? undefined : { step: current, ref };
+}
+
+/**
  * `eval steps`: every program traced for real, actions sampled on its trace (sampleCases), each
  * predicted from the true current state alone (the history is that one state, written in full,
  * as a training window may open) and scored against the true next state.
@@ -195,6 +209,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   let predictMs = 0;
   let evaluatedTokens = 0;
   let evaluated = 0;
+  const sealed = runsSealed(opts) ? await programFolder() : undefined;
   try {
     for (const [done, prog] of programs.entries()) {
       const t1 = performance.now();
@@ -204,21 +219,24 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
       else if (!run.frames.length) skip("no-frames");
       else {
         const cases = sampleCases(run.frames, k, seed, prog.id);
-        let predictor: ModelPredictor | undefined;
+        let predictor: Predictor | undefined;
         try {
-          predictor = await predictorFor(prog, opts);
+          predictor = sealed ? await sealedPredictorFor(prog, opts, sealed.dir) : await predictorFor(prog, opts);
         } catch (e) {
           if (!(e instanceof PySourceError)) throw e;
           skip("unparsed");
         }
         if (predictor) {
-          model ??= predictor.describe();
+          if (predictor instanceof ModelPredictor) model ??= predictor.describe();
           evaluated++;
           try {
             for (const c of cases) {
               const current = stateAt(run, c.from, c.from);
               const truth = stateAt(run, c.to, c.from, c.action);
-              const r = await predictOne(predictor, [{ step: current }], c.action);
+              const from = fromState(predictor, current, run.frames[c.from], c.from);
+              const r = from
+                ? await predictOne(predictor, [from], c.action)
+                : { error: "the sealed run never reaches this state", ms: 0, tokens: 0, evaluated: 0 };
               predictMs += r.ms;
               evaluatedTokens += r.evaluated;
               const s = score(r.step, truth);
@@ -249,6 +267,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
     }
   } finally {
     await batch.close();
+    await sealed?.done();
   }
   const actions = Object.fromEntries(ACTION_KINDS.map((a) => [a, figures(items.filter((x) => x.action === a))])) as Record<ActionKind, ActionFigures>;
   return {

@@ -20,7 +20,7 @@ export const usage =
   "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
@@ -41,6 +41,7 @@ const COMMON = {
   python: { type: "string" },
   layout: { type: "string" },
   "no-compute": { type: "boolean" },
+  "no-sealed": { type: "boolean" },
   json: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
@@ -67,6 +68,7 @@ function modelOptions(values: Values): ModelOptions {
     threads: integer("--threads", s("threads"), 0) ?? 0,
     layout: layout as LayoutName,
     ...(values["no-compute"] === true ? { compute: false } : {}),
+    ...(values["no-sealed"] === true ? { sealed: false } : {}),
     ...(s("model") !== undefined ? { model: s("model") } : {}),
     ...(contextSize ? { contextSize } : {}),
     ...(maxTokens ? { maxTokens } : {}),

@@ -1,11 +1,15 @@
-// ndbg predict: debugs a program without running it. A local model predicts the state after each
-// action, through the same engine as the debug adapter's predict mode; prints each state as
+// ndbg predict: debugs a program without running it on this machine, as the debug adapter's predict
+// mode does: the program runs sealed (adapter/predictors/sealed.ts) and a local model predicts only
+// its holes, marked; with --no-compute the model predicts the state after every action (the model
+// alone). Prints each state as
 // `ndbg steps` does (one JSON object a line with --json). With --compare the program also runs
 // for real under the tracer and the same actions are applied to that run (as `ndbg steps` does):
 // each predicted state is printed above the real one, ✓ where they are the same, with the count
 // at the end: how good the model is, at a glance.
 import { Engine } from "../../engine/engine.js";
-import { ModelPredictor } from "../../predictors/model.js";
+import { ModelPredictor, type ModelPredictorOptions } from "../../predictors/model.js";
+import { createSealedPredictor } from "../../predictors/sealed.js";
+import { sealedExecutor } from "../../real/sealed.js";
 import { checkPythonVersion } from "../../model/pyversion.js";
 import { whichPython } from "../../real/tracer.js";
 import { disposeAll } from "../../model/backend.js";
@@ -14,7 +18,7 @@ import { PredictionError } from "../../model/dialect.js";
 import { PySourceError } from "../../pyread/pysource.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { checkSingleExpression } from "../../format/expr.js";
-import type { Predicted } from "../../engine/predictor.js";
+import type { Predicted, Predictor } from "../../engine/predictor.js";
 import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
 import { describe, parseActions, parseLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
@@ -42,13 +46,18 @@ const OPTIONS = {
 } as const;
 
 
-/** `ndbg steps`' JSON shape, plus the model's confidence and tokens, and whether the program decided the state (`computed`). */
-function json(name: string, p: Predicted): string {
+/**
+ * `ndbg steps`' JSON shape, plus the model's confidence and tokens, whether the program decided the
+ * state (`computed`), and in a sealed run the values the model filled in (`predicted`: name -> confidence).
+ */
+function json(name: string, p: Predicted, predictor: Predictor): string {
   const step = p.step;
   const o: Record<string, unknown> = step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame };
   if (p.confidence !== undefined) o.confidence = Number(p.confidence.toFixed(4));
   if (p.tokens !== undefined) o.tokens = p.tokens;
   if (p.computed) o.computed = true;
+  const guesses = step.frame && predictor.guessed?.(step.frame);
+  if (guesses?.size) o.predicted = Object.fromEntries([...guesses].map(([k, g]) => [k, g.set ? "set" : g.confidence !== undefined ? Number(g.confidence.toFixed(4)) : null]));
   return JSON.stringify(o);
 }
 
@@ -81,9 +90,8 @@ export function run(argv: string[]): Promise<number> {
     const threads = integer("--threads", values.threads, 0) ?? 0;
     const contextSize = integer("--context", values.context, 256);
 
-    let predictor: ModelPredictor;
-    try {
-      predictor = await ModelPredictor.create({
+    const model = (o: Partial<ModelPredictorOptions> = {}): Promise<ModelPredictor> =>
+      ModelPredictor.create({
         program: positionals[0],
         ...(values.call !== undefined ? { call: values.call } : {}),
         ...(values.model !== undefined ? { model: values.model } : {}),
@@ -102,10 +110,21 @@ export function run(argv: string[]): Promise<number> {
           if (s.stage === "ready") process.stderr.write(`ndbg predict: model ${s.name} (${s.dialect}) on ${s.device}, ${s.threads} thread${s.threads === 1 ? "" : "s"}\n`);
           if (s.stage === "moved") process.stderr.write(`ndbg predict: the model now runs on ${s.device}, not on ${s.from}: ${s.why}\n`);
         },
+        ...o,
       });
+    let predictor: Predictor;
+    try {
+      predictor = values["no-compute"]
+        ? await model()
+        : await createSealedPredictor(positionals[0], {
+            ...(values.call !== undefined ? { call: values.call } : {}),
+            model: (source) => model({ source, call: undefined }),
+            everyState: () => model(),
+            console: (line) => process.stderr.write(`ndbg ${line}\n`),
+          });
     } catch (e) {
       if (e instanceof ModelFileError || e instanceof PySourceError) throw new InputError(e.message);
-      if (e instanceof Error && /cannot read the program/.test(e.message)) throw new InputError(e.message);
+      if (e instanceof Error && /cannot read the program|^Program (not found|is not a file)/.test(e.message)) throw new InputError(e.message);
       throw e;
     }
     let failed = 0;
@@ -123,7 +142,7 @@ export function run(argv: string[]): Promise<number> {
         try {
           const p = await m.apply(engine);
           if (truth) out(await truth.step(m.name, m.apply, p));
-          else out(values.json ? json(m.name, p) : describe(m.name, p.step, p));
+          else out(values.json ? json(m.name, p, predictor) : describe(m.name, p.step, { ...p, guessed: p.step.frame && predictor.guessed?.(p.step.frame) }));
         } catch (e) {
           if (!(e instanceof PredictionError)) throw e;
           failed++;
@@ -135,9 +154,10 @@ export function run(argv: string[]): Promise<number> {
         for (const note of engine.takeNotes()) process.stderr.write(`ndbg predict: ${note}\n`);
       }
       if (truth) out("\n" + truth.summary());
-      if (values.stats) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
+      if (values.stats && predictor instanceof ModelPredictor) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
     } finally {
-      await predictor.dispose();
+      await predictor.dispose?.();
+      sealedExecutor().close();
       await disposeAll();
     }
     return failed ? 1 : 0;

@@ -1,0 +1,35 @@
+// Predict mode's source of states: the program runs sealed (adapter/real/sealed.ts) and the model
+// fills only its holes (a HybridPredictor on the sealed executor). Where the sealed run cannot be
+// had here (not installed, a Node without the permission model) or the file does not parse (code
+// mid-edit), the model predicts every state, and the Debug Console says why. The DAP adapter, the
+// command line and the MCP server all get predict mode from here.
+import type { Predictor } from "../engine/predictor.js";
+import { SealedUnavailableError } from "../real/sealed.js";
+import { HybridPredictor, type HybridOptions } from "./hybrid.js";
+
+/** What the sealed run needs beside the program: the hybrid options less the executor, and the model for every state when it cannot run. */
+export interface SealedOptions extends Omit<HybridOptions, "executor"> {
+  /** The model alone, predicting every state (the fallback). */
+  everyState: () => Promise<Predictor>;
+}
+
+const PARSE_ERROR = /^(SyntaxError|IndentationError|TabError)\(/;
+
+export async function createSealedPredictor(program: string, opts: SealedOptions): Promise<Predictor> {
+  const { everyState, ...holes } = opts;
+  let sealed: HybridPredictor;
+  try {
+    sealed = await HybridPredictor.create(program, { ...holes, executor: "sealed" });
+  } catch (e) {
+    if (!(e instanceof SealedUnavailableError)) throw e;
+    opts.console?.(`predict · the program cannot run sealed here (${e.message}): the model predicts every state`);
+    return everyState();
+  }
+  const exit = sealed.exit;
+  if (sealed.frames.length === 0 && exit.status === "error" && PARSE_ERROR.test(exit.value ?? "")) {
+    await sealed.dispose();
+    opts.console?.(`predict · the file does not parse (${exit.value}): it cannot run, and the model predicts every state`);
+    return everyState();
+  }
+  return sealed;
+}

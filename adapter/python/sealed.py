@@ -1,0 +1,170 @@
+"""The sealed run: tracer.py inside CPython compiled to WebAssembly (Pyodide), in the locked-down
+process of adapter/real/sealedWorker.ts. Not for the host's Python.
+
+`run(request)` runs one program under the tracer and returns its records, one JSON object a line,
+exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request is
+
+  {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr},
+   "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...]}
+
+The program's file (and "files", other modules of its folder) are written into the in-memory file
+system at the same paths, so the run names its frames as on the host. Holes are those of hybrid
+mode (holes.py): the n-th hole the run reaches is answered by answers[n]; a hole with no answer yet
+ends the run there (an exit record with reason "hole"), and the debugger runs the program again
+with one more answer. Each run is a pure function of its request: the same hash seed, a random
+source and a wall clock that start the same at every run (the worker resets them), a monotonic
+clock for the program that counts only its own reads, `time.sleep` that sleeps on that clock.
+
+`seal()` removes what reaches JavaScript: the `js`, `pyodide`, `_pyodide*` and `ctypes` modules are
+dropped, their sources taken out of the standard library's zip, and a finder first on sys.meta_path
+refuses them (and `_imp`, which would build the C parts again); `importlib` and `__import__` go
+through that finder. JavaScript itself is locked down by the worker (no process, no network, no code
+generation, Node's permission model): what a program might still reach there can do nothing.
+"""
+
+import builtins
+import io
+import json
+import os
+import random
+import sys
+import time
+import zipfile
+import zipimport
+
+import tracer
+
+_SEALED = ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes", "micropip", "_imp")
+_NOT_HERE = "%s is not available in the sealed run (it would reach outside the sandbox)"
+
+
+def _is_sealed(name):
+    return any(name == s or name.startswith(s + ".") for s in _SEALED)
+
+
+class _Refuse:
+    """First on sys.meta_path: the modules that reach JavaScript are refused by name."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if _is_sealed(fullname):
+            raise ModuleNotFoundError(_NOT_HERE % fullname, name=fullname)
+        return None
+
+    @staticmethod
+    def find_module(fullname, path=None):
+        _Refuse.find_spec(fullname)
+
+
+def _strip_zip():
+    """The standard library's zip without the packages that reach JavaScript."""
+    for entry in sys.path:
+        if not entry.endswith(".zip") or not os.path.isfile(entry):
+            continue
+        with zipfile.ZipFile(entry) as z:
+            kept = [(info, z.read(info)) for info in z.infolist() if not _is_sealed(info.filename.split("/")[0].split(".")[0])]
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as out:
+            for info, data in kept:
+                out.writestr(info, data)
+        with open(entry, "wb") as f:
+            f.write(buf.getvalue())
+    zipimport._zip_directory_cache.clear()
+    sys.path_importer_cache.clear()
+
+
+def seal():
+    for name in list(sys.modules):
+        if _is_sealed(name):
+            del sys.modules[name]
+    sys.meta_path[:] = [_Refuse] + [f for f in sys.meta_path if type(f).__module__.split(".")[0] not in ("_pyodide", "pyodide")]
+    _strip_zip()
+    import gc
+
+    gc.collect()
+
+
+# ---- clocks the program reads ----
+
+class _Clock:
+    """A monotonic clock for the program: starts at the same value each run, moves 1 microsecond
+    each read and by the time it sleeps. The tracer keeps the real one for its limits."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self):
+        self.ns = 1_000_000_000
+
+    def read_ns(self):
+        self.ns += 1000
+        return self.ns
+
+    def read(self):
+        return self.read_ns() / 1e9
+
+    def sleep(self, seconds):
+        if seconds < 0:
+            raise ValueError("sleep length must be non-negative")
+        self.ns += int(seconds * 1e9)
+
+
+_clock = _Clock()
+tracer._holes_module()  # loaded before the clocks change: holes.py keeps the real one, as the tracer does
+for _name in ("monotonic", "perf_counter"):
+    setattr(time, _name, _clock.read)
+    setattr(time, _name + "_ns", _clock.read_ns)
+time.sleep = _clock.sleep
+
+
+# ---- one run ----
+
+class _Lines:
+    """The record stream of one run, kept in memory (tracer.Output's interface)."""
+
+    def __init__(self):
+        self.lines = []
+        self.lock = tracer.threading.Lock()
+
+    def write(self, record):
+        self.lines.append(json.dumps(record))
+
+
+class _Answers:
+    """The debugger's answers to the run's holes, in order (holes.Holes reads one line each); past
+    the last one the run stops at that hole and waits for the next run."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def readline(self):
+        return json.dumps(self.answers.pop(0)) + "\n" if self.answers else None
+
+
+class _NoWatchdog:
+    """The tracer's watchdog is a thread; WebAssembly has none. The time limit is the tracer's own
+    check at each event, and the parent kills a process stuck in C code."""
+
+    run = None
+
+
+def _write_files(program, source, files):
+    for path, text in [(program, source)] + sorted((files or {}).items()):
+        folder = os.path.dirname(path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def run(request):
+    req = json.loads(request)
+    program, source = req["program"], req["source"]
+    _clock.reset()
+    random.seed(0)
+    _write_files(program, source, req.get("files"))
+    out = _Lines()
+    opts = tracer._options(req.get("opts") or {})
+    hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None
+    tracer._run_program(out, _NoWatchdog(), None, program, source, req.get("call"), opts, os.path.dirname(program), hybrid)
+    return "\n".join(out.lines)

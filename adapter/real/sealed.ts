@@ -1,0 +1,336 @@
+// The sealed executor: the program runs under the tracer in CPython compiled to WebAssembly
+// (Pyodide), in a locked-down child process (sealedWorker.ts, built as dist/sealed.mjs; its header
+// lists the layers). Nothing the program does reaches this machine: no file outside the sandbox's
+// memory, no socket, no process. `runSealed` is `runTrace` with another executor: the same options,
+// the same records (tracer.py writes them inside the sandbox), the same holes (holes.py) answered by
+// the same oracle; a hole with no answer yet ends that run, and the program runs again from the
+// start with one more answer (a sealed run is a pure function of program, call and answers).
+//
+// One child per process (the adapter's, the CLI's), started at its first use or by `warm()`, kept
+// warm between runs; killed when a run outlives its time (a loop in C code) and started again.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
+import { killTree, own } from "../system/processes.js";
+import { normalizeSource, type Frame } from "../format/trajectory.js";
+import {
+  DEFAULT_TIMEOUT_S,
+  KILL_MARGIN_S,
+  Records,
+  answerHole,
+  checkOptions,
+  checkProgram,
+  entryCall,
+  holeRecord,
+  readProgram,
+  tracerScript,
+  type HoleAnswer,
+  type TraceOptions,
+  type TraceResult,
+} from "./tracer.js";
+
+/** The CPython the sealed run has: Pyodide 0.27 is CPython 3.12. */
+export const SEALED_PYTHON = "3.12";
+/** WebAssembly memory a program may use (MiB): past it, MemoryError in the program. */
+const MEMORY_MIB = 512;
+/** JavaScript heap of the child (MiB). */
+const HEAP_MIB = 256;
+/** How long loading Pyodide may take (seconds): 5 s on a quiet core, 15 s on a busy machine. */
+const LOAD_TIMEOUT_S = 60;
+/** Holes one run may reach: each is a run from the start. */
+const MAX_HOLES = 200;
+/** Other modules of the program's folder written into the sandbox, at most. */
+const MAX_FILES = 64;
+const MAX_FILES_BYTES = 2 * 1024 * 1024;
+
+/** Why the sealed run cannot be had here (no Pyodide, a Node without the permission model, ...). */
+export class SealedUnavailableError extends Error {}
+
+export interface SealedInfo {
+  /** The minor version of the CPython inside ("3.12"). */
+  python: string;
+  pyodide: string;
+}
+
+interface SealedRequest {
+  program: string;
+  source: string;
+  call?: string;
+  opts: Record<string, number>;
+  files?: Record<string, string>;
+  hybrid?: { predict: readonly string[] };
+  answers?: HoleAnswer[];
+}
+
+/** The files of the sandbox: Pyodide's folder, the worker and the tracer's Python. */
+function locate(): { pyodide: string; worker: string; python: string } {
+  const dirs: string[] = [];
+  try {
+    dirs.push(path.dirname(fileURLToPath(import.meta.url)));
+  } catch {
+    // a CommonJS bundle has no import.meta.url
+  }
+  if (typeof __dirname !== "undefined") dirs.push(__dirname);
+  let worker: string | undefined;
+  for (const dir of dirs)
+    for (const rel of ["sealed.mjs", "../../dist/sealed.mjs", "../dist/sealed.mjs"]) {
+      const p = path.resolve(dir, rel);
+      if (!worker && existsSync(p)) worker = p;
+    }
+  if (!worker) throw new SealedUnavailableError(`the sealed executor is not built (dist/sealed.mjs not found beside ${dirs.join(", ")}): run npm run build`);
+  let pyodide: string;
+  try {
+    pyodide = path.dirname(createRequire(worker).resolve("pyodide/package.json"));
+  } catch {
+    throw new SealedUnavailableError("Pyodide is not installed (the npm package pyodide): the sealed run needs it");
+  }
+  return { pyodide, worker, python: path.dirname(tracerScript()) };
+}
+
+/** Node's flag for its permission model: experimental in Node 20 and 21, stable after. */
+function permissionFlag(): string {
+  return process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+}
+
+/** One child process: the worker with Pyodide loaded, answering one request at a time. */
+class SealedProcess {
+  readonly child: ChildProcess;
+  readonly ready: Promise<SealedInfo>;
+  private buffer = "";
+  private waiting?: { resolve: (line: string) => void; reject: (e: Error) => void };
+  private lines: string[] = [];
+  exited = false;
+  private lastWords = "";
+
+  constructor() {
+    const where = locate();
+    const args = [
+      permissionFlag(),
+      `--allow-fs-read=${where.pyodide}${path.sep}*`,
+      `--allow-fs-read=${where.python}${path.sep}*`,
+      `--allow-fs-read=${where.worker}`,
+      "--disallow-code-generation-from-strings",
+      `--max-old-space-size=${HEAP_MIB}`,
+      "--no-warnings",
+      where.worker,
+      where.pyodide,
+      where.python,
+      String(MEMORY_MIB),
+    ];
+    // No environment (Electron runs as Node only when told); no standard streams; fds 3 and 4 are the channel.
+    const env: NodeJS.ProcessEnv = process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+    this.child = own(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env, detached: process.platform !== "win32" }));
+    this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      this.lastWords = (this.lastWords + d).slice(-2000);
+    });
+    (this.child.stdio[3] as NodeJS.WritableStream).on("error", () => undefined);
+    const out = this.child.stdio[4] as NodeJS.ReadableStream;
+    out.setEncoding("utf8");
+    out.on("data", (d: string) => {
+      this.buffer += d;
+      let nl: number;
+      while ((nl = this.buffer.indexOf("\n")) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        const w = this.waiting;
+        this.waiting = undefined;
+        if (w) w.resolve(line);
+        else this.lines.push(line);
+      }
+    });
+    this.child.on("exit", (code, signal) => {
+      this.exited = true;
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.reject(new Error(`the sealed process ended (${signal ? `signal ${signal}` : `exit code ${code}`})${this.lastWords.trim() ? `: ${this.lastWords.trim().split("\n").slice(-3).join(" ")}` : ""}`));
+    });
+    this.child.on("error", (e) => {
+      this.exited = true;
+      this.waiting?.reject(e);
+      this.waiting = undefined;
+    });
+    // An idle child keeps no process alive (the CLI exits when done); a run's or the load's timer does while it waits.
+    this.child.unref();
+    for (const stream of [this.child.stdio[2], this.child.stdio[3], this.child.stdio[4]]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    this.ready = this.start();
+    this.ready.catch(() => this.kill());
+  }
+
+  private async start(): Promise<SealedInfo> {
+    const timer = setTimeout(() => this.kill(), LOAD_TIMEOUT_S * 1000);
+    try {
+      const first = JSON.parse(await this.line()) as { event?: string; python?: string; pyodide?: string; error?: string };
+      if (first.event !== "ready" || typeof first.python !== "string") throw new SealedUnavailableError(`the sealed executor did not start: ${first.error ?? JSON.stringify(first).slice(0, 200)}`);
+      return { python: first.python, pyodide: String(first.pyodide) };
+    } catch (e) {
+      throw e instanceof SealedUnavailableError ? e : new SealedUnavailableError(`the sealed executor did not start: ${e instanceof Error ? e.message : String(e)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The next line the worker writes. */
+  line(): Promise<string> {
+    const queued = this.lines.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.exited) return Promise.reject(new Error("the sealed process has ended"));
+    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+  }
+
+  send(request: SealedRequest): void {
+    (this.child.stdio[3] as NodeJS.WritableStream).write(JSON.stringify(request) + "\n");
+  }
+
+  kill(): void {
+    killTree(this.child.pid);
+    try {
+      this.child.kill("SIGKILL");
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** What one run of the worker gave: its records, or how the process ended it. */
+type WorkerRun = { records: string } | { killed: true } | { died: string };
+
+/** The sealed executor of this process: one warm child, one run at a time. */
+export class SealedExecutor {
+  private proc?: SealedProcess;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** How many child processes were started (a new one after each that was killed or died). */
+  starts = 0;
+
+  /** Starts the child (if none is up) and waits until Pyodide has loaded. */
+  warm(): Promise<SealedInfo> {
+    if (!this.proc || this.proc.exited) {
+      this.proc = new SealedProcess();
+      this.starts++;
+    }
+    return this.proc.ready;
+  }
+
+  /** Runs one request; the time limit kills the child (a new one serves the next run). */
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
+    const job = this.queue.then(() => this.runNow(request, timeoutS, signal));
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
+    signal?.throwIfAborted();
+    await this.warm();
+    const proc = this.proc!;
+    let killed = false;
+    const stop = (): void => {
+      killed = true;
+      proc.kill();
+    };
+    const timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+    signal?.addEventListener("abort", stop, { once: true });
+    try {
+      proc.send(request);
+      const answer = JSON.parse(await proc.line()) as { event?: string; records?: unknown; error?: unknown };
+      if (answer.event === "done" && typeof answer.records === "string") return { records: answer.records };
+      proc.kill();
+      return { died: String(answer.error ?? "an answer that is not a run") };
+    } catch (e) {
+      signal?.throwIfAborted();
+      if (killed) return { killed: true };
+      return { died: e instanceof Error ? e.message : String(e) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+    }
+  }
+
+  close(): void {
+    this.proc?.kill();
+    this.proc = undefined;
+  }
+}
+
+let shared: SealedExecutor | undefined;
+/** The executor of this process, shared by its sessions. */
+export function sealedExecutor(): SealedExecutor {
+  shared ??= new SealedExecutor();
+  return shared;
+}
+
+/** The other .py files of the program's folder (its own modules), so that its imports work sealed. */
+async function siblingModules(file: string): Promise<Record<string, string>> {
+  const dir = path.dirname(file);
+  const out: Record<string, string> = {};
+  let bytes = 0;
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith(".py")).sort();
+  } catch {
+    return out;
+  }
+  for (const name of names.slice(0, MAX_FILES)) {
+    const p = path.join(dir, name);
+    if (p === file) continue;
+    try {
+      const info = await stat(p);
+      if (!info.isFile() || bytes + info.size > MAX_FILES_BYTES) continue;
+      out[p] = await readTextFile(p, SOURCE_LIMIT);
+      bytes += info.size;
+    } catch {
+      // unreadable: its import fails in the sandbox as a missing module (a hole)
+    }
+  }
+  return out;
+}
+
+/**
+ * Traces one program in the sealed executor, as runTrace does on the host: same options (`python`
+ * aside: the sealed CPython is SEALED_PYTHON), same result. With `hybrid`, holes are answered by its
+ * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
+ * (SealedUnavailableError) or for a missing program.
+ */
+export async function runSealed(program: string, opts: TraceOptions = {}, executor: SealedExecutor = sealedExecutor()): Promise<TraceResult> {
+  checkOptions(opts);
+  const file = await checkProgram(program);
+  const text = await readProgram(file);
+  const source = normalizeSource(text);
+  const files = await siblingModules(file);
+  const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;
+  const numbers: Record<string, number> = {};
+  for (const key of ["maxEvents", "timeout", "maxOutput", "maxRepr"] as const) if (opts[key] !== undefined) numbers[key] = opts[key]!;
+  const oracle = opts.hybrid;
+  const answers: HoleAnswer[] = [];
+  const told = new Set<string>();
+  for (;;) {
+    const call = entryCall(opts.call);
+    const request: SealedRequest = { program: file, source: text, opts: numbers, files, ...(call !== undefined ? { call } : {}) };
+    if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
+    const ran = await executor.run(request, timeout, opts.signal);
+    const records = new Records(file);
+    if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
+    if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };
+    // The holes before the run and the modules that stand in are told once, though each answer runs the program again.
+    const once = oracle && {
+      ...oracle,
+      found: (h: Parameters<NonNullable<typeof oracle.found>>[0]) => !told.has("#holes") && (told.add("#holes"), oracle.found?.(h)),
+      standIn: (m: string) => !told.has(m) && (told.add(m), oracle.standIn?.(m)),
+    };
+    let reached = 0;
+    let pending: { req: Parameters<typeof answerHole>[1]; frames: Frame[] } | undefined;
+    records.feed(ran.records + "\n", (r) => {
+      if (pending) return false;
+      if (r.event === "exit" && r.reason === "hole") return false;
+      if (!once) return true;
+      const hole = holeRecord(r, once);
+      if (hole === "frame") return true;
+      if (hole !== "done" && reached++ === answers.length) pending = { req: hole, frames: records.frames.slice() };
+      return false;
+    });
+    if (!pending || records.invalid) return records.result(source, { killed: false, code: 0, signal: null });
+    answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });
+  }
+}

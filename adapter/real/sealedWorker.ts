@@ -1,0 +1,196 @@
+// The sealed executor's child process (dist/sealed.mjs): CPython compiled to WebAssembly (Pyodide)
+// running the tracer, in a Node process locked down in layers. adapter/real/sealed.ts starts it as
+//
+//   node --experimental-permission --allow-fs-read=<pyodide>/* --allow-fs-read=<dist>/... \
+//        --disallow-code-generation-from-strings --max-old-space-size=N sealed.mjs <pyodide> <python dir>
+//
+// with an empty environment and standard input, output and error on /dev/null. It talks over fds 3
+// (requests in) and 4 (answers out), one JSON object a line, through fs.readSync / fs.writeSync
+// captured here: no stream or socket object exists in this realm for a program to reach.
+//
+// The layers, outermost first:
+// 1. Node's permission model: reading only Pyodide's files and the tracer's, no writes, no child
+//    processes, no workers, no native addons, no WASI (enforced by Node itself, also against code
+//    that reaches JavaScript).
+// 2. No code generation from strings (`eval`, `Function`).
+// 3. The JavaScript realm, before any program runs: no network primitives (`fetch`, `WebSocket`, ...,
+//    removed before Pyodide loads, so nothing holds them), no `process` (its powers cut off as well,
+//    in case a reference survives), no `require` (Pyodide's loader leaves one), a silent `console`,
+//    a wall clock and a random source that are the same on every run.
+// 4. Python (adapter/python/sealed.py): `js`, `pyodide`, `_pyodide*`, `ctypes` cannot be imported by
+//    any import path, and the program runs under the tracer with its limits.
+// 5. Memory: WebAssembly memory capped (MemoryError in the program), the JS heap capped by the flag.
+// The parent kills the process when a run outlives its time (a loop in C code) and starts another.
+import fs from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const readSync = fs.readSync;
+const writeSync = fs.writeSync;
+const readFileSync = fs.readFileSync;
+const IN = 3;
+const OUT = 4;
+const quit = process.exit.bind(process);
+const [pyodideDir, pythonDir, memoryArg] = process.argv.slice(2);
+/** WebAssembly memory the program may use, in MiB. */
+const MEMORY_MIB = Math.max(64, Number(memoryArg) || 1024);
+
+function send(message: unknown): void {
+  let data = Buffer.from(JSON.stringify(message) + "\n", "utf8");
+  while (data.length) data = data.subarray(writeSync(OUT, data));
+}
+
+// ---- layer 3, first half: the network is gone before anything can hold it ----
+for (const name of ["fetch", "WebSocket", "EventSource", "XMLHttpRequest", "WebTransport", "Request", "Response", "Headers", "FormData", "navigator"]) {
+  try {
+    delete (globalThis as Record<string, unknown>)[name];
+  } catch {
+    // not configurable in this Node: it stays, and the tests say so
+  }
+}
+
+// ---- layer 5: a cap on WebAssembly memory (Pyodide asks for up to 4 GiB) ----
+interface MemoryDescriptor {
+  initial: number;
+  maximum?: number;
+  shared?: boolean;
+}
+const wasm = (globalThis as unknown as { WebAssembly: { Memory: new (d: MemoryDescriptor) => unknown } }).WebAssembly;
+const RealMemory = wasm.Memory;
+const capPages = (MEMORY_MIB * 1024 * 1024) / 65536;
+(wasm as { Memory: unknown }).Memory = function Memory(desc: MemoryDescriptor) {
+  const maximum = desc.shared ? desc.maximum : Math.min(desc.maximum ?? capPages, capPages);
+  return new RealMemory({ ...desc, ...(maximum !== undefined ? { maximum } : {}) });
+};
+
+// Pyodide's loader asks process.binding("constants"), which the permission model refuses.
+const constants = await import("node:constants");
+const proc = process as unknown as { binding: (n: string) => unknown };
+const realBinding = proc.binding.bind(process);
+proc.binding = (n: string) => (n === "constants" ? constants.default : realBinding(n));
+
+// ---- a clock and a random source that make each run a pure function of its input ----
+// CPython's wall clock (time.time, datetime.now) reads Date.now here; each read moves it 1 ms on, from
+// the same start at every run. Monotonic clocks stay real: the tracer's time limit reads them.
+const EPOCH = Date.UTC(2026, 0, 1);
+let wall = EPOCH;
+const RealDate = Date;
+RealDate.now = () => (wall += 1);
+// os.urandom and the seeding of random read crypto.getRandomValues: a seeded generator (xorshift).
+let seed = 1;
+const random = (buf: ArrayBufferView): ArrayBufferView => {
+  const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  for (let i = 0; i < bytes.length; i++) {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    bytes[i] = seed & 0xff;
+  }
+  return buf;
+};
+const webcrypto = globalThis.crypto as unknown as { getRandomValues: unknown };
+Object.defineProperty(webcrypto, "getRandomValues", { value: random, configurable: false, writable: false });
+
+interface PyProxyFn {
+  (...args: unknown[]): unknown;
+}
+interface Pyodide {
+  runPython(code: string): unknown;
+  globals: { get(name: string): unknown };
+  FS: { mkdirTree(p: string): void; writeFile(p: string, data: string): void };
+  version: string;
+}
+
+let py: Pyodide;
+try {
+  const { loadPyodide } = (await import(pathToFileURL(`${pyodideDir}/pyodide.mjs`).href)) as { loadPyodide: (o: object) => Promise<Pyodide> };
+  py = await loadPyodide({
+    indexURL: `${pyodideDir}/`,
+    // Deterministic string hashes (set orders), as the host tracer runs with PYTHONHASHSEED=0.
+    env: { PYTHONHASHSEED: "0", HOME: "/home/user", USER: "user", PYTHONDONTWRITEBYTECODE: "1" },
+    stdout: () => undefined,
+    stderr: () => undefined,
+    stdin: () => null,
+    packages: [],
+  });
+} catch (e) {
+  send({ event: "failed", error: `Pyodide did not load: ${e instanceof Error ? e.message : String(e)}` });
+  quit(1);
+  throw e;
+}
+// The tracer, its holes and the sealed runner go into the in-memory file system under /sealed.
+py.FS.mkdirTree("/sealed");
+for (const name of ["tracer.py", "holes.py", "sealed.py"]) py.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
+py.runPython("import sys; sys.path.insert(0, '/sealed'); import sealed; sys.path.remove('/sealed')");
+const runner = py.globals.get("sealed") as { run: PyProxyFn; seal: PyProxyFn };
+const run = runner.run;
+// Layer 4 (Python): the modules that reach JavaScript are gone, and no import path brings them back.
+runner.seal();
+const python = String(py.runPython("import sys; '%d.%d' % sys.version_info[:2]"));
+
+// ---- layer 3, second half: nothing left in the realm that reaches the machine ----
+const processPowers = [
+  "binding", "_linkedBinding", "dlopen", "getBuiltinModule", "kill", "_kill", "mainModule", "send", "channel",
+  "disconnect", "_debugProcess", "_debugEnd", "_startProfilerIdleNotifier", "_stopProfilerIdleNotifier",
+  "openStdin", "stdin", "stdout", "stderr", "report", "env", "setuid", "setgid", "seteuid", "setegid",
+  "setgroups", "initgroups", "chdir", "umask", "loadEnvFile", "execve", "permission", "_getActiveHandles",
+  "_getActiveRequests", "activeResourcesInfo", "cwd", "argv", "execArgv", "execPath", "moduleLoadList",
+];
+for (const name of processPowers) {
+  try {
+    Object.defineProperty(process, name, { value: undefined, configurable: false, writable: false });
+  } catch {
+    // a property that cannot be redefined keeps its value; the realm no longer names process below
+  }
+}
+const silent = Object.freeze(Object.fromEntries(["log", "info", "warn", "error", "debug", "trace", "dir", "table"].map((k) => [k, () => undefined])));
+for (const name of ["process", "require", "global", "console", "WebAssembly", "module", "exports", "__filename", "__dirname"]) {
+  try {
+    if (name === "console") Object.defineProperty(globalThis, name, { value: silent, configurable: false, writable: false });
+    else delete (globalThis as Record<string, unknown>)[name];
+  } catch {
+    // see the tests: each of these is checked to be gone
+  }
+}
+
+send({ event: "ready", python, pyodide: py.version });
+
+// ---- the loop: one request, one run, one answer ----
+const chunk = Buffer.alloc(1 << 16);
+let pending = "";
+function nextLine(): string | undefined {
+  for (;;) {
+    const nl = pending.indexOf("\n");
+    if (nl >= 0) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      return line;
+    }
+    let n: number;
+    try {
+      n = readSync(IN, chunk, 0, chunk.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EAGAIN") continue;
+      return undefined;
+    }
+    if (n === 0) return undefined; // the parent is gone
+    pending += chunk.toString("utf8", 0, n);
+  }
+}
+
+for (;;) {
+  const line = nextLine();
+  if (line === undefined) quit(0);
+  if (!line!.trim()) continue;
+  wall = EPOCH;
+  seed = 1;
+  let records: string;
+  try {
+    records = String(run(line));
+  } catch (e) {
+    // A fatal error of the interpreter (the WebAssembly stack overflowed, memory ran out in C):
+    // this process is no longer usable; the parent starts another.
+    send({ event: "fatal", error: e instanceof Error ? e.message.split("\n").slice(-3).join(" ") : String(e) });
+    quit(2);
+  }
+  send({ event: "done", records: records! });
+}
