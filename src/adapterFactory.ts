@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DEBUG_TYPE } from "./debugConfig.js";
 import { removeStale } from "../adapter/system/stale.js";
@@ -92,9 +92,17 @@ export class NeuralAdapterFactory implements vscode.DebugAdapterDescriptorFactor
 
 const keepWarm = (): boolean => vscode.workspace.getConfiguration("neuralPython").get<boolean>("keepAdapterWarm") !== false;
 
-/** The extension host's executable is Electron in desktop VS Code: it runs as plain Node with ELECTRON_RUN_AS_NODE. */
+/**
+ * The adapter's environment. The extension host's executable is Electron in desktop VS Code: it
+ * runs as plain Node with ELECTRON_RUN_AS_NODE. Compare mode needs debugpy: where VS Code's Python
+ * Debugger extension is installed, the adapter is told where its own copy is (NDBG_DEBUGPY_PATH,
+ * for a Python that has none; adapter/real/debugpy.ts also looks in the usual extension folders).
+ */
 export function nodeEnv(): Record<string, string> {
-  return process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+  const env: Record<string, string> = process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+  const debugpy = vscode.extensions.getExtension("ms-python.debugpy");
+  if (debugpy) env.NDBG_DEBUGPY_PATH = [join(debugpy.extensionPath, "bundled", "libs"), process.env.NDBG_DEBUGPY_PATH].filter(Boolean).join(delimiter);
+  return env;
 }
 
 /** `node dist/adapter.js --listen=PIPE --preload=MODEL`: resolves `ready` with the pipe once it listens. */

@@ -6,9 +6,9 @@
 // program's folder, as the tracer traces them), the driver, or the end of the program.
 // It knows DAP and Python, and nothing of predictions or of how stops are paired (compare.ts).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, dirname, extname, join, relative, resolve, sep } from "node:path";
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { basename, delimiter, dirname, extname, join, relative, resolve, sep } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "../format/values.js";
@@ -18,20 +18,72 @@ import { tracerScript } from "./tracer.js";
 import { askPython, firstPython } from "./python.js";
 
 export const DEBUGPY_INSTALL_HINT =
-  'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or name an interpreter that has it (the "python" launch attribute, --python on the command line).';
+  'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or install VS Code\'s Python Debugger extension (ms-python.debugpy), whose copy is found, or name an interpreter that has it (the "python" launch attribute, --python on the command line).';
 
 // ---- finding a Python with debugpy ----
 
-const probed = new Map<string, Promise<string>>();
+/** Where editors keep their extensions, under the home folder: VS Code's own copy of debugpy lives in one of them. */
+const EXTENSION_ROOTS = [".vscode", ".vscode-server", ".vscode-insiders", ".vscode-server-insiders", ".vscode-oss", ".cursor", ".cursor-server", ".windsurf", join(".local", "share", "code-server")].map((d) => join(d, "extensions"));
 
-/** Resolves the interpreter's executable path when `cmd` runs and can import debugpy; rejects with the reason otherwise. */
+/** "2025.10.0" of "ms-python.debugpy-2025.10.0-linux-x64", as numbers to sort by. */
+const versionOf = (name: string): number[] => (/-(\d+(?:\.\d+)*)/.exec(name)?.[1] ?? "0").split(".").map(Number);
+const newer = (a: number[], b: number[]): number => {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (b[i] ?? 0) - (a[i] ?? 0);
+  return 0;
+};
+
+/**
+ * Folders that hold a copy of the debugpy package, for a Python that has none of its own: first
+ * those of `NDBG_DEBUGPY_PATH` (a path list; the extension sets it to where VS Code's Python
+ * Debugger extension is installed, as VS Code's extension API says), then that extension's
+ * `bundled/libs` in each editor's extensions folder under `home`, newest version first. Only
+ * folders with `debugpy/__init__.py` count.
+ */
+export function bundledDebugpyDirs(home = homedir(), env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (const d of (env.NDBG_DEBUGPY_PATH ?? "").split(delimiter)) if (d) out.push(resolve(d));
+  for (const root of EXTENSION_ROOTS.map((r) => join(home, r))) {
+    let names: string[];
+    try {
+      names = readdirSync(root).filter((n) => n.startsWith("ms-python.debugpy-"));
+    } catch {
+      continue;
+    }
+    names.sort((a, b) => newer(versionOf(a), versionOf(b)));
+    for (const n of names) out.push(join(root, n, "bundled", "libs"));
+  }
+  return [...new Set(out)].filter((d) => existsSync(join(d, "debugpy", "__init__.py")));
+}
+
+const probed = new Map<string, Promise<string>>();
+/** The interpreters (by executable) that import debugpy only from a folder of bundledDebugpyDirs: that folder. */
+const debugpyFolder = new Map<string, string>();
+
+/** The environment a Python runs debugpy in: with `folder` first on its module path when its debugpy comes from there. */
+function withDebugpy(env: NodeJS.ProcessEnv, folder: string | undefined): NodeJS.ProcessEnv {
+  return folder ? { ...env, PYTHONPATH: [folder, env.PYTHONPATH].filter(Boolean).join(delimiter) } : env;
+}
+
+/**
+ * Resolves the interpreter's executable path when `cmd` runs and can import debugpy, its own or
+ * a copy of bundledDebugpyDirs (remembered for the launch); rejects with the reason otherwise.
+ */
 async function probeDebugpy(cmd: string): Promise<string> {
+  const ask = (folder?: string): Promise<string> => askPython(cmd, "import sys, debugpy; sys.stdout.write(sys.executable)", 15_000, withDebugpy(process.env, folder));
   try {
-    const out = (await askPython(cmd, "import sys, debugpy; sys.stdout.write(sys.executable)")).trim();
+    const out = (await ask()).trim();
     if (!out) throw new Error("it did not say where it is");
     return out;
   } catch (e) {
-    throw /No module named .?debugpy/.test((e as Error).message) ? new Error("it has no debugpy") : e;
+    if (!/No module named .?debugpy/.test((e as Error).message)) throw e;
+    const folders = bundledDebugpyDirs();
+    for (const folder of folders) {
+      const out = (await ask(folder).catch(() => "")).trim();
+      if (!out) continue;
+      debugpyFolder.set(out, folder);
+      return out;
+    }
+    throw new Error(folders.length ? `it has no debugpy, and cannot import the copy in ${folders.join(", ")}` : "it has no debugpy (nor is VS Code's Python Debugger extension installed)");
   }
 }
 
@@ -216,7 +268,7 @@ export class Debugpy {
     writeFileSync(this.driver, driverSource);
     this.mainReal = realOrResolved(this.opts.program);
     this.mainDir = dirname(this.mainReal);
-    this.dap = new DebugpyClient(opts.python, ["-m", "debugpy.adapter"], { cwd: this.opts.cwd, env: pythonEnv() });
+    this.dap = new DebugpyClient(opts.python, ["-m", "debugpy.adapter"], { cwd: this.opts.cwd, env: withDebugpy(pythonEnv(), debugpyFolder.get(opts.python)) });
     this.dap.onEvent((e) => this.onEvent(e));
   }
 

@@ -7,11 +7,11 @@ import { spawn } from "node:child_process";
 export const PYTHON_CANDIDATES: readonly string[] = ["python3", "python", "/usr/bin/python3"];
 
 /** Runs `cmd -c script`; resolves its stdout, rejects with its last stderr line (or its exit code) or why it could not start. */
-export function askPython(cmd: string, script: string, timeoutMs = 15_000): Promise<string> {
+export function askPython(cmd: string, script: string, timeoutMs = 15_000, env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";
-    const child = spawn(cmd, ["-c", script], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(cmd, ["-c", script], { stdio: ["ignore", "pipe", "pipe"], ...(env ? { env } : {}) });
     // Not spawn's own timeout option: its timer outlives a command that fails to start.
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (out += d));
