@@ -13,7 +13,7 @@ mode (holes.py): the n-th hole the run reaches is answered by answers[n]; a hole
 ends the run there (an exit record with reason "hole"), and the debugger runs the program again
 with one more answer. Each run is a pure function of its request: the same hash seed, a random
 source and a wall clock that start the same at every run (the worker resets them), a monotonic
-clock for the program that counts only its own reads, `time.sleep` that sleeps on that clock.
+clock that stand still but for `time.sleep`, which moves them on at once.
 
 `seal()` removes what reaches JavaScript: the `js`, `pyodide`, `_pyodide*` and `ctypes` modules are
 dropped, their sources taken out of the standard library's zip, and a finder first on sys.meta_path
@@ -32,9 +32,11 @@ import time
 import zipfile
 import zipimport
 
+import types
+
 import tracer
 
-_SEALED = ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes", "micropip", "_imp")
+_SEALED = ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes", "micropip")
 _NOT_HERE = "%s is not available in the sealed run (it would reach outside the sandbox)"
 
 
@@ -73,12 +75,42 @@ def _strip_zip():
     sys.path_importer_cache.clear()
 
 
+def _guard_imp():
+    """_imp builds C modules anew (_pyodide_core, _ctypes) for whoever asks, the import system's
+    BuiltinImporter too: `import _imp` and the import system get one that refuses those."""
+    real = sys.modules["_imp"]
+    guard = types.ModuleType("_imp", real.__doc__)
+    for name in dir(real):
+        if not name.startswith("__"):
+            setattr(guard, name, getattr(real, name))
+
+    def create_builtin(spec, _create=real.create_builtin):
+        if _is_sealed(spec.name):
+            raise ModuleNotFoundError(_NOT_HERE % spec.name, name=spec.name)
+        return _create(spec)
+
+    def is_builtin(name, _is=real.is_builtin):
+        return 0 if _is_sealed(name) else _is(name)
+
+    guard.create_builtin, guard.is_builtin = create_builtin, is_builtin
+    sys.modules["_imp"] = guard
+    for name in ("_frozen_importlib", "_frozen_importlib_external", "importlib", "importlib._bootstrap", "importlib._bootstrap_external", "importlib.util", "zipimport"):
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "_imp", None) is real:
+            module._imp = guard
+
+
 def seal():
     for name in list(sys.modules):
         if _is_sealed(name):
             del sys.modules[name]
     sys.meta_path[:] = [_Refuse] + [f for f in sys.meta_path if type(f).__module__.split(".")[0] not in ("_pyodide", "pyodide")]
     _strip_zip()
+    _guard_imp()
+    # The runner's own modules leave sys.modules (their functions keep them): a program that imports
+    # them by name finds nothing, and cannot change how the next run is traced that way.
+    for name in ("sealed", "tracer", "_ndbg_holes"):
+        sys.modules.pop(name, None)
     import gc
 
     gc.collect()
@@ -87,34 +119,44 @@ def seal():
 # ---- clocks the program reads ----
 
 class _Clock:
-    """A monotonic clock for the program: starts at the same value each run, moves 1 microsecond
-    each read and by the time it sleeps. The tracer keeps the real one for its limits."""
+    """The program's clocks: they stand still but for time.sleep, which moves them on at once. A clock
+    that moved with each read would read differently in a program's first run, where standard
+    modules read it as they are imported, than in the next. The tracer keeps the real monotonic
+    clock for its limits; the wall clock of C code (datetime.now) is the worker's fixed Date.now."""
+
+    EPOCH_NS = 1_767_225_600 * 1_000_000_000  # 2026-01-01T00:00:00Z, as the worker's Date.now
+    START_NS = 1_000_000_000
 
     def __init__(self):
         self.reset()
 
     def reset(self):
-        self.ns = 1_000_000_000
+        self.slept = 0
 
-    def read_ns(self):
-        self.ns += 1000
-        return self.ns
+    def monotonic_ns(self):
+        return self.START_NS + self.slept
 
-    def read(self):
-        return self.read_ns() / 1e9
+    def monotonic(self):
+        return self.monotonic_ns() / 1e9
+
+    def time_ns(self):
+        return self.EPOCH_NS + self.slept
+
+    def time(self):
+        return self.time_ns() / 1e9
 
     def sleep(self, seconds):
         if seconds < 0:
             raise ValueError("sleep length must be non-negative")
-        self.ns += int(seconds * 1e9)
+        self.slept += int(seconds * 1e9)
 
 
 _clock = _Clock()
 tracer._holes_module()  # loaded before the clocks change: holes.py keeps the real one, as the tracer does
 for _name in ("monotonic", "perf_counter"):
-    setattr(time, _name, _clock.read)
-    setattr(time, _name + "_ns", _clock.read_ns)
-time.sleep = _clock.sleep
+    setattr(time, _name, _clock.monotonic)
+    setattr(time, _name + "_ns", _clock.monotonic_ns)
+time.time, time.time_ns, time.sleep = _clock.time, _clock.time_ns, _clock.sleep
 
 
 # ---- one run ----

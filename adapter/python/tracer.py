@@ -812,17 +812,20 @@ class Watchdog:
             # else the main thread has written the exit record: the program is over
 
 
+_HOLES = []  # holes.py once loaded (a module sys.modules may not keep: the sealed run drops it)
+
+
 def _holes_module():
     """holes.py, under a name no program imports (the tracer's folder is not on sys.path)."""
     import importlib.util
 
-    mod = sys.modules.get("_ndbg_holes")
-    if mod is None:
+    if not _HOLES:
         spec = importlib.util.spec_from_file_location("_ndbg_holes", _HOLES_FILE)
         mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
         sys.modules["_ndbg_holes"] = mod
-    return mod
+        spec.loader.exec_module(mod)
+        _HOLES.append(mod)
+    return _HOLES[0]
 
 
 def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=None, hybrid=None):

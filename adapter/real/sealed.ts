@@ -205,6 +205,11 @@ export class SealedExecutor {
   /** How many child processes were started (a new one after each that was killed or died). */
   starts = 0;
 
+  /** The child process's id, while one is up. */
+  get pid(): number | undefined {
+    return this.proc && !this.proc.exited ? this.proc.child.pid : undefined;
+  }
+
   /** Starts the child (if none is up) and waits until Pyodide has loaded. */
   warm(): Promise<SealedInfo> {
     if (!this.proc || this.proc.exited) {

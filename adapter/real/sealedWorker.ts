@@ -69,12 +69,11 @@ const realBinding = proc.binding.bind(process);
 proc.binding = (n: string) => (n === "constants" ? constants.default : realBinding(n));
 
 // ---- a clock and a random source that make each run a pure function of its input ----
-// CPython's wall clock (time.time, datetime.now) reads Date.now here; each read moves it 1 ms on, from
-// the same start at every run. Monotonic clocks stay real: the tracer's time limit reads them.
+// CPython's wall clock in C (datetime.now, time.localtime) reads Date.now here: it stands at one
+// instant (sealed.py gives time.time the same, moved on by time.sleep). Monotonic clocks stay real:
+// the tracer's time limit reads them.
 const EPOCH = Date.UTC(2026, 0, 1);
-let wall = EPOCH;
-const RealDate = Date;
-RealDate.now = () => (wall += 1);
+Date.now = () => EPOCH;
 // os.urandom and the seeding of random read crypto.getRandomValues: a seeded generator (xorshift).
 let seed = 1;
 const random = (buf: ArrayBufferView): ArrayBufferView => {
@@ -181,7 +180,6 @@ for (;;) {
   const line = nextLine();
   if (line === undefined) quit(0);
   if (!line!.trim()) continue;
-  wall = EPOCH;
   seed = 1;
   let records: string;
   try {
