@@ -18,8 +18,11 @@ realcode and sessions stages; with `--second-python`, the pipeline's sessions of
 own interpreter too, so the model learns a second Python version), gives training what is left of
 `--total-minutes` after the data and a reserve for tokenizing and export, and leaves the model in
 `--out` as parts of at most 15 MiB with their manifest, beside timings.json and the logs' tails: what
-comes back from the machine (at most 8 files of 16 MiB). Here, `python3 -m training.gguf --join
-OUT/model.q8_0.json --type q8_0 --out models/NAME.q8_0.gguf --card` checks and joins the parts.
+comes back from the machine (at most 8 files of 16 MiB). Two models come back: the last weights
+(model.q8_0.*) and, where it is of an earlier step, the best (best.q8_0.*: the lowest held-out
+real-code loss of any evaluation, training.train --best-on); timings.json and lease.log name each
+one's step and hold the held-out curve. Here, `python3 -m training.gguf --join OUT/model.q8_0.json
+--type q8_0 --out models/NAME.q8_0.gguf --card` (and OUT/best.q8_0.json) checks and joins the parts.
 """
 from __future__ import annotations
 
@@ -165,6 +168,16 @@ def unpack(bundle: Path, work: Path) -> dict:
     return manifest
 
 
+def curve_of(log: Path) -> list[str]:
+    """The trainer's held-out curve (every evaluation, each set's loss) and its best steps: the lines of its log
+    that the log's tail may have cut."""
+    if not log.exists():
+        return []
+    keep = [line for line in log.read_text(errors="replace").splitlines()
+            if '"eval_loss"' in line and '"event"' not in line or '"event": "best"' in line or '"event": "start"' in line]
+    return ["== held-out curve (run/log.jsonl: evaluations and best weights)", *keep]
+
+
 class Lease:
     def __init__(self, a):
         self.a = a
@@ -206,7 +219,7 @@ class Lease:
         if (p / "timings.json").exists():
             shutil.copyfile(p / "timings.json", self.out / "timings.json")
         tails = [f"== {f.name}\n{f.read_text(errors='replace')[-LOG_TAIL:]}" for f in (p / "train.log", p / "run/log.jsonl") if f.exists()]
-        (self.out / "lease.log").write_text("\n".join(self.log) + "\n" + "\n".join(tails))
+        (self.out / "lease.log").write_text("\n".join(self.log) + "\n" + "\n".join([*curve_of(p / "run/log.jsonl"), *tails]))
         n = len(list(self.out.iterdir()))
         if n > FILES_BACK:
             self.say(f"warning: {n} files in {self.out}, more than the {FILES_BACK} that come back")
@@ -260,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--sets", type=int, default=15)
     r.add_argument("--programs", type=int, default=10000)
     r.add_argument("--seed", type=int, default=200, help="sets use seed+1, seed+2, ... (100-114 made the bundled model)")
-    r.add_argument("--realcode-samples", type=int, default=10)
+    r.add_argument("--realcode-samples", type=int, default=4,
+                   help="sessions per real call: run 4's 40 and r5's 10 both passed their best held-out real-code loss early")
     r.add_argument("--second-python", help="an interpreter of another version on that machine (its own python3)")
     r.add_argument("--second-sets", type=int, default=4)
     r.add_argument("--workers", type=int, default=os.cpu_count() or 1)

@@ -9,7 +9,10 @@ programs on every core, sessions, tokens, training for a time budget, an f16 GGU
 Stages, each timed into DIR/timings.json (written after every stage, so a cut run still tells):
 1. programs: `--sets` sets of `--programs` generated programs (training/programs.py, seeds
    seed+1 .., `--style`, up to `--raising` of them calls that end in an exception), all at once on
-   every core, each run by the traced Python, excluding the held-out programs and every `--exclude` corpus.
+   every core, each run by the traced Python, excluding the held-out programs and every `--exclude` corpus;
+   with each set, `--scripts` user-style scripts (training/scripts.py: classes, methods, dataclasses,
+   module-level code, exceptions across calls, prints; a folder of its own, run whole), and 100
+   held-out scripts of a seed no set uses, for the evaluation loss.
 2. realcode: the real-code corpus (`--realcode`, training/realcode.py) re-printed in the layout
    the adapter shows the model (adapter/python/canonical.py), so training sees what users' code
    becomes at inference.
@@ -21,7 +24,9 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    continues a model), `--minutes` of training.
 5. export: an f16 (or `--export-type q8_0`) GGUF cut into parts of at most `--part-mib` MiB with a manifest
    (`python3 -m training.gguf --join DIR/export/model.f16.json --type q8_0 --card` puts it together
-   again where the model ships).
+   again where the model ships); beside it, where the trainer's best weights (the lowest held-out
+   real-code loss, training.train --best-on) are of an earlier step than the last, best.f16.gguf the
+   same way. timings.json says which step each is and the held-out losses at each evaluation.
 
 The traced Python (`--python`) is the one whose traces the model learns: its minor version goes
 into every session's header (`#ndbg 2 python3.12`, docs/TRAJECTORY.md) and the timings. Traces
@@ -56,6 +61,7 @@ MIX = ("step_into=0.26,step_over=0.20,step_return=0.12,breakpoint=0.14,continue=
        "inv_step_into=0.06,inv_step_over=0.07,inv_step_return=0.07,inv_breakpoint=0.06")
 
 
+HELDOUT_SCRIPTS_SEED = 999_983  # the held-out scripts' seed: no set's (seed + i)
 STAGES = ("check", "programs", "realcode", "sessions", "train", "export")
 
 
@@ -76,10 +82,14 @@ def parse_args(argv):
     ap.add_argument("--lr", type=float)
     ap.add_argument("--warmup", type=int)
     ap.add_argument("--batch-tokens", type=int)
+    ap.add_argument("--eval-every", type=int, help="steps between held-out evaluations (default: the config's)")
+    ap.add_argument("--best-on", default="auto", help="training.train --best-on: the held-out set whose loss picks the best weights")
     ap.add_argument("--sets", type=int, default=14)
     ap.add_argument("--programs", type=int, default=40000, help="programs per set")
     ap.add_argument("--raising", type=float, default=0.1,
                     help="share of generated lines that may end in an exception (programs.py --raising)")
+    ap.add_argument("--scripts", type=int, default=1500,
+                    help="user-style scripts with each set (training/scripts.py), run whole; 0: none")
     ap.add_argument("--style", choices=("real", "classic"), default="real",
                     help="the generator's mix (programs.py --style): classic made the bundled model's data")
     ap.add_argument("--seed", type=int, default=100, help="sets use seed+1, seed+2, ...")
@@ -185,8 +195,15 @@ class Run:
             jobs.append(([a.python, "training/programs.py", "--count", str(a.programs), "--seed", str(a.seed + i), "--style", a.style, "--raising", str(a.raising),
                           "--python", a.python, "--out", str(out), "--quiet", *(excl or ["--no-exclude"])],
                          self.traced_env, self.out / f"p{i}.log"))
+        if a.scripts:
+            for i in range(1, a.sets + 1):
+                jobs.append(([a.python, "-m", "training.scripts", "--count", str(a.scripts), "--seed", str(a.seed + i),
+                              "--raising", str(a.raising), "--out", str(self.out / f"sc{i}")], self.traced_env, self.out / f"sc{i}.log"))
+            # held out: a seed no set uses (sets take seed+1 ..)
+            jobs.append(([a.python, "-m", "training.scripts", "--count", "100", "--seed", str(HELDOUT_SCRIPTS_SEED),
+                          "--raising", str(a.raising), "--out", str(self.out / "sc-heldout")], self.traced_env, self.out / "sc-heldout.log"))
         self.parallel(jobs)
-        return {"sets": a.sets, "programs": a.sets * a.programs}
+        return {"sets": a.sets, "programs": a.sets * a.programs, **({"scripts": a.sets * a.scripts} if a.scripts else {})}
 
     def realcode(self):
         src = Path(self.a.realcode)
@@ -207,24 +224,29 @@ class Run:
         node = [a.node, str(REPO / "dist/ndbg.js"), *data, "--python", a.python]
         jobs, train, ev = [], [], []
         # (output name, programs, sessions per program, the command's head, its environment)
-        sets = [(f"p{i}", f"p{i}", a.samples_per_program, node, self.traced_env) for i in range(1, a.sets + 1)]
+        sets = [(f"p{i}", f"p{i}.jsonl", a.samples_per_program, node, self.traced_env) for i in range(1, a.sets + 1)]
+        scripts = [i for i in range(1, a.sets + 1) if (self.out / f"sc{i}").is_dir()]
+        sets += [(f"sc{i}", f"sc{i}", a.samples_per_program, node, self.traced_env) for i in scripts]
         if a.realcode:
-            sets.append(("rc", "rc", a.realcode_samples, node, self.traced_env))
+            sets.append(("rc", "rc.jsonl", a.realcode_samples, node, self.traced_env))
         second = self.timings["stages"].get("check", {}).get("second_python") if a.second_python else None
         if second:
             # The machine's own interpreter: its own environment, not the relocated one's.
             node2 = [a.node, str(REPO / "dist/ndbg.js"), *data, "--python", a.second_python]
-            sets += [(f"s2-p{i}", f"p{i}", a.samples_per_program, node2, None) for i in range(1, min(a.second_sets, a.sets) + 1)]
+            sets += [(f"s2-p{i}", f"p{i}.jsonl", a.samples_per_program, node2, None) for i in range(1, min(a.second_sets, a.sets) + 1)]
+            sets += [(f"s2-sc{i}", f"sc{i}", a.samples_per_program, node2, None) for i in scripts if i <= a.second_sets]
             if a.realcode:
-                sets.append(("s2-rc", "rc", max(1, a.realcode_samples // 2), node2, None))
+                sets.append(("s2-rc", "rc.jsonl", max(1, a.realcode_samples // 2), node2, None))
         for i, (name, programs, k, head, env) in enumerate(sets):
             out = self.out / f"d-{name}.jsonl"
-            jobs.append((head + ["--programs", str(self.out / f"{programs}.jsonl"), "--out", str(out),
+            jobs.append((head + ["--programs", str(self.out / programs), "--out", str(out),
                                  "--samples-per-program", str(k), "--seed", str(a.seed * 10 + i)], env, self.out / f"d-{name}.log"))
             train.append(out)
         held = [(Path(a.heldout), "e-generated", a.heldout_programs)]
         if (self.out / "rc-heldout.jsonl").exists():
             held.append((self.out / "rc-heldout.jsonl", "e-realcode", 10**9))
+        if (self.out / "sc-heldout").is_dir():
+            held.append((self.out / "sc-heldout", "e-scripts", 10**9))
         for src, name, limit in held:
             if src.exists():
                 out = self.out / f"{name}.jsonl"
@@ -249,23 +271,50 @@ class Run:
         for p in self.eval_files:
             cmd += ["--eval", str(p)]
         for flag, v in (("--init", a.init), ("--minutes", a.minutes), ("--steps", a.steps), ("--lr", a.lr),
-                        ("--warmup", a.warmup), ("--batch-tokens", a.batch_tokens), ("--name", a.name)):
+                        ("--warmup", a.warmup), ("--batch-tokens", a.batch_tokens), ("--name", a.name),
+                        ("--eval-every", a.eval_every), ("--best-on", a.best_on)):
             if v is not None:
                 cmd += [flag, str(v)]
         if a.compile:
             cmd.append("--compile")
         self.sh(cmd, None, self.out / "train.log")
-        done = [json.loads(l) for l in open(self.out / "run/log.jsonl") if '"event": "done"' in l][-1]
-        return {k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "device", "format_version", "python_versions") if k in done}
+        log = [json.loads(l) for l in open(self.out / "run/log.jsonl")]
+        done = [r for r in log if r.get("event") == "done"][-1]
+        # the held-out curve of this run (the log may hold earlier runs' lines before its last start)
+        start = max(i for i, r in enumerate(log) if r.get("event") == "start")
+        curve = [{"step": r["step"], "eval_loss": r["eval_loss"], **({"eval_losses": r["eval_losses"]} if "eval_losses" in r else {})}
+                 for r in log[start:] if "eval_loss" in r and "step" in r]
+        best = [r for r in log[start:] if r.get("event") == "best"]
+        return {**{k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "eval_losses", "device", "format_version",
+                                        "python_versions", "best_step", "best_run_step", "best_on", "best_loss") if k in done},
+                "run_steps": max((r["step"] for r in log[start:] if isinstance(r.get("step"), int)), default=0), "curve": curve,
+                **({"best_at": [{"step": r["step"], "loss": r["loss"]} for r in best]} if best else {})}
 
     def export(self):
-        gguf = self.out / f"export/model.{self.a.export_type}.gguf"
-        gguf.parent.mkdir(exist_ok=True)
-        self.sh([sys.executable, "-m", "training.gguf", "--weights", str(self.out / "run"), "--type", self.a.export_type, "--out", str(gguf)],
-                None, self.out / "export.log")
-        parts = split_file(gguf, int(self.a.part_mib * 2**20))
-        gguf.unlink()
-        return {"parts": [p.name for p in parts]}
+        """The last weights as model.TYPE.gguf in parts; the best ones (best.json) as best.TYPE.gguf where they are of
+        an earlier step. Each model's step is in its GGUF's stats and in what this stage returns."""
+        run = self.out / "run"
+        (self.out / "export").mkdir(exist_ok=True)
+        for old in (self.out / "export").glob("*"):
+            old.unlink()
+        weights = [("model", "last")]
+        last = json.loads((run / "model.json").read_text())["meta"].get("stats", {})
+        best = json.loads((run / "best.json").read_text())["meta"].get("stats", {}) if (run / "best.json").exists() else None
+        info: dict = {"last": {k: last[k] for k in ("steps", "eval_loss") if k in last}}
+        if best is not None:
+            info["best"] = {k: best[k] for k in ("steps", "best_run_step", "best_on", "best_loss") if k in best}
+            if best.get("steps") != last.get("steps"):
+                weights.append(("best", "best"))
+            else:
+                info["best"]["same_as_last"] = True
+        parts = []
+        for name, _ in weights:
+            gguf = self.out / f"export/{name}.{self.a.export_type}.gguf"
+            self.sh([sys.executable, "-m", "training.gguf", "--weights", str(run), "--name", name, "--type", self.a.export_type,
+                     "--out", str(gguf)], None, self.out / f"export-{name}.log")
+            parts += split_file(gguf, int(self.a.part_mib * 2**20))
+            gguf.unlink()
+        return {"parts": [p.name for p in parts], **info}
 
 
 def main(argv: list[str] | None = None) -> int:

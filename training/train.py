@@ -30,6 +30,14 @@ run, across resumes. Outputs in --out: model.json + model.partNNN.bin (final fp3
 tensor names, parts <= 16 MiB), tokenizer.json, log.jsonl, checkpoints/ (same part format, with
 optimizer state, data position and RNG state; --resume continues from the latest one).
 
+The best model: at every evaluation the held-out loss of `--best-on` (by default the held-out set
+whose name holds "realcode", else the mean over every held-out set) decides, and the weights with
+the lowest so far are written as best.json + best.partNNN.bin beside the last ones, their stats
+naming the step (`checkpoint` best, `best_on`, `best_loss`; the last weights' stats name the best
+step too). A continued run's held-out loss can rise on a small corpus seen again and again (real
+code) while it keeps falling on the rest: both ends are kept, and the log's eval lines
+(`eval_losses` per set) are the curve between them.
+
 Threads: --threads sets torch, OpenMP and OpenBLAS threads. On Debian, torch links the reference
 BLAS; when /usr/lib/x86_64-linux-gnu/openblas-pthread exists the trainer restarts itself with it
 on LD_LIBRARY_PATH (30x faster matrix products; NDBG_KEEP_BLAS=1 turns this off).
@@ -443,6 +451,9 @@ def parse_args(argv):
                     help="documents as one flat stream attended per document (default), or rows with a dense mask (the reference)")
     ap.add_argument("--compile", action="store_true", help="torch.compile the model's pointwise parts (PyTorch 2, CUDA)")
     ap.add_argument("--name", help="model name written into the weights and GGUF")
+    ap.add_argument("--best-on", default="auto", help="the held-out set whose loss picks the best weights (best.json): "
+                    "a set's name (e-realcode), 'all' (the mean over every set) or 'none'; auto: the set whose name "
+                    "holds 'realcode', else all")
     return ap.parse_args(argv)
 
 
@@ -570,7 +581,8 @@ def run(args) -> int:
         log({"event": "init", "from": args.init, **cfg["init"]["stats"]})
     n_params = model.num_params()
     opt = make_optimizer(model, tc, device)
-    state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None}
+    state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None,
+             "best": None}
     if resume:
         _restore(model, opt, carrays, cmeta, state)
         log({"event": "resumed", "checkpoint": str(resume), **state})
@@ -614,6 +626,44 @@ def run(args) -> int:
         model.train()
         return (tot / n if n else None), each
 
+    names = [n for n, _ in eval_parts]
+    best_on = args.best_on
+    if best_on == "auto":
+        best_on = next((n for n in names if "realcode" in n), "all")
+    elif best_on not in ("all", "none") and best_on not in names:
+        raise TrainError(f"--best-on {best_on}: no held-out set of that name (sets: {', '.join(names) or 'none'})")
+    name = args.name or f"ndbg-{cfg.get('name', 'model')}"
+
+    def stats_now(eval_loss, lv) -> dict:
+        """The model's training stats as of now (totals over both runs for a continued model)."""
+        stats = {"params": n_params, "steps": state["step"], "tokens_seen": state["tokens"],
+                 "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
+                 "first_loss": state["first_loss"] if state["first_loss"] is not None else float("nan"),
+                 "final_train_loss": lv,
+                 "eval_loss": eval_loss if eval_loss is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
+                 "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
+                 "vocab": tok.vocab_size, **data_versions(train_sets, cfg.get("init", {}).get("stats"))}
+        if "init" in cfg:  # a continued model: totals over both runs, and where it started
+            prior = cfg["init"]["stats"]
+            for k in _CUMULATIVE:
+                if isinstance(prior.get(k), (int, float)):
+                    stats[k] = round(stats[k] + prior[k], 2) if isinstance(stats[k], float) else stats[k] + prior[k]
+            stats["init"] = cfg["init"]["from"]
+        return stats
+
+    def consider_best(eval_loss, each: dict, lv) -> None:
+        """The weights of the lowest held-out loss of `best_on` so far, as best.json + parts beside the last ones."""
+        loss = eval_loss if best_on == "all" else each.get(best_on, eval_loss if len(each) <= 1 else None)
+        if best_on == "none" or loss is None or not math.isfinite(loss):
+            return
+        if state["best"] is not None and loss >= state["best"]["loss"]:
+            return
+        state["best"] = {"step": state["step"], "loss": round(float(loss), 5), "set": best_on}
+        stats = {**stats_now(eval_loss, lv), "checkpoint": "best", "best_on": best_on, "best_loss": state["best"]["loss"],
+                 "best_run_step": state["step"]}
+        write_tensors(out, "best", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
+        log({"event": "best", "step": state["step"], "set": best_on, "loss": state["best"]["loss"], "weights": str(out / "best.json")})
+
     gpu = torch.cuda.get_device_name() if device == "cuda" else None
     peak = peak_tflops(gpu) if gpu else None
     log({"event": "start", "device": device, "bf16": use_bf16, "threads": args.threads, "params": n_params,
@@ -652,6 +702,7 @@ def run(args) -> int:
     model.train()
     win = {"t": time.time(), "tok": 0, "tgt": 0, "flops": 0.0, "n": 0, "loss": torch.zeros((), device=device)}
     t_last = time.time()
+    evaluated_at = None
     try:
         while progress() < 1.0 and not stop["now"]:
             epoch, index, batch = feed.next()
@@ -691,7 +742,9 @@ def run(args) -> int:
             aside = time.time()
             if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
                 last_eval, each = evaluate()
+                evaluated_at = state["step"]
                 log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
+                consider_best(last_eval, each, float(win["loss"]) / max(win["n"], 1) if win["n"] else lv)
             if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
                 _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
             t_last = time.time()  # logging, evaluation and checkpoints are not training time
@@ -704,21 +757,15 @@ def run(args) -> int:
             state["first_loss"] = lv
 
     last_eval, each = evaluate()
+    if evaluated_at != state["step"]:  # the end of the curve
+        log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
+    consider_best(last_eval, each, lv)
     _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
-    stats = {"params": n_params, "steps": state["step"], "tokens_seen": state["tokens"],
-             "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
-             "first_loss": state["first_loss"] if state["first_loss"] is not None else float("nan"),
-             "final_train_loss": lv,
-             "eval_loss": last_eval if last_eval is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
-             "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
-             "vocab": tok.vocab_size, **data_versions(train_sets, cfg.get("init", {}).get("stats"))}
-    if "init" in cfg:  # a continued model: totals over both runs, and where it started
-        prior = cfg["init"]["stats"]
-        for k in _CUMULATIVE:
-            if isinstance(prior.get(k), (int, float)):
-                stats[k] = round(stats[k] + prior[k], 2) if isinstance(stats[k], float) else stats[k] + prior[k]
-        stats["init"] = cfg["init"]["from"]
-    name = args.name or f"ndbg-{cfg.get('name', 'model')}"
+    stats = {**stats_now(last_eval, lv), "checkpoint": "last"}
+    if state["best"]:  # which step the best weights are (their steps counted as the last ones' are)
+        b = state["best"]
+        stats.update(best_on=b["set"], best_loss=b["loss"], best_run_step=b["step"],
+                     best_step=stats["steps"] - state["step"] + b["step"])
     write_tensors(out, "model", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
     log({"event": "done", "weights": str(out / "model.json"), **stats, **({"eval_losses": each} if len(each) > 1 else {})})
     logf.close()

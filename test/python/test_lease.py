@@ -70,7 +70,7 @@ class Lease(unittest.TestCase):
         work, out = self.d / "work", self.d / "out"
         second, second_v = other_python(version_of(TRACED))
         common = ["--bundle", str(self.bundle), "--out", str(out), "--work", str(work), "--config", "tiny", "--sets", "2",
-                  "--programs", "25", "--realcode-samples", "3", "--workers", "2", "--threads", "1", "--device", "cpu",
+                  "--programs", "25", "--realcode-samples", "3", "--pipeline-arg=--scripts=6", "--workers", "2", "--threads", "1", "--device", "cpu",
                   "--pipeline-arg=--realcode-heldout=" + str(self.d / "rc.jsonl"), "--pipeline-arg=--heldout-programs=5"]
         # too little time for training after the data: a clear error, and what there is still comes back
         r = lease(py, "run", *common, "--total-minutes", "1", "--reserve-minutes", "1")
@@ -101,6 +101,36 @@ class Lease(unittest.TestCase):
         self.assertEqual(meta["llama.block_count"], 2)
         want = sorted({version_of(TRACED), *([second_v] if second else [])}, key=lambda v: int(v.split(".")[1]))
         self.assertEqual(meta["ndbg.train.python_versions"], ",".join(want))
+        # the best weights (lowest held-out real-code loss) come back beside the last where they are of an earlier step;
+        # timings.json and each GGUF name the step, lease.log has the whole held-out curve
+        train, exported = t["stages"]["train"], t["stages"]["export"]
+        self.assertEqual(train["best_on"], "e-realcode")
+        curve = [(c["eval_losses"]["e-realcode"], c["step"]) for c in train["curve"]]
+        self.assertGreaterEqual(len(curve), 2)
+        self.assertEqual((train["best_loss"], train["best_run_step"]), min(curve, key=lambda x: x[0]))
+        self.assertEqual((meta["ndbg.train.checkpoint"], meta["ndbg.train.steps"]), ("last", train["run_steps"]))
+        self.assertEqual(meta["ndbg.train.best_step"], train["best_run_step"])
+        log = (out / "lease.log").read_text()
+        self.assertIn("== held-out curve", log)
+        self.assertEqual(sum('"eval_losses"' in line for line in log.split("== train.log")[0].splitlines()), len(curve))
+        if train["best_run_step"] != train["run_steps"]:
+            r = subprocess.run([py, "-m", "training.gguf", "--join", str(out / "best.q8_0.json"), "--type", "q8_0",
+                                "--out", str(self.d / "best.gguf")], cwd=REPO, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            bm = gguf.check_gguf(self.d / "best.gguf")
+            self.assertEqual((bm["ndbg.train.checkpoint"], bm["ndbg.train.steps"]), ("best", train["best_run_step"]))
+        else:
+            self.assertTrue(exported["best"]["same_as_last"])
+            self.assertFalse((out / "best.q8_0.json").exists())
+
+    def test_both_models_of_the_base_size_come_back(self):
+        """What comes back from a lease of the bundled size: two q8_0 models of 29.7 MB in 15 MiB parts with their
+        manifests, timings.json and lease.log are at most 8 files of at most 16 MiB."""
+        from training import lease as L
+        size = 29_685_984  # ndbg-base-28m.q8_0.gguf
+        parts = -(-size // (L.PART_MIB * 2**20))
+        self.assertLessEqual(2 * (parts + 1) + 2, L.FILES_BACK)
+        self.assertLessEqual(L.PART_MIB, 16)
 
 
 if __name__ == "__main__":

@@ -104,7 +104,7 @@ class Rehearsal(unittest.TestCase):
                         f.write(json.dumps(rec) + "\n")
             out = d / "run"
             r = run(self.py, "-m", "training.pipeline", "--sessions", str(other), "--out", str(out), "--node", "node", "--python", self.py,
-                    "--config", "tiny", "--steps", "12", "--sets", "2", "--programs", "25", "--no-exclude",
+                    "--config", "tiny", "--steps", "12", "--eval-every", "4", "--sets", "2", "--programs", "25", "--scripts", "6", "--no-exclude",
                     "--heldout", str(held), "--heldout-programs", "5", "--realcode", str(d / "rc.jsonl"),
                     "--realcode-heldout", str(d / "rc.jsonl"), "--realcode-samples", "3", "--workers", "2",
                     "--threads", "1", "--device", "cpu", "--part-mib", "0.1")
@@ -116,7 +116,26 @@ class Rehearsal(unittest.TestCase):
             sessions = t["stages"]["sessions"]["sessions"]
             self.assertEqual(sessions["d-rc.jsonl"], 18, "3 sessions for each of 6 real programs")
             self.assertGreater(sessions["d-p1.jsonl"], 0)
+            # user-style scripts with each set, run whole (their <module> frame traced), and held-out ones for the loss
+            self.assertEqual(t["stages"]["programs"]["scripts"], 12)
+            self.assertEqual(len(list((out / "sc1").glob("*.py"))), 6)
+            self.assertGreaterEqual(sessions["d-sc1.jsonl"], 10)
+            self.assertGreater(sessions["e-scripts.jsonl"], 50)
+            self.assertTrue(any("<module>" in json.loads(l)["text"] for l in (out / "d-sc1.jsonl").read_text().splitlines()))
             self.assertEqual(t["stages"]["train"]["steps"], 12)
+            # the held-out curve, each set's loss at every evaluation; the best weights are those of the lowest real-code loss
+            train = t["stages"]["train"]
+            self.assertEqual([c["step"] for c in train["curve"]], [4, 8, 12])  # every 4 steps
+            self.assertEqual(set(train["curve"][0]["eval_losses"]), {"e-generated", "e-realcode", "e-scripts"})
+            losses = [(c["eval_losses"]["e-realcode"], c["step"]) for c in train["curve"]]
+            self.assertEqual(train["best_on"], "e-realcode")
+            self.assertEqual((train["best_loss"], train["best_run_step"]), min(losses, key=lambda x: x[0]))
+            best = json.loads((out / "run/best.json").read_text())["meta"]["stats"]
+            self.assertEqual((best["checkpoint"], best["steps"], best["best_loss"]), ("best", train["best_run_step"], train["best_loss"]))
+            exported = t["stages"]["export"]
+            self.assertEqual(exported["last"]["steps"], 12)
+            self.assertEqual(exported["best"]["steps"], train["best_run_step"])
+            self.assertEqual((out / "export/best.f16.json").exists(), train["best_run_step"] != 12)
             # every session this run made names the traced Python; the model knows both versions
             self.assertTrue(all(json.loads(l)["text"].startswith(f"#ndbg 2 python{here}\n") for l in (out / "d-p1.jsonl").read_text().splitlines()))
             want = ",".join(sorted({here, other_v}, key=lambda v: int(v.split(".")[1])))
@@ -136,6 +155,29 @@ class Rehearsal(unittest.TestCase):
             self.assertEqual(meta["llama.block_count"], 2)
             self.assertEqual((meta["ndbg.format_version"], meta["ndbg.train.python_versions"]), (2, want))
             self.assertTrue((d / "m.md").exists())
+            self.assertEqual((meta["ndbg.train.checkpoint"], meta["ndbg.train.steps"]), ("last", 12))
+            self.assertEqual(meta["ndbg.train.best_step"], train["best_run_step"])
+            # best weights of an earlier step than the last come back beside them, each GGUF naming its step
+            run_dir = out / "run"
+            m = json.loads((run_dir / "model.json").read_text())
+            m["meta"]["stats"] = {**m["meta"]["stats"], "checkpoint": "best", "steps": 8, "best_run_step": 8, "best_on": "e-realcode",
+                                  "best_loss": 1.5}
+            for f in run_dir.glob("model.part*"):
+                (run_dir / f.name.replace("model.", "best.")).write_bytes(f.read_bytes())
+            m["parts"] = [{**q, "file": q["file"].replace("model.", "best.")} for q in m["parts"]]
+            (run_dir / "best.json").write_text(json.dumps(m))
+            r = run(self.py, "-m", "training.pipeline", "--out", str(out), "--stages", "export", "--part-mib", "0.1")
+            self.assertEqual(r.returncode, 0, r.stdout[-2000:] + r.stderr[-2000:])
+            t = json.loads((out / "timings.json").read_text())
+            self.assertEqual((t["stages"]["export"]["last"]["steps"], t["stages"]["export"]["best"]["steps"]), (12, 8))
+            self.assertTrue(any(n.startswith("best.f16.gguf.part") for n in t["stages"]["export"]["parts"]))
+            r = run(self.py, "-m", "training.gguf", "--join", str(out / "export/best.f16.json"), "--type", "q8_0",
+                    "--out", str(d / "best.gguf"), "--card")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            bm = gguf.check_gguf(d / "best.gguf")
+            self.assertEqual((bm["ndbg.train.checkpoint"], bm["ndbg.train.steps"], bm["ndbg.train.best_on"]), ("best", 8, "e-realcode"))
+            self.assertIn("| checkpoint | best |", (d / "best.md").read_text())
+            parts = sorted((out / "export").glob("model.f16.gguf.part*"))
             # a damaged part is refused, not joined
             p = parts[1]
             p.write_bytes(b"\1" + p.read_bytes()[1:])

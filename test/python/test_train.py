@@ -409,9 +409,14 @@ class TinyTraining(unittest.TestCase):
         # a run too short to reach an evaluation step still ends with each held-out set's loss
         log3 = self.train(self.tmp / "tiny3", "--tokenizer", str(out / "tokenizer.json"), "--cache", str(out / "cache"), "--steps", "1",
                           "--eval", str(FIXTURES / "train.jsonl"))
-        self.assertFalse(any("eval_loss" in r for r in log3[:-1]))
+        # (the end's evaluation is the curve's one point, and its weights are the best so far)
+        self.assertEqual([(r["step"], r["eval_losses"]) for r in log3[:-1] if "eval_loss" in r], [(1, log3[-1]["eval_losses"])])
         self.assertEqual(len(log3[-1]["eval_losses"]), 2)
         self.assertTrue(all(v > 0 for v in log3[-1]["eval_losses"].values()))
+        best = [r for r in log3 if r.get("event") == "best"]
+        self.assertEqual([(r["step"], r["set"]) for r in best], [(1, "all")])
+        self.assertEqual((log3[-1]["checkpoint"], log3[-1]["best_run_step"]), ("last", 1))
+        self.assertEqual(gguf.read_tensors(self.tmp / "tiny3", "best")[0]["stats"]["checkpoint"], "best")
 
     def test_resume_reproduces_the_run(self):
         out = self.tmp / "full"
