@@ -4,6 +4,7 @@
 // configurations the extension offers fit the Run and Debug view's dropdown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./support/dist.js";
@@ -56,6 +57,11 @@ test("the README's set-up commands are npm scripts, and CI runs its test command
   const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
   const testCommand = commands.find(([, , s]) => s === "test")![1];
   for (const part of testCommand.split(" && ")) assert.ok(ci.includes(part), `.ci/run runs "${part}"`);
+});
+
+test("the lock file has an entry for every optional dependency, as npm ci requires", () => {
+  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "lock-platforms.mjs"), "--check"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
 });
 
 test("the README is short, and every file it links to exists", () => {
