@@ -11,7 +11,7 @@ before(() => buildDist());
 
 const SEED = Number(process.env.NDBG_FUZZ_SEED ?? 1);
 /** Cases per family: the model families load models and run programs, so they get fewer. */
-const CASES: Record<string, number> = { framing: 10, requests: 6, launch: 10, models: 3, outputs: 4, programs: 8, traces: 8, language: 10 };
+const CASES: Record<string, number> = { framing: 10, requests: 6, launch: 10, models: 3, outputs: 4, programs: 8, traces: 8, language: 10, mcp: 4 };
 
 test(`fuzz, seed ${SEED}: every request answered, no crash, hang or leftover`, { timeout: 300_000 }, async () => {
   const lines = [HEADER];

@@ -1,15 +1,15 @@
-// The Model Context Protocol server (`ndbg mcp`): the tools of tools.ts over stdio, with the official
-// SDK's low-level server, so that every argument is checked by this project's own reading
-// (checks.ts) and every failure is a tool error with a message, never a crash. The client owns the
-// server: when it goes (stdin ends, or it is told to stop), every session ends, with its processes.
+// The Model Context Protocol server (`ndbg mcp`): the tools of tools.ts over stdio (stdio.ts), with
+// the official SDK's low-level server, so that every argument is checked by this project's own
+// reading (checks.ts) and every failure is a tool error with a message, never a crash. The client
+// owns the server: when it goes (stdin ends, or it is told to stop), every session ends, with its processes.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { cutText } from "../format/values.js";
 import { stopInferenceHost } from "../model/remote.js";
 import { ToolInputError } from "./checks.js";
 import { SessionTable, type ServerOptions } from "./sessions.js";
 import { TOOLS } from "./tools.js";
+import { LineTransport } from "./stdio.js";
 
 /** Characters of an error message: a message never carries a whole expression or value back. */
 const MAX_MESSAGE = 2_000;
@@ -57,10 +57,10 @@ export async function serveMcp(opts: McpServerOptions): Promise<void> {
     tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title: t.title, ...t.annotations } })),
   }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(sessions, req.params.name, req.params.arguments, extra.signal, log));
-  // A line that is not JSON-RPC cannot be answered (it has no id): said on stderr, and the reading goes on.
-  server.onerror = (e) => log(`ndbg mcp: ${cutText(e.message, 300)}`);
+  // What the protocol could not take (a malformed notification, an answer to nothing): said on stderr, and the reading goes on.
+  server.onerror = (e) => log(`ndbg mcp: ${cutText(e.message.replace(/\s+/g, " "), 300)}`);
 
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport();
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
   let closing = false;
@@ -80,10 +80,7 @@ export async function serveMcp(opts: McpServerOptions): Promise<void> {
         done();
       });
   };
-  // The client is gone when our stdin ends; the transport itself does not watch for that.
-  process.stdin.on("end", () => close(""));
-  process.stdin.on("close", () => close(""));
-  process.stdin.on("error", () => close("stdin failed"));
+  // The transport closes when the client goes (our stdin ends).
   server.onclose = () => close("");
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(sig, () => close(`${sig}`));
   await server.connect(transport);

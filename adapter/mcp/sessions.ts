@@ -18,7 +18,7 @@ import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../d
 import { originOf, unmarked } from "../dap/marks.js";
 import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
 import { ToolInputError, shown, type BreakpointArg } from "./checks.js";
-import { bounded, deadline, isAbort, stopReason, Turns } from "./waits.js";
+import { bounded, Deadline, isAbort, stopReason, Turns } from "./waits.js";
 import {
   frameView, marksOf, originAt, predicts, scopeOf, stopView, valueOrigin, variableView, variablesOf,
   type FrameView, type OutputView, type StopView, type VariableView, type Viewed,
@@ -83,7 +83,8 @@ export class McpSession implements Viewed {
   async call<T>(client: AbortSignal | undefined, what: string, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
     const ctl = new AbortController();
     this.live.add(ctl);
-    const signal = AbortSignal.any([deadline(this.opts.stepTimeoutMs, client), ctl.signal]);
+    const limit = new Deadline(this.opts.stepTimeoutMs, [client, ctl.signal]);
+    const signal = limit.signal;
     try {
       return await this.turns.take(signal, () => {
         if (this.ended) throw new ToolInputError(`session ${this.id} has ended`);
@@ -94,6 +95,7 @@ export class McpSession implements Viewed {
       if (ctl.signal.aborted || this.ended) throw new ToolInputError(`session ${this.id} ended while ${what} was under way`);
       throw new ToolInputError(`${stopReason(signal, what, this.opts.stepTimeoutMs)}; ${this.where()}`);
     } finally {
+      limit.end();
       this.live.delete(ctl);
     }
   }
@@ -495,7 +497,8 @@ export class SessionTable {
 
     const ctl = new AbortController();
     this.starting.add(ctl);
-    const signal = AbortSignal.any([deadline(this.opts.startTimeoutMs, client), ctl.signal]);
+    const limit = new Deadline(this.opts.startTimeoutMs, [client, ctl.signal]);
+    const signal = limit.signal;
     let model: ModelDescription | undefined;
     let predictor: Predictor | undefined;
     let session: McpSession | undefined;
@@ -545,6 +548,7 @@ export class SessionTable {
       }
       throw e instanceof ToolInputError ? e : new ToolInputError(errorText(e));
     } finally {
+      limit.end();
       this.starting.delete(ctl);
       if (predictor) await Promise.resolve(predictor.dispose()).catch(() => undefined);
     }

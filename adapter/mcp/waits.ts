@@ -3,10 +3,39 @@
 // leaves the session where it was; the work it waited for is told to stop, or, where it cannot be
 // (a model that is still loading), its result is released when it comes.
 
-/** A deadline after `ms`, ended early too when `client` is aborted. */
-export function deadline(ms: number, client?: AbortSignal): AbortSignal {
-  const timer = AbortSignal.timeout(ms);
-  return client ? AbortSignal.any([timer, client]) : timer;
+/**
+ * A deadline: its signal aborts after `ms` (a TimeoutError), or as soon as one of `also` does.
+ * Made with a timer and a controller held here, not with AbortSignal.timeout and AbortSignal.any,
+ * whose signals are held weakly and can be collected before they fire (then nothing ever aborts).
+ * `end` it when the work is done, so that its timer and listeners go.
+ */
+export class Deadline {
+  private readonly ctl = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unlisten: (() => void)[] = [];
+
+  constructor(ms: number, also: readonly (AbortSignal | undefined)[] = []) {
+    this.timer = setTimeout(() => this.ctl.abort(new DOMException(`timed out after ${ms} ms`, "TimeoutError")), ms);
+    for (const s of also) {
+      if (!s) continue;
+      if (s.aborted) {
+        this.ctl.abort(s.reason);
+        continue;
+      }
+      const on = (): void => this.ctl.abort(s.reason);
+      s.addEventListener("abort", on, { once: true });
+      this.unlisten.push(() => s.removeEventListener("abort", on));
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.ctl.signal;
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
+    for (const u of this.unlisten.splice(0)) u();
+  }
 }
 
 /** The reason a wait ended early, in words: the deadline, or the client's cancel. */

@@ -23,11 +23,12 @@ import { outputs } from "./families/outputs.js";
 import { programs } from "./families/programs.js";
 import { traces } from "./families/traces.js";
 import { language } from "./families/language.js";
+import { mcp } from "./families/mcp.js";
 
 /** One case: `work` is a folder of its own for the files it makes, `shared` one for the whole run. */
 type Family = (g: Gen, label: string, tally: Tally, work: string, shared: string) => Promise<void>;
 
-export const FAMILIES: Record<string, Family> = { framing, requests, launch: launchArgs, models, outputs, programs, traces, language };
+export const FAMILIES: Record<string, Family> = { framing, requests, launch: launchArgs, models, outputs, programs, traces, language, mcp };
 
 export interface Budget {
   /** Cases per family, or seconds for the whole run. */
