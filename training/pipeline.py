@@ -19,7 +19,11 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
 3. sessions: `ndbg data` on each set (and `--realcode-samples` sessions per real program), in
    parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
    With `--second-python`, sessions of the first `--second-sets` sets and of the real code (half
-   as many) traced by that interpreter too, where it is another minor version.
+   as many) traced by that interpreter too, where it is another minor version. With `--hidden K`
+   (default 6), hidden-callee sessions of every set and of the real code (training/hidden.py: the
+   entry's call of a helper whose body reads `...`, stepped over; K samples a program, those that
+   never leave the entry's frame kept), and of the real-code held-out for the evaluation loss
+   (`e-hidden`).
 4. train: `training.train` on all of it, and on `--sessions` files made elsewhere (`--init`
    continues a model), `--minutes` of training.
 5. export: an f16 (or `--export-type q8_0`) GGUF cut into parts of at most `--part-mib` MiB with a manifest
@@ -105,6 +109,8 @@ def parse_args(argv):
     ap.add_argument("--second-python", help="an interpreter of another minor version (the machine's own, run without --python-home)")
     ap.add_argument("--second-sets", type=int, default=4, help="of the sets, those it traces too (and the real code, half as often)")
     ap.add_argument("--samples-per-program", type=int, default=2)
+    ap.add_argument("--hidden", type=int, default=6,
+                    help="hidden-callee sessions (training/hidden.py): samples per program with a helper; 0: none")
     ap.add_argument("--mix", default=MIX)
     ap.add_argument("--inverse-call", default=INVERSE_CALL)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -242,6 +248,18 @@ class Run:
             jobs.append((head + ["--programs", str(self.out / programs), "--out", str(out),
                                  "--samples-per-program", str(k), "--seed", str(a.seed * 10 + i)], env, self.out / f"d-{name}.log"))
             train.append(out)
+        if a.hidden:
+            hid = [(f"hid-p{i}", self.out / f"p{i}.jsonl") for i in range(1, a.sets + 1)]
+            if a.realcode:
+                hid.append(("hid-rc", self.out / "rc.jsonl"))
+            if (self.out / "rc-heldout.jsonl").exists():
+                hid.append(("e-hidden", self.out / "rc-heldout.jsonl"))
+            for i, (name, src) in enumerate(hid):
+                out = self.out / (f"{name}.jsonl" if name.startswith("e-") else f"d-{name}.jsonl")
+                jobs.append(([a.python, "-m", "training.hidden", "--programs", str(src), "--out", str(out), "--node", a.node,
+                              "--python", a.python, "--samples-per-program", str(a.hidden), "--seed", str(a.seed * 10 + 500 + i)],
+                             self.traced_env, self.out / f"{name}.log"))
+                (ev if name.startswith("e-") else train).append(out)
         held = [(Path(a.heldout), "e-generated", a.heldout_programs)]
         if (self.out / "rc-heldout.jsonl").exists():
             held.append((self.out / "rc-heldout.jsonl", "e-realcode", 10**9))
@@ -254,14 +272,18 @@ class Run:
                                      "--limit", str(limit)], self.traced_env, self.out / f"{name}.log"))
                 ev.append(out)
         self.parallel(jobs)
+        empty = [p.name for p in train + ev if not p.stat().st_size]  # hidden-callee sessions of a set with no helper
+        train, ev = [p for p in train if p.stat().st_size], [p for p in ev if p.stat().st_size]
+        if empty:
+            print(f"no sessions in {', '.join(empty)}: left out", flush=True)
         self.train_files, self.eval_files = train, ev
         return {"sessions": {p.name: sum(1 for _ in open(p)) for p in train + ev}}
 
     def train(self):
         a = self.a
         if not hasattr(self, "train_files"):  # sessions made by an earlier run into the same folder
-            self.train_files = sorted(self.out.glob("d-*.jsonl"))
-            self.eval_files = sorted(self.out.glob("e-*.jsonl"))
+            self.train_files = [p for p in sorted(self.out.glob("d-*.jsonl")) if p.stat().st_size]
+            self.eval_files = [p for p in sorted(self.out.glob("e-*.jsonl")) if p.stat().st_size]
             if not self.train_files:
                 raise PipelineError(f"no sessions in {self.out}: run the sessions stage first")
         cmd = [sys.executable, "-m", "training.train", "--out", str(self.out / "run"), "--config", a.config,

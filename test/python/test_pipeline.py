@@ -122,11 +122,18 @@ class Rehearsal(unittest.TestCase):
             self.assertGreaterEqual(sessions["d-sc1.jsonl"], 10)
             self.assertGreater(sessions["e-scripts.jsonl"], 50)
             self.assertTrue(any("<module>" in json.loads(l)["text"] for l in (out / "d-sc1.jsonl").read_text().splitlines()))
+            # hidden-callee sessions: the helper's body reads `...`, every state is the entry's own
+            self.assertGreater(sessions["e-hidden.jsonl"], 0)
+            for name in ("d-hid-rc.jsonl", "e-hidden.jsonl", *[n for n in sessions if n.startswith("d-hid-p")]):
+                for line in (out / name).read_text().splitlines():
+                    rec = json.loads(line)
+                    self.assertIn("#hidden:", rec["id"])
+                    self.assertIn("    ...\n<|frame_sep|>", rec["text"])
             self.assertEqual(t["stages"]["train"]["steps"], 12)
             # the held-out curve, each set's loss at every evaluation; the best weights are those of the lowest real-code loss
             train = t["stages"]["train"]
             self.assertEqual([c["step"] for c in train["curve"]], [4, 8, 12])  # every 4 steps
-            self.assertEqual(set(train["curve"][0]["eval_losses"]), {"e-generated", "e-realcode", "e-scripts"})
+            self.assertEqual(set(train["curve"][0]["eval_losses"]), {"e-generated", "e-realcode", "e-scripts", "e-hidden"})
             losses = [(c["eval_losses"]["e-realcode"], c["step"]) for c in train["curve"]]
             self.assertEqual(train["best_on"], "e-realcode")
             self.assertEqual((train["best_loss"], train["best_run_step"]), min(losses, key=lambda x: x[0]))
