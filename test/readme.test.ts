@@ -50,6 +50,14 @@ test("the README's launch.json uses only the debugger's attributes and modes, an
   for (const m of [...modes, "predict, compute false"]) assert.ok(seen.has(m), `the README shows ${m}`);
 });
 
+test("the end-to-end test of the README's predict example launches the README's Predict configuration", () => {
+  const predict = readmeLaunch().configurations.find((c) => c.name === "Predict");
+  assert.ok(predict, "the README has a configuration named Predict");
+  const workspace = JSON.parse(readFileSync(join(ROOT, "test", "e2e", "workspace", ".vscode", "launch.json"), "utf8")) as { configurations: Record<string, unknown>[] };
+  assert.deepEqual(workspace.configurations.find((c) => c.name === "Predict"), predict);
+  assert.match(readFileSync(join(ROOT, "test", "e2e", "suites", "readme.ts"), "utf8"), /startDebugging\(folder, "Predict"\)/);
+});
+
 test("the README's set-up commands are npm scripts, and CI runs its test command", () => {
   const commands = [...readme.matchAll(/^(npm (?:ci|install) && npm (?:run )?(\w+))/gm)];
   assert.equal(commands.length, 2, "two set-up commands");

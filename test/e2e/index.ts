@@ -9,6 +9,7 @@ import "./suites/debugging.js";
 import "./suites/predict.js";
 import "./suites/compare.js";
 import "./suites/hybrid.js";
+import "./suites/readme.js";
 
 export async function run(): Promise<void> {
   // A plain window for the screenshots: no secondary side bar.

@@ -47,7 +47,7 @@ suite("compare panel", () => {
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = mark();
     const started = vscode.debug.startDebugging(folder(), {
-      type: DEBUG_TYPE, request: "launch", name: "Neural Python: compare demo", program: "${workspaceFolder}/demo.py",
+      type: DEBUG_TYPE, request: "launch", name: "Compare demo", program: "${workspaceFolder}/demo.py",
       call: "total([3, 1, 2])", mode: "compare", predictor: "record", stopOnEntry: true,
     });
     const launched = await responseTo("launch", from, 60_000);
@@ -78,7 +78,7 @@ suite("compare panel", () => {
     assert.match(r.divergence ?? "", /^No divergence: all 4 compared steps agree/);
     assert.deepEqual(r.mismatches, []);
     assert.equal(r.resync, false, "nothing to resync: the states agree");
-    assert.match(r.banner ?? "", /compare demo.*stopped at step 4/);
+    assert.match(r.banner ?? "", /Compare demo.*stopped at step 4/);
     await screenshot("compare-panel");
   }, 180_000);
 
@@ -142,7 +142,7 @@ suite("compare panel", () => {
 
   test("a session in another mode: the panel says there is nothing to compare", async () => {
     const from = mark();
-    assert.equal(await vscode.debug.startDebugging(folder(), "Neural Python: record demo"), true);
+    assert.equal(await vscode.debug.startDebugging(folder(), "Record demo"), true);
     await nextEvent("stopped", from, 60_000);
     await settled();
     await vscode.commands.executeCommand("neuralPython.showComparison");

@@ -41,7 +41,7 @@ suite("debugging (record mode)", () => {
     // The Run and Debug view open before the first stop, as after F5: VS Code then expands Locals.
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = mark();
-    const started = await vscode.debug.startDebugging(folder(), "Neural Python: record demo");
+    const started = await vscode.debug.startDebugging(folder(), "Record demo");
     assert.equal(started, true, "the session starts");
     const launch = await sentRequest("launch", from);
     assert.equal(launch.program, file("demo.py").fsPath, "program with ${workspaceFolder} substituted");

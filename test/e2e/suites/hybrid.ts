@@ -17,7 +17,7 @@ suite("hybrid mode", () => {
     try {
       await vscode.commands.executeCommand("workbench.view.debug");
       const from = mark();
-      const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Neural Python: hybrid shop")).catch((e: unknown) => e);
+      const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Hybrid shop")).catch((e: unknown) => e);
       const launched = await responseTo("launch", from, 120_000);
       assert.ok(launched.success, `hybrid launch failed: ${launched.message}`);
       assert.equal(await starting, true);

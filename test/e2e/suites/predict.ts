@@ -18,7 +18,7 @@ suite("predict mode", () => {
     const folder = vscode.workspace.workspaceFolders![0];
     await vscode.commands.executeCommand("workbench.view.debug");
     const from = mark();
-    const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Neural Python: predict demo")).catch((e: unknown) => e);
+    const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Predict demo")).catch((e: unknown) => e);
     const launched = await responseTo("launch", from, 120_000);
     assert.ok(launched.success, `predict launch failed: ${launched.message}`);
     assert.equal(await starting, true);
