@@ -3,8 +3,8 @@
   python3 -m training.lease pack [--out .lease/bundle.tar.xz] [--python PY] [--node NODE]
       [--realcode training/data/realcode.jsonl] [--heldout training/data/heldout.jsonl]
       [--exclude ../shared/data/cruxeval.jsonl]
-  python3 -m training.lease run --bundle .lease/bundle.tar.xz --out "$OUT" --total-minutes 9.3
-      [--init models/ndbg-base-28m.q8_0.gguf] [--sets 15 --programs 10000] [--second-python python3]
+  python3 -m training.lease run --bundle .lease/bundle.tar.xz --out "$OUT" --total-minutes 8.8
+      [--init models/ndbg-base-28m.q8_0.gguf] [--sets 10 --programs 10000 --scripts 1000 --hidden 6] [--second-python python3]
 
 A lease is short (device time is counted from the machine's start, and one command runs at most
 10 minutes), the machine has no Node, no network and another Python than the one whose traces the
@@ -201,6 +201,7 @@ class Lease:
                "--config", a.config, "--lr", str(a.lr), "--warmup", str(a.warmup), "--sets", str(a.sets), "--programs", str(a.programs), "--seed", str(a.seed),
                "--exclude", str(self.work / "data/exclude" / self.manifest["exclude"]), "--heldout", str(self.work / "data/heldout.jsonl"),
                "--realcode", str(self.work / "data/realcode.jsonl"), "--realcode-samples", str(a.realcode_samples),
+               "--scripts", str(a.scripts), "--hidden", str(a.hidden),
                "--workers", str(a.workers), "--device", a.device, "--threads", str(a.threads), "--export-type", "q8_0",
                "--part-mib", str(PART_MIB), *(["--init", a.init] if a.init else []), *(["--compile"] if a.compile else []),
                *a.pipeline_arg, *extra]
@@ -270,9 +271,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--init", help="continue this model (e.g. models/ndbg-base-28m.q8_0.gguf)")
     r.add_argument("--lr", type=float, default=0.0006, help="run 4's, continuing the bundled model")
     r.add_argument("--warmup", type=int, default=100)
-    r.add_argument("--sets", type=int, default=15)
+    r.add_argument("--sets", type=int, default=10, help="sets of generated programs (r5 had 15; the scripts and hidden-callee "
+                   "sessions of each set take a share of the data stage's time)")
     r.add_argument("--programs", type=int, default=10000)
     r.add_argument("--seed", type=int, default=200, help="sets use seed+1, seed+2, ... (100-114 made the bundled model)")
+    r.add_argument("--scripts", type=int, default=1000, help="user-style scripts with each set (training/scripts.py)")
+    r.add_argument("--hidden", type=int, default=6, help="hidden-callee sessions per program with a helper (training/hidden.py)")
     r.add_argument("--realcode-samples", type=int, default=4,
                    help="sessions per real call: run 4's 40 and r5's 10 both passed their best held-out real-code loss early")
     r.add_argument("--second-python", help="an interpreter of another version on that machine (its own python3)")
