@@ -1,4 +1,5 @@
-// The compare panel ("Neural Python: Show Comparison") in VS Code: a compare session whose
+// The compare panel ("Neural Python: Show Comparison") in VS Code, which a compare session opens
+// and whose button is in the debug toolbar while one runs: a compare session whose
 // predicted side is a recording of the real run (launch "predictor": "record"), so the result
 // does not depend on a model and the two sides agree at every step. The page reports what it
 // rendered (read from its DOM) after each update; keys reach the history list's own keydown
@@ -9,7 +10,7 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { CompareSnapshot } from "../../../adapter/protocol.js";
 import type { ComparePanelHandle } from "../../../src/comparePanel.js";
 import type { RenderReport } from "../../../src/compareView.js";
-import { log, screenshot, suite, test, until } from "../harness.js";
+import { hasDriver, log, probe, screenshot, suite, test, until } from "../harness.js";
 import { DEBUG_TYPE, act, mark, nextEvent, outputSince, responseTo, session, settled, stack, stopAll, watchSessions } from "../debugSession.js";
 
 const folder = (): vscode.WorkspaceFolder => vscode.workspace.workspaceFolders![0];
@@ -56,6 +57,9 @@ suite("compare panel", () => {
     const first = await Promise.race([nextEvent("stopped", from, 60_000).then(() => "stopped"), nextEvent("terminated", from, 60_000).then(() => "terminated")]);
     assert.equal(first, "stopped", `the compare session ended without stopping: ${outputSince(from)}`);
     await settled();
+    // The session opened its panel beside the editor, and the debug toolbar has its button.
+    await until("the compare panel to open with the session", () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((tab) => tab.label === "Neural Python: Comparison") || undefined);
+    if (hasDriver) await until("the Show Comparison button in the debug toolbar", async () => (await probe(".debug-toolbar .action-label.codicon-diff")).length > 0 || undefined);
     for (const command of ["stepInto", "stepInto", "stepOver", "stepOver"]) await act(`workbench.action.debug.${command}`, 60_000);
 
     // The panel follows the theme: its screenshots in VS Code's default dark theme.
