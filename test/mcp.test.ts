@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { transition } from "../adapter/real/semantics.js";
-import type { Action, Frame } from "../adapter/format/trajectory.js";
+import { breakpointCanHit, type Action, type Frame } from "../adapter/format/trajectory.js";
 import { NDBG, ROOT, buildDist } from "./support/dist.js";
 import { realStack, stepOutIndex } from "./support/dap.js";
 import { alive, stillAlive } from "./support/processes.js";
@@ -24,6 +24,7 @@ const CALLS = join(FIX, "calls.py");
 const FOREVER = join(FIX, "forever.py");
 const DEMO = join(ROOT, "examples", "demo.py");
 const TRACE = join(ROOT, "test", "fixtures", "traces", "demo.ndbg");
+const PRICES = join(ROOT, "test", "fixtures", "mcp", "prices.py");
 
 const TOOLS = [
   "start_session", "step_into", "step_over", "step_out", "step_back", "continue", "reverse_continue", "predict_output",
@@ -103,6 +104,17 @@ function descendants(pid: number): number[] {
 
 // ---- the real run ----
 
+/**
+ * Where a move lands in the real run with breakpoints `bps` set: the debugger semantics, but a
+ * step over stops on the way at a breakpoint inside the call it steps over (as debugpy's does).
+ */
+function landing(frames: readonly Frame[], i: number, action: Action, bps: number[]): number {
+  const j = transition(frames, i, action, bps);
+  if (action.kind !== "step_over") return j;
+  for (let k = i + 1; k < j; k++) if (breakpointCanHit(frames[k]) && bps.includes(frames[k].line)) return k;
+  return j;
+}
+
 /** What a recorded stop must show: the real state at trace index i. */
 function sameAsReal(stop: Answer["s"], frames: readonly Frame[], i: number, what: string): void {
   const f = frames[i];
@@ -119,7 +131,7 @@ function sameAsReal(stop: Answer["s"], frames: readonly Frame[], i: number, what
 test("a recorded session through every tool answers what the real run did", { timeout: 120_000 }, async () => {
   const run: TraceResult = await runTrace(CALLS, { call: "main(3)" });
   const frames = run.frames;
-  const at = (i: number, action: Action, bps?: number[]): number => transition(frames, i, action, bps);
+  const at = (i: number, action: Action, bps: number[] = []): number => landing(frames, i, action, bps);
   const { client: c, pid } = await serve("--allow-run");
   try {
     const listed = await c.listTools();
@@ -152,8 +164,15 @@ test("a recorded session through every tool answers what the real run did", { ti
     assert.deepEqual(Object.fromEntries(caller.s.variables.map((v: { name: string; value: string }) => [v.name, v.value])), real[1].locals);
     assert.equal(caller.s.scope, "Locals");
 
+    // Step over the line that calls square: the breakpoint inside it stops the step there.
+    assert.equal(frames[i].line, 9, "the first hit is the loop's line, which calls square");
+    i = at(i, { kind: "step_over" }, [2, 9]);
+    const over = await ok(c, "step_over", { sessionId: id });
+    sameAsReal(over.s, frames, i, "step_over into a breakpoint");
+    assert.deepEqual([over.s.reason, over.s.frame.func, over.s.frame.line], ["breakpoint", "square", 2]);
+
     // Steps: each lands where the debugger semantics say.
-    for (const kind of ["step_into", "step_over", "step_into"] as const) {
+    for (const kind of ["step_into", "step_into"] as const) {
       i = at(i, { kind }, [2, 9]);
       sameAsReal((await ok(c, kind, { sessionId: id })).s, frames, i, kind);
     }
@@ -241,7 +260,7 @@ test("a session predicted by the bundled model: every value marked, with the mod
       assert.equal(m.mark, `predicted (${pct}%)${m.lowConfidence ? " ⚠ low confidence" : ""}`, `${what}: the adapter's own mark`);
     };
     let last: Answer | undefined;
-    for (const kind of ["step_into", "step_over", "step_into"] as const) {
+    for (const kind of ["step_into", "step_into"] as const) {
       const s = await ok(c, kind, { sessionId: id });
       if (s.s.reason === "exit") break;
       last = s;
@@ -289,6 +308,36 @@ test("a session predicted by the bundled model: every value marked, with the mod
     assert.equal((await ok(c, "list_sessions", {})).s.sessions.length, 2);
     await ok(c, "end_session", { sessionId: id });
     await ok(c, "end_session", { sessionId: s2 });
+  } finally {
+    await c.close();
+  }
+  assert.deepEqual(await stillAlive([pid], 5000), [], "the server goes when its client does");
+});
+
+test("predict mode's sealed run: real states, the model's values in its holes marked one by one", { timeout: 180_000 }, async () => {
+  const { client: c, pid } = await serve();
+  try {
+    // Line 11 follows `price = unit_price(item)`: unit_price is a hole, its value the model's.
+    const start = await ok(c, "start_session", { program: PRICES, call: "total(['pen', 'ink'])", breakpoints: [11] });
+    const id = start.s.sessionId;
+    assert.equal(start.s.mode, "predict");
+    const hit = await ok(c, "continue", { sessionId: id });
+    assert.deepEqual([hit.s.reason, hit.s.frame.line, hit.s.frame.predicted], ["breakpoint", 11, false], "the state itself is the sealed run's");
+    const byName = Object.fromEntries(hit.s.locals.map((v: { name: string }) => [v.name, v]));
+    assert.deepEqual(
+      ["items", "cost", "item"].map((n) => [byName[n].value, byName[n].predicted]),
+      [["['pen', 'ink']", false], ["0", false], ["'pen'", false]],
+      "what the program computed is real",
+    );
+    const price = byName.price;
+    assert.equal(price.predicted, true, "the hole's value is the model's");
+    assert.ok(price.confidence > 0 && price.confidence <= 1);
+    assert.equal(price.mark, `predicted (${Math.round(price.confidence * 100)}%)${price.lowConfidence ? " ⚠ low confidence" : ""}`);
+    // Setting it fills the hole: the value is the user's now, and reads as real.
+    const set = await ok(c, "set_variable", { sessionId: id, name: "price", value: "7" });
+    assert.deepEqual([set.s.set.value, set.s.set.predicted], ["7", false]);
+    assert.equal((await ok(c, "evaluate", { sessionId: id, expression: "price * 2" })).s.value, "14");
+    await refused(c, "set_variable", { sessionId: id, name: "cost", value: "5" }, /only a predicted value/);
   } finally {
     await c.close();
   }

@@ -5,7 +5,7 @@
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
 import { Engine, namesOf } from "../engine/engine.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
-import { breakpointProblem } from "../engine/breakpoints.js";
+import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters } from "../engine/breakpoints.js";
 import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
 import { cutText } from "../format/values.js";
 import type { Action, Frame } from "../format/trajectory.js";
@@ -116,6 +116,7 @@ export class McpSession implements Viewed {
       const e = this.engine;
       const back = kind === "step_back" || kind === "reverse_continue";
       if (!back && e.ended) throw new ToolInputError(`the program has ended (${this.exitWords()}): step back to look at earlier states, or end the session`);
+      const depth = e.current.step.frame?.depth ?? 0;
       try {
         if (kind === "step_out") await e.stepOut(signal);
         else if (kind === "step_back") await e.stepBack(signal);
@@ -126,7 +127,9 @@ export class McpSession implements Viewed {
         if (isAbort(err) || signal.aborted) throw err;
         throw new ToolInputError(`could not ${back ? "go back" : "go on"}: ${errorText(err)}; ${this.where()}`);
       }
-      return this.stop(back ? "back" : kind === "continue" ? "continue" : "step");
+      // A step over that ends deeper than it started was stopped by a breakpoint inside the call: told as a breakpoint stop.
+      const overStopped = kind === "step_over" && (e.current.step.frame?.depth ?? -1) > depth;
+      return this.stop(back ? "back" : kind === "continue" || overStopped ? "continue" : "step");
     });
   }
 
@@ -518,10 +521,15 @@ export class SessionTable {
         signal,
         (late) => void late.dispose(),
       );
-      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: config.mode === "predict" ? PREDICTED_EVENTS : config.maxSteps });
+      // As the adapter makes it: step over stops at a breakpoint inside the call it steps over,
+      // but where a replayed session's saved stops are all there is.
+      const stepOverStops = !(predictor instanceof RecordedPredictor && predictor.replays === "session");
+      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: config.mode === "predict" ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
       session = new McpSession(id, config, predictor, engine, this.opts, model);
       for (const n of notes) session.note(n);
-      if (extra.exceptions) session.setExceptionStops(extra.exceptions.raised, extra.exceptions.uncaught);
+      // The exception stops a client gets unless it says otherwise: the filters' defaults, as the editor offers them.
+      const stops = extra.exceptions ?? readExceptionFilters(EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter));
+      session.setExceptionStops(stops.raised, stops.uncaught);
       let refused: BreakpointView[] = [];
       if (extra.breakpoints?.length) {
         const set = await session.setBreakpoints(extra.breakpoints, true, signal);

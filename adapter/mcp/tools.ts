@@ -128,7 +128,7 @@ const START: Tool = {
       compute: { type: "boolean", default: true, description: "Predict mode: states the program decides are computed; false: the model predicts every state." },
       pythonVersion: { type: "string", pattern: "^3\\.[0-9]+$", description: "Predict mode: whose states to predict (\"3.11\", \"3.12\")." },
       breakpoints: { type: "array", items: BREAKPOINT, description: "Breakpoints to set before the first stop." },
-      exceptions: { type: "array", items: { type: "string", enum: ["raised", "uncaught"] }, description: "Stop where exceptions are raised, or where an uncaught one is." },
+      exceptions: { type: "array", items: { type: "string", enum: ["raised", "uncaught"] }, description: 'Stop where exceptions are raised, or where an uncaught one is (default ["uncaught"]; [] for none).' },
       stopOnEntry: { type: "boolean", default: true, description: "false: run to the first breakpoint (or the end) at once." },
       predict: { type: "array", items: { type: "string" }, description: "Hybrid mode: functions to predict rather than run." },
       cwd: { type: "string", description: "What a relative program path resolves against (default: the server's folder)." },
