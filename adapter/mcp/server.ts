@@ -17,7 +17,8 @@ const MAX_MESSAGE = 2_000;
 const CLOSE_TIMEOUT_MS = 3_000;
 
 const INSTRUCTIONS =
-  "A debugger for Python programs that need not run: start_session opens a file (predict mode, the default, never runs it: a local model predicts each state), " +
+  "A debugger for Python programs that need not run on this machine: start_session opens a file (predict mode, the default, runs it sealed in WebAssembly " +
+  "and a local model predicts only what cannot run; compute: false, the model predicts every state), " +
   "then step_into / step_over / step_out / step_back, set_breakpoints and continue move through it, get_stack, get_variables and evaluate read the state, " +
   "predict_output jumps to a call's return, predict_input finds the arguments that give an output. Values marked predicted come from the model, with its confidence; " +
   "unmarked values are real or decided by the program itself. end_session when done.";

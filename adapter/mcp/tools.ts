@@ -115,8 +115,9 @@ const START: Tool = {
   name: "start_session",
   title: "Start a debugging session",
   description:
-    "Starts debugging a Python file and stops at its first state. mode \"predict\" (default) never runs the program: a local model predicts each state " +
-    "(compute: false lets the model predict every state, even those the program decides); \"record\" runs it for real under a tracer and replays it, " +
+    "Starts debugging a Python file and stops at its first state. mode \"predict\" (default) never runs the program on this machine: it runs sealed " +
+    "(CPython in WebAssembly, in a locked-down process), its states are exact, and a local model predicts only what no run can know (unwritten functions, " +
+    "missing modules, input()), each such value marked; compute: false lets the model predict every state (the model alone). \"record\" runs it for real under a tracer and replays it, " +
     "forwards and backwards; \"hybrid\" runs it and lets the model fill only what cannot run (unwritten functions, missing modules); \"replay\" opens a saved .ndbg trace. " +
     "record and hybrid need a server started with --allow-run. call: an entry call such as f([1, 2]) for a file that only defines functions. " +
     "Answers the session's id (the other tools take it) and where it stopped, with each value marked as predicted (with the model's confidence) or real.",
@@ -125,7 +126,7 @@ const START: Tool = {
       program: { type: "string", description: "The Python file (replay mode: a .ndbg trace), absolute or relative to cwd." },
       mode: { type: "string", enum: [...MCP_MODES], default: "predict" },
       call: { type: "string", description: "Entry call, e.g. \"f([1, 2])\"; without it the file runs as a script." },
-      compute: { type: "boolean", default: true, description: "Predict mode: states the program decides are computed; false: the model predicts every state." },
+      compute: { type: "boolean", default: true, description: "Predict mode: the program runs sealed and the model fills only its holes; false: the model predicts every state." },
       pythonVersion: { type: "string", pattern: "^3\\.[0-9]+$", description: "Predict mode: whose states to predict (\"3.11\", \"3.12\")." },
       breakpoints: { type: "array", items: BREAKPOINT, description: "Breakpoints to set before the first stop." },
       exceptions: { type: "array", items: { type: "string", enum: ["raised", "uncaught"] }, description: 'Stop where exceptions are raised, or where an uncaught one is (default ["uncaught"]; [] for none).' },

@@ -1,6 +1,6 @@
 // The fuzz suite: seeded families of hostile input to the real adapter (dist/adapter.js over DAP),
-// the real tracer, the real model loader and dialect, and the real trace language server
-// (dist/server.cjs over LSP). For each family and in total: requests sent and answered, crashes,
+// the real tracer, the real model loader and dialect, the real trace language server
+// (dist/server.cjs over LSP) and the MCP server (`dist/ndbg.js mcp`, JSON-RPC lines). For each family and in total: requests sent and answered, crashes,
 // hangs (a request past its deadline), peak memory of the process under test, and processes and
 // files left behind. A case is repeated by its seed and number: each has a generator of its own.
 //
