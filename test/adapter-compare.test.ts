@@ -142,7 +142,8 @@ async function agreeingWalk(program: string, call: string | undefined, bps: numb
   const s = await open();
   try {
     let ev = await launch(s, { program, call, stopOnEntry: true }, bps);
-    let i = 0;
+    // A script's entry stop is its first line, as debugpy's is: the module's call event is passed.
+    let i = call === undefined && trace.frames[0]?.event === "call" && trace.frames[0].func === "<module>" ? 1 : 0;
     for (let n = 0; n < 300 && ev.event === "stopped"; n++) {
       const where = `${program.split("/").pop()} ${call ?? ""} step ${n}`;
       const scopes = await compareScopes(s);
