@@ -313,6 +313,8 @@ export class McpSession implements Viewed {
       let history: Predicted[];
       const p = this.predictor instanceof RecordedPredictor ? this.predictor : await this.inverseModel(signal);
       if (p instanceof RecordedPredictor) {
+        if (p.replays === "session")
+          throw new ToolInputError("this trace is a saved debugging session, its stops only, not a recording of every event: it cannot tell which call returned a value");
         const k = p.frames.findIndex((f) => f.event === "return" && f.func === fn.qualname && f.file === undefined && f.value === value);
         if (k < 0) {
           const seen = [...new Set(p.frames.filter((f) => f.event === "return" && f.func === fn.qualname && f.value !== undefined).map((f) => f.value!))];
