@@ -137,6 +137,9 @@ test("a recorded session through every tool answers what the real run did", { ti
     const listed = await c.listTools();
     assert.deepEqual(listed.tools.map((t) => t.name).sort(), [...TOOLS].sort());
     for (const t of listed.tools) assert.ok(t.description && t.inputSchema.type === "object" && t.outputSchema?.type === "object", `${t.name} is described, with both schemas`);
+    // A client puts the whole list in its model's context, at every turn.
+    const size = JSON.stringify(listed).length;
+    assert.ok(size < 25_000, `the tool list is ${size} characters`);
 
     // Start, with a breakpoint on the loop's line in total (line 9) and a bad one on a blank line.
     const start = await ok(c, "start_session", { program: CALLS, call: "main(3)", mode: "record", breakpoints: [9, 4] });

@@ -20,8 +20,11 @@ const INSTRUCTIONS =
   "A debugger for Python programs that need not run on this machine: start_session opens a file (predict mode, the default, runs it sealed in WebAssembly " +
   "and a local model predicts only what cannot run; compute: false, the model predicts every state), " +
   "then step_into / step_over / step_out / step_back, set_breakpoints and continue move through it, get_stack, get_variables and evaluate read the state, " +
-  "predict_output jumps to a call's return, predict_input finds the arguments that give an output. Values marked predicted come from the model, with its confidence; " +
-  "unmarked values are real or decided by the program itself. end_session when done.";
+  "predict_output jumps to a call's return, predict_input finds the arguments that give an output. end_session when done. " +
+  "A move answers its stop: reason (entry, step, breakpoint, exception, exit, back, edited), frame {func, line, code, event, value: the return value or exception}, " +
+  "locals [{name, value: a Python repr, type}], returned (what a function just returned), output, notes. Every value, frame and answer says where it comes from: " +
+  "predicted: false is the real program's (or decided by it from known values); predicted: true is the model's guess, with confidence (0 to 1), " +
+  "lowConfidence, and mark, as the editor writes it (\"predicted (84%)\", \"from a predicted value (84%)\"). Trust a predicted value only as far as its confidence.";
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
 
@@ -55,7 +58,7 @@ export async function serveMcp(opts: McpServerOptions): Promise<void> {
   const sessions = new SessionTable(opts);
   const server = new Server({ name: "ndbg", title: "Neural Python Debugger", version: opts.version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: { title: t.title, ...t.annotations } })),
+    tools: TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations })),
   }));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => callTool(sessions, req.params.name, req.params.arguments, extra.signal, log));
   // What the protocol could not take (a malformed notification, an answer to nothing): said on stderr, and the reading goes on.

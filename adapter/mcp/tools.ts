@@ -24,21 +24,14 @@ export interface Tool {
 // ---- schemas ----
 
 const SESSION = { type: "string", description: 'The session\'s id, as start_session gave it ("s1").' };
-const MARKS = {
-  predicted: { type: "boolean", description: "The value is the model's prediction, not the real program's." },
-  derived: { type: "boolean", description: "Computed by the program from a predicted value." },
-  confidence: { type: "number", description: "The model's confidence in the state, 0 to 1." },
-  lowConfidence: { type: "boolean", description: "Below the session's lowConfidence threshold." },
-  mark: { type: "string", description: 'The mark as the editor shows it: "predicted (84%)".' },
-};
-const VARIABLE = { type: "object", properties: { name: { type: "string" }, value: { type: "string", description: "The value's Python repr." }, type: { type: "string" }, ...MARKS }, required: ["name", "value", "predicted"] };
+// Answers' schemas are lean: every client puts the tool list in its model's context, and the
+// move tools share one answer. What the fields mean is said once, in the server's instructions
+// (server.ts) and in docs/MCP.md.
+const MARKS = { predicted: { type: "boolean" }, derived: { type: "boolean" }, confidence: { type: "number" }, lowConfidence: { type: "boolean" }, mark: { type: "string" } };
+const VARIABLE = { type: "object", properties: { name: { type: "string" }, value: { type: "string" }, type: { type: "string" }, ...MARKS }, required: ["name", "value", "predicted"] };
 const FRAME = {
   type: "object",
-  properties: {
-    index: { type: "integer" }, func: { type: "string" }, line: { type: "integer" },
-    event: { type: "string", enum: ["call", "line", "return", "exception"] }, depth: { type: "integer" },
-    file: { type: "string" }, code: { type: "string" }, value: { type: "string" }, ...MARKS,
-  },
+  properties: { index: { type: "integer" }, func: { type: "string" }, line: { type: "integer" }, event: { type: "string" }, depth: { type: "integer" }, file: { type: "string" }, code: { type: "string" }, value: { type: "string" }, ...MARKS },
   required: ["index", "func", "line", "event", "depth", "predicted"],
 };
 const STOP = {
@@ -47,15 +40,15 @@ const STOP = {
     sessionId: { type: "string" },
     mode: { type: "string" },
     reason: { type: "string", enum: ["entry", "step", "breakpoint", "exception", "exit", "back", "edited"] },
-    position: { type: "object", properties: { index: { type: "integer" }, known: { type: "integer" } }, required: ["index", "known"] },
-    frame: FRAME,
-    locals: { type: "array", items: VARIABLE },
+    position: { type: "object" },
+    frame: { type: "object" },
+    locals: { type: "array" },
     localsLeftOut: { type: "integer" },
-    returned: VARIABLE,
-    exit: { type: "object", properties: { status: { type: "string", enum: ["normal", "error", "limit"] }, value: { type: "string" }, ...MARKS }, required: ["status", "predicted"] },
-    output: { type: "array", items: { type: "object", properties: { text: { type: "string" }, stream: { type: "string" }, predicted: { type: "boolean" } }, required: ["text", "stream", "predicted"] } },
-    logs: { type: "array", items: { type: "object", properties: { text: { type: "string" }, predicted: { type: "boolean" } } } },
-    notes: { type: "array", items: { type: "string" } },
+    returned: { type: "object" },
+    exit: { type: "object" },
+    output: { type: "array" },
+    logs: { type: "array" },
+    notes: { type: "array" },
   },
   required: ["sessionId", "mode", "reason", "position"],
 } as const;
