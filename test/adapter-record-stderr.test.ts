@@ -30,8 +30,7 @@ test("record mode: the program's stderr reaches the console as stderr output, wi
     let e = first;
     while (e.event === "stopped") e = await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     assert.deepEqual(seen, [
-      "stopped", // the <module> call
-      "stopped", // line 1
+      "stopped", // line 1 (the entry stop: the <module> call is passed, as debugpy does)
       "stopped", // line 2
       "stdout: one\n", // written by line 2, shown with the step to line 3
       "stopped", // line 3
