@@ -37,12 +37,15 @@ test("the shipped model's greedy answers on examples/demo.py are the pinned ones
   got.forEach((g, i) => assert.ok(Math.abs((g.confidence ?? -1) - (want[i].confidence ?? -1)) <= 0.01, `confidence of line ${i + 1}: ${g.confidence} against ${want[i].confidence}`));
 });
 
-test("the demo as `npm run demo` runs it: every state of examples/demo.py follows from the call, so each is computed, not predicted, and equals the real run's", { timeout: 180_000 }, () => {
+test("the demo as `npm run demo` runs it: the script runs sealed, every state the real one; the unfinished method's value is the model's, marked; the model alone is counted against the real run", { timeout: 300_000 }, () => {
   buildDist();
-  const r = spawnSync(process.execPath, [NDBG, "predict", "examples/demo.py", "--call", "total([3, 1, 2])", "--actions", "step_into,step_over,step_over,step_return", "--threads", "1", "--gpu", "cpu", "--compare"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(r.status, 0, `ndbg predict failed (${r.status}): ${r.stderr}`);
-  const predicted = r.stdout.split("\n").filter((l) => /^\S+\s+[✓✗] predicted/.test(l) && !l.startsWith("start"));
-  assert.equal(predicted.length, 4, r.stdout);
-  for (const l of predicted) assert.match(l, /✓ predicted .*\(computed\)$/);
-  assert.match(r.stdout, /4 of 4 predicted states exact/);
+  const r = spawnSync(process.execPath, [join(ROOT, "scripts/demo.mjs")], { cwd: ROOT, encoding: "utf8", timeout: 280_000 });
+  assert.equal(r.status, 0, `the demo failed (${r.status}): ${r.stderr}`);
+  const [, sealed, hole, alone] = r.stdout.split(/\n(?=\d\. )/);
+  assert.match(sealed, /11 of 11 predicted states exact/, sealed);
+  assert.doesNotMatch(sealed, /\(p=|predicted p=/, "no state of the sealed run is a guess");
+  assert.match(hole, /^continue\s+line\s+<module>:26 .* due=\S+ \(predicted p=0\.\d\d\)/m, hole);
+  assert.match(hole, /cart=<__main__\.Cart object at 0x\.\.\.> due=/, "the object built before the hole is the real one, unmarked");
+  assert.match(alone, /\d+ of 11 predicted states exact/, alone);
+  assert.match(alone, /\(p=\d\.\d\d\)/, "the model alone's states carry its confidence");
 });

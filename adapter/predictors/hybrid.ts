@@ -141,7 +141,11 @@ export class HybridPredictor implements Predictor {
     return answer;
   }
 
-  /** The model's value for a hole: the name the call's result is assigned to (step_over from the caller), else a stub's return value (step_return from its state). */
+  /**
+   * The model's value for a hole: the name the call's result is assigned to (step_over from the
+   * caller), else a stub's return value (step_return from its state). A stub whose caller's step
+   * gives no value for that name is asked the other way too.
+   */
   private async ask(req: HoleRequest, frames: readonly Frame[]): Promise<HoleAnswer> {
     const last = frames.at(-1);
     if (!last) return { error: "no traced state to predict from" };
@@ -152,17 +156,19 @@ export class HybridPredictor implements Predictor {
     // call line (step_over, then that name's value): measured on the hybrid set, this fills more
     // holes, and more of them right, than step_return from the stub's own state, which is the way
     // left for the others.
-    let upTo = frames.length;
-    let kind = req.kind;
     if (req.kind === "function" && req.target !== undefined) {
       let k = frames.length - 1;
       while (k > 0 && !(frames[k].event === "call" && frames[k].func === req.name)) k--;
       if (k > 0) {
-        upTo = k;
-        kind = "call";
+        const fromCaller = await this.askModel(model, frames.slice(0, k), "call", req.target, last);
+        if ("repr" in fromCaller) return fromCaller;
       }
     }
-    const history: Predicted[] = frames.slice(0, upTo).map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
+    return this.askModel(model, frames, req.kind, req.target, last);
+  }
+
+  private async askModel(model: Predictor, frames: readonly Frame[], kind: HoleRequest["kind"], target: string | undefined, last: Frame): Promise<HoleAnswer> {
+    const history: Predicted[] = frames.map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
     let p: Predicted;
     try {
       p = await model.predict(history, kind === "function" ? { kind: "step_return" } : { kind: "step_over" });
@@ -175,9 +181,9 @@ export class HybridPredictor implements Predictor {
       if (f?.event === "return" && f.value !== undefined && f.func === last.func) return { repr: f.value, ...conf };
       return { error: `the model predicts ${stateText(p.step)}, not a return value` };
     }
-    const v = req.target !== undefined ? f?.locals[req.target] : undefined;
+    const v = target !== undefined ? f?.locals[target] : undefined;
     if (v !== undefined) return { repr: v, ...conf };
-    return { error: `the model predicts ${stateText(p.step)}, without a value for ${req.target}` };
+    return { error: `the model predicts ${stateText(p.step)}, without a value for ${target}` };
   }
 
   /** The values of a state (or a caller's) that came from the model. */

@@ -41,6 +41,8 @@ const MEMORY_MIB = 512;
 const HEAP_MIB = 256;
 /** How long loading Pyodide may take (seconds): 5 s on a quiet core, 15 s on a busy machine. */
 const LOAD_TIMEOUT_S = 60;
+/** An idle child goes after this long (ms; NDBG_HOST_IDLE seconds, as the inference host), freeing its memory. */
+const IDLE_MS = (Number(process.env.NDBG_HOST_IDLE) || 15 * 60) * 1000;
 /** Holes one run may reach: each is a run from the start. */
 const MAX_HOLES = 200;
 /** Other modules of the program's folder written into the sandbox, at most. */
@@ -226,8 +228,20 @@ export class SealedExecutor {
     return job;
   }
 
+  private idle?: NodeJS.Timeout;
+
   private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
     signal?.throwIfAborted();
+    clearTimeout(this.idle);
+    try {
+      return await this.runWarm(request, timeoutS, signal);
+    } finally {
+      this.idle = setTimeout(() => this.close(), IDLE_MS);
+      this.idle.unref();
+    }
+  }
+
+  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -254,6 +268,7 @@ export class SealedExecutor {
   }
 
   close(): void {
+    clearTimeout(this.idle);
     this.proc?.kill();
     this.proc = undefined;
   }

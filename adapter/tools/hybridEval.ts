@@ -128,7 +128,8 @@ function agreeing(a: readonly Frame[], truth: readonly Frame[]): number {
   return n;
 }
 
-export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions & { maxSteps?: number }): Promise<HybridReport> {
+/** `executor`: where the incomplete program runs, this machine's Python (hybrid mode) or the sealed CPython (predict mode). */
+export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions & { maxSteps?: number; executor?: "host" | "sealed" }): Promise<HybridReport> {
   const t0 = performance.now();
   const results: CaseResult[] = [];
   for (const [k, c] of cases.entries()) {
@@ -158,7 +159,7 @@ export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions &
 
 const empty = (c: HybridCase): CaseResult => ({ id: c.id, kind: c.kind, steps: 0, hybrid: 0, predict: 0, ran: 0, ranAgree: 0, holesReached: 0, holesFilled: 0, holesRight: 0, exitHybrid: false, exitPredict: false });
 
-async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }): Promise<CaseResult> {
+async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number; executor?: "host" | "sealed" }): Promise<CaseResult> {
   const r = empty(c);
   const limits = { maxEvents: 2000, timeout: 10, ...(o.python ? { python: o.python } : {}) };
   const truthRun = await traceCompleted(c, limits);
@@ -167,7 +168,7 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number }):
   const source = normalizeSource(readFileSync(c.main, "utf8"));
   const maxSteps = Math.min(o.maxSteps ?? 400, truthRun.frames.length + 20);
 
-  const hybrid = await HybridPredictor.create(c.main, { call: c.call, predict: c.predict, ...limits, model: (text) => modelPredictor(o, c.main, text) });
+  const hybrid = await HybridPredictor.create(c.main, { call: c.call, predict: c.predict, ...limits, executor: o.executor ?? "host", model: (text) => modelPredictor(o, c.main, text) });
   try {
     const ran = hybrid.fills.length ? hybrid.frames.slice(0, hybrid.fills[0].at) : hybrid.frames;
     const ranOut = outsideHoles(ran, c.holes);

@@ -74,13 +74,18 @@ export async function modelPredictor(o: ModelOptions, program: string, source: s
 /** Whether an evaluation runs programs sealed (predict mode as users get it). */
 export const runsSealed = (o: ModelOptions): boolean => o.compute !== false && o.sealed !== false;
 
-/**
- * Predict mode as users get it for one program: run sealed from a file in `dir` (the model, loaded
- * at the first hole, fills the holes); a program that does not parse gets the model alone.
- */
-export async function sealedPredictorFor(p: Program, o: ModelOptions, dir: string): Promise<Predictor> {
+/** The program written to a file in `dir` (a sealed run runs a file; its truth is traced from the same one, so that module names agree). */
+export async function programFile(p: Program, dir: string): Promise<string> {
   const file = path.join(dir, `${p.id.replace(/[^\w.-]/g, "_")}.py`);
   await writeFile(file, p.code);
+  return file;
+}
+
+/**
+ * Predict mode as users get it for one program, written at `file` (programFile): run sealed (the
+ * model, loaded at the first hole, fills the holes); a program that does not parse gets the model alone.
+ */
+export async function sealedPredictorFor(p: Program, o: ModelOptions, file: string): Promise<Predictor> {
   const call = p.script ? undefined : callOf(p);
   return createSealedPredictor(file, {
     ...(call ? { call } : {}),

@@ -11,7 +11,7 @@ import { hash32, Rng, stateAt } from "./sampling.js";
 import { TraceBatch } from "../real/tracer.js";
 import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "../format/trajectory.js";
 import { traceOf, type Program } from "./programs.js";
-import { predictOne, predictorFor, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
+import { predictOne, predictorFor, programFile, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
 
 // ---- steps: sampling actions on a real trace ----
@@ -213,7 +213,8 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   try {
     for (const [done, prog] of programs.entries()) {
       const t1 = performance.now();
-      const run = await batch.trace(traceOf(prog));
+      const file = sealed && (await programFile(prog, sealed.dir));
+      const run = await batch.trace(file ? { ...traceOf(prog), program: file } : traceOf(prog));
       traceMs += performance.now() - t1;
       if (run.exit.status === "limit") skip(`limit:${run.limit ?? "?"}`);
       else if (!run.frames.length) skip("no-frames");
@@ -221,7 +222,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
         const cases = sampleCases(run.frames, k, seed, prog.id);
         let predictor: Predictor | undefined;
         try {
-          predictor = sealed ? await sealedPredictorFor(prog, opts, sealed.dir) : await predictorFor(prog, opts);
+          predictor = file ? await sealedPredictorFor(prog, opts, file) : await predictorFor(prog, opts);
         } catch (e) {
           if (!(e instanceof PySourceError)) throw e;
           skip("unparsed");

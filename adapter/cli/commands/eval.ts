@@ -25,7 +25,7 @@ const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const HYBRID_USAGE =
-  "eval hybrid --data DIR [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval hybrid --data DIR [--sealed] [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMPARE_USAGE =
   "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
@@ -209,11 +209,11 @@ function hybridTable(r: HybridReport): string {
 }
 
 async function hybrid(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" } });
+  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" }, sealed: { type: "boolean" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   const c = common("hybrid", values);
   const maxSteps = integer("--max-steps", values["max-steps"], 1);
-  const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}) });
+  const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}), executor: values.sealed ? "sealed" : "host" });
   process.stdout.write((c.json ? JSON.stringify({ command: "eval hybrid", data: c.data, ...r }) : hybridTable(r)) + "\n");
   return 0;
 }

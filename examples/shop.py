@@ -1,0 +1,26 @@
+class Cart:
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = []
+
+    def add(self, name, price, qty=1):
+        if qty <= 0:
+            raise ValueError("qty must be positive")
+        self.items.append((name, price, qty))
+
+    def total(self):
+        t = 0
+        for name, price, qty in self.items:
+            t += price * qty
+        return t
+
+
+cart = Cart("ana")
+cart.add("pen", 2, 3)
+try:
+    cart.add("ink", 5, 0)
+except ValueError as e:
+    print("skipped:", e)
+cart.add("pad", 4)
+due = cart.total()
+print(cart.owner, "pays", due)

@@ -1,0 +1,173 @@
+// Predict mode over the real protocol, as users get it: the built adapter runs the program sealed
+// (CPython in WebAssembly, adapter/real/sealed.ts) and the bundled model fills only its holes.
+// A script with a class, methods and a caught exception: every stop is the real run's (a record
+// session of the same file is the truth), shown as known, in an untrusted workspace too (the
+// sealed run needs no trust). With an unfinished method, the model's value is marked "predicted"
+// and the rest stays known. `compute: false` is the model alone: every value marked.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { buildDist } from "./support/dist.js";
+import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
+import { realPython } from "./support/pythons.js";
+
+const T = { timeout: 240_000 };
+let dir = "";
+let shop = "";
+let unfinished = "";
+let py312: string | undefined;
+
+const SHOP = `class Cart:
+    def __init__(self, owner):
+        self.owner = owner
+        self.items = []
+
+    def add(self, name, price, qty=1):
+        if qty <= 0:
+            raise ValueError("qty must be positive")
+        self.items.append((name, price, qty))
+
+    def total(self):
+        t = 0
+        for name, price, qty in self.items:
+            t += price * qty
+        return t
+
+
+cart = Cart("ana")
+cart.add("pen", 2, 3)
+try:
+    cart.add("ink", 5, 0)
+except ValueError as e:
+    print("skipped:", e)
+cart.add("pad", 4)
+due = cart.total()
+print(cart.owner, "pays", due)
+`;
+
+before(async () => {
+  buildDist();
+  dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-sealed-"));
+  shop = join(dir, "shop.py");
+  writeFileSync(shop, SHOP);
+  unfinished = join(dir, "unfinished.py");
+  writeFileSync(unfinished, SHOP.replace(/    def total\(self\):\n[\s\S]*?return t\n/, '    def total(self):\n        """The sum of price times quantity."""\n        ...\n'));
+  const p = await realPython("3.12");
+  py312 = typeof p === "string" ? undefined : p.exe;
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Stop {
+  frame: DebugProtocol.StackFrame;
+  scope: DebugProtocol.Scope;
+  vars: DebugProtocol.Variable[];
+}
+
+async function inspect(dc: DebugClient): Promise<Stop> {
+  const [frame] = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
+  const [scope] = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
+  const vars = (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
+  return { frame, scope, vars };
+}
+
+const shown = (s: Stop): string => `${s.frame.name}:${s.frame.line} ${s.vars.map((v) => `${v.name}=${v.value}`).join(" ")}`;
+const isPredicted = (v: DebugProtocol.Variable | undefined): boolean => /predicted/.test(v?.type ?? "");
+const MOVES: ((dc: DebugClient) => Promise<unknown>)[] = [
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.stepInRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.stepOutRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+  (dc) => dc.nextRequest(THREAD),
+];
+
+async function walk(launch: Record<string, unknown>, program: string): Promise<{ stops: Stop[]; console: string }> {
+  const s = await openSession(120_000);
+  try {
+    const output: string[] = [];
+    s.dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+    await launchToFirstStop(s.dc, { program, ...launch }, program);
+    const stops = [await inspect(s.dc)];
+    for (const move of MOVES) {
+      await stopAfter(s.dc, move);
+      stops.push(await inspect(s.dc));
+    }
+    return { stops, console: output.join("") };
+  } finally {
+    await s.dc.stop();
+  }
+}
+
+test("predict mode runs a script with a class sealed: every stop is the real run's, known, without workspace trust", T, async () => {
+  // The truth runs with a CPython of the sealed run's minor version where one is installed (3.12: the same frames).
+  const truth = await walk({ mode: "record", trusted: true, ...(py312 ? { python: py312 } : {}) }, shop);
+  const sealed = await walk({ mode: "predict", trusted: false }, shop);
+  assert.deepEqual(sealed.stops.map(shown), truth.stops.map(shown));
+  assert.match(sealed.console, /runs sealed \(CPython 3\.12 in WebAssembly/);
+  for (const stop of sealed.stops) {
+    assert.doesNotMatch(stop.scope.name, /Predicted/, `${shown(stop)}: ${stop.scope.name}`);
+    assert.ok(!stop.vars.some(isPredicted), shown(stop));
+  }
+  // The method's state has the object, as debugpy shows it (its repr).
+  assert.ok(sealed.stops.some((s) => s.frame.name.startsWith("Cart.") && s.vars.some((v) => v.name === "self" && /Cart object/.test(v.value))));
+});
+
+test("predict mode: an unfinished method's value is the model's and marked; the run goes on from it, known before it", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    const output: string[] = [];
+    s.dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+    await launchToFirstStop(s.dc, { program: unfinished, mode: "predict", threads: 1 }, unfinished);
+    // Run to the line after the hole's call: `due` is the model's value.
+    const line = readFileSync(unfinished, "utf8").split("\n").findIndex((l) => l.startsWith("print(cart.owner")) + 1;
+    await s.dc.setBreakpointsRequest({ source: { path: unfinished }, breakpoints: [{ line }] });
+    await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
+    const stop = await inspect(s.dc);
+    assert.equal(stop.frame.line, line, shown(stop));
+    const due = stop.vars.find((v) => v.name === "due");
+    assert.ok(due, shown(stop));
+    assert.ok(isPredicted(due), `due is marked: ${due.type}`);
+    assert.ok(!isPredicted(stop.vars.find((v) => v.name === "cart")), "cart ran for real");
+    const console = output.join("");
+    assert.match(console, /Cart\.total\(\) \(not written yet\)/);
+    assert.match(console, /predict · Cart\.total\(\) at line \d+ = .+ \(predicted, \d+%\)/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("compute: false is the model alone: every value is marked as predicted", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program: shop, mode: "predict", compute: false, threads: 1 }, shop);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    const stop = await inspect(s.dc);
+    assert.match(stop.scope.name, /Predicted/);
+    assert.ok(stop.vars.length > 0 && stop.vars.every(isPredicted), shown(stop));
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a file that does not parse is predicted by the model, and the Debug Console says why", T, async () => {
+  const broken = join(dir, "broken.py");
+  writeFileSync(broken, "def f(x):\n    return x +\n\ny = f(1)\n");
+  const s = await openSession(120_000);
+  try {
+    const output: string[] = [];
+    s.dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+    await launchToFirstStop(s.dc, { program: broken, mode: "predict", threads: 1 }, broken);
+    assert.match(output.join(""), /the file does not parse \(SyntaxError.*\): it cannot run, and the model predicts every state/);
+  } finally {
+    await s.dc.stop();
+  }
+});
