@@ -8,6 +8,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -222,4 +223,14 @@ test("the executor outlives a run it had to kill, and its process is gone", asyn
   const next = await runSealed(program("after_kill", `print("alive")`), {}, executor);
   assert.equal(next.frames.at(-1)?.stdout, "alive\n");
   assert.notEqual(executor.pid, pid);
+});
+
+test("the worker refuses to run anything when its process is not locked down (no permission model, code generation allowed)", () => {
+  const root = join(import.meta.dirname, "..");
+  const r = spawnSync(process.execPath, [join(root, "dist/sealed.mjs"), join(root, "node_modules/pyodide"), join(root, "adapter/python")], {
+    stdio: ["ignore", "ignore", "pipe", "ignore", "pipe"],
+    timeout: 30_000,
+  });
+  assert.equal(r.status, 1);
+  assert.match(String(r.output[4]), /"event":"failed".*cannot be locked down: this Node has no permission model/);
 });

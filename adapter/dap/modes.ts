@@ -57,6 +57,9 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
 /** Predict mode: the program runs sealed and the model fills its holes (adapter/predictors/sealed.ts). */
 async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const { createSealedPredictor } = await import("../predictors/sealed.js");
+  const { SEALED_PYTHON } = await import("../real/sealed.js");
+  if (config.pythonVersion !== undefined && config.pythonVersion !== SEALED_PYTHON)
+    hooks.console?.(`predict · the sealed run has CPython ${SEALED_PYTHON} only: its states are ${SEALED_PYTHON}'s, not ${config.pythonVersion}'s ("compute": false has the model predict ${config.pythonVersion}'s)`);
   return createSealedPredictor(config.program, {
     ...runOptions(config, hooks),
     predict: config.predict,

@@ -39,6 +39,27 @@ function send(message: unknown): void {
   while (data.length) data = data.subarray(writeSync(OUT, data));
 }
 
+// Layers 1 and 2 are this process's flags: a Node that ignores them (an older one, or one whose
+// embedder turns the permission model off) runs nothing sealed. The parent then says why, and
+// predict mode falls back to the model alone, which runs no code at all.
+function lockdownProblem(): string | undefined {
+  const permission = (process as unknown as { permission?: { has(scope: string, ref?: string): boolean } }).permission;
+  if (!permission) return "this Node has no permission model";
+  for (const [scope, ref] of [["fs.write", undefined], ["child", undefined], ["worker", undefined], ["fs.read", "/etc/passwd"]] as const)
+    if (permission.has(scope, ref)) return `the permission model allows ${scope}${ref ? ` ${ref}` : ""}`;
+  try {
+    (0, eval)("1");
+    return "code generation from strings is allowed";
+  } catch {
+    return undefined;
+  }
+}
+const problem = lockdownProblem();
+if (problem) {
+  send({ event: "failed", error: `the sandbox cannot be locked down: ${problem}` });
+  quit(1);
+}
+
 // ---- layer 3, first half: the network is gone before anything can hold it ----
 for (const name of ["fetch", "WebSocket", "EventSource", "XMLHttpRequest", "WebTransport", "Request", "Response", "Headers", "FormData", "navigator"]) {
   try {
