@@ -20,7 +20,7 @@ import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
 import { ToolInputError, shown, type BreakpointArg } from "./checks.js";
 import { bounded, Deadline, isAbort, stopReason, Turns } from "./waits.js";
 import {
-  frameView, marksOf, originAt, predicts, scopeOf, stopView, valueOrigin, variableView, variablesOf,
+  frameView, marksOf, originAt, scopeOf, stopView, valueOrigin, variableView, variablesOf,
   type FrameView, type OutputView, type StopView, type VariableView, type Viewed,
 } from "./views.js";
 
@@ -526,7 +526,9 @@ export class SessionTable {
       // As the adapter makes it: step over stops at a breakpoint inside the call it steps over,
       // but where a replayed session's saved stops are all there is.
       const stepOverStops = !(predictor instanceof RecordedPredictor && predictor.replays === "session");
-      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: config.mode === "predict" ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
+      // Exception stops go event by event: a model that predicts every state and circles would predict for minutes.
+      const modelAlone = config.mode === "predict" && !predictor.guessed;
+      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: modelAlone ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
       session = new McpSession(id, config, predictor, engine, this.opts, model);
       for (const n of notes) session.note(n);
       // The exception stops a client gets unless it says otherwise: the filters' defaults, as the editor offers them.
@@ -550,7 +552,7 @@ export class SessionTable {
       this.sessions.set(id, session);
       predictor = undefined; // the session owns it now
       const stop = session.stop(config.stopOnEntry ? "entry" : "continue");
-      return { ...stop, ...(model && predicts(session) ? { model } : {}) };
+      return { ...stop, ...(model ? { model } : {}) };
     } catch (e) {
       if (isAbort(e) || signal.aborted) {
         if (ctl.signal.aborted) throw new ToolInputError("the server is shutting down: the session was not started");
