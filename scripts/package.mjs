@@ -2,7 +2,7 @@
 // Builds the .vsix for one platform (default: this machine's): the bundles in dist/, the trace
 // grammar, the bundled model (models/*.gguf) and, of node_modules, only what the bundles load at
 // run time (node-llama-cpp with its dependencies and the ONE prebuilt binary package for the
-// target, web-tree-sitter, tree-sitter-python's wasm). Staged in out/vsix/ so nothing else leaks in.
+// target, web-tree-sitter, tree-sitter-python's wasm, Pyodide). Staged in out/vsix/ so nothing else leaks in.
 //
 //   node scripts/package.mjs [--target linux-x64] [--out FILE.vsix]
 import { spawnSync } from "node:child_process";
@@ -73,7 +73,7 @@ mkdirSync(stage, { recursive: true });
 
 // The manifest as published; its dependencies are the packages the bundles load, so that
 // vsce's dependency listing (npm list) picks exactly the staged node_modules.
-const RUNTIME = ["node-llama-cpp", "web-tree-sitter", "tree-sitter-python"];
+const RUNTIME = ["node-llama-cpp", "web-tree-sitter", "tree-sitter-python", "pyodide"];
 const manifest = { ...pkg, dependencies: Object.fromEntries(RUNTIME.map((n) => [n, pkg.dependencies[n]])) };
 delete manifest.devDependencies;
 delete manifest.scripts;
@@ -86,7 +86,8 @@ for (const d of ["dist", "syntaxes", "models"]) {
 }
 if (!existsSync(join(root, "models"))) console.warn("package: no models/ folder: the .vsix has no bundled model");
 
-const modules = closure(["node-llama-cpp", "web-tree-sitter"]);
+// pyodide: the sealed CPython of predict mode (dist/sealed.mjs loads it from node_modules).
+const modules = closure(["node-llama-cpp", "web-tree-sitter", "pyodide"]);
 if (![...modules.values()].includes(binaryPackage)) console.warn(`package: ${binaryPackage} is not installed: node-llama-cpp will have no prebuilt binary for ${target}`);
 for (const [dir] of modules) cpSync(dir, join(stage, dir.slice(root.length + 1)), { recursive: true, dereference: true });
 // tree-sitter-python: only its wasm grammar is loaded.

@@ -8,7 +8,7 @@ import { runBench } from "../../tools/bench/run.js";
 import { formatReport } from "../../tools/bench/report.js";
 import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
-export const usage = "bench [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
+export const usage = "bench [--sealed] [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
 
 const OPTIONS = {
   model: { type: "string" },
@@ -20,6 +20,7 @@ const OPTIONS = {
   adapter: { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
+  sealed: { type: "boolean" },
 } as const;
 
 const int = (flag: string, text: string | undefined, dflt: number, min: number): number => integer(flag, text, min) ?? dflt;
@@ -50,6 +51,8 @@ export function run(argv: string[]): Promise<number> {
       threads: int("--threads", values.threads, 1, 0),
       gpu,
       ...(values.python ? { python: values.python } : {}),
+      // --sealed: predict mode as users get it (the program run sealed, no model call where it has no hole); else the model alone.
+      ...(values.sealed ? { extra: { compute: true } } : {}),
       moveTimeoutMs: (values.timeout === undefined ? 120 : seconds("--timeout", values.timeout)) * 1000,
       log: (line) => process.stderr.write(`ndbg bench: ${line}\n`),
     });
