@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { buildDist } from "./support/dist.js";
-import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
+import { THREAD, inspect, isPredicted, launchToFirstStop, openSession, shown, stopAfter, type Stop } from "./support/dap.js";
 
 const T = { timeout: 180_000 };
 let dir = "";
@@ -52,21 +52,6 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Stop {
-  frame: DebugProtocol.StackFrame;
-  scope: DebugProtocol.Scope;
-  vars: DebugProtocol.Variable[];
-}
-
-async function inspect(dc: DebugClient): Promise<Stop> {
-  const [frame] = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
-  const [scope] = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
-  const vars = (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
-  return { frame, scope, vars };
-}
-
-const shown = (s: Stop): string => `${s.frame.name}:${s.frame.line} ${s.vars.map((v) => `${v.name}=${v.value}`).join(" ")}`;
-const isPredicted = (v: DebugProtocol.Variable | undefined): boolean => /predicted/.test(v?.type ?? "");
 
 test("hybrid mode: the real run up to the first hole, holes marked as predicted, a hole's value set and the program re-run with it", T, async () => {
   // The truth: the completed program, recorded.

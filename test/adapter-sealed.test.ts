@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { buildDist } from "./support/dist.js";
-import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
+import { ROOT, buildDist } from "./support/dist.js";
+import { THREAD, inspect, isPredicted, launchToFirstStop, openSession, shown, stopAfter, type Stop } from "./support/dap.js";
 import { realPython } from "./support/pythons.js";
 
 const T = { timeout: 240_000 };
@@ -21,33 +21,8 @@ let shop = "";
 let unfinished = "";
 let py312: string | undefined;
 
-const SHOP = `class Cart:
-    def __init__(self, owner):
-        self.owner = owner
-        self.items = []
-
-    def add(self, name, price, qty=1):
-        if qty <= 0:
-            raise ValueError("qty must be positive")
-        self.items.append((name, price, qty))
-
-    def total(self):
-        t = 0
-        for name, price, qty in self.items:
-            t += price * qty
-        return t
-
-
-cart = Cart("ana")
-cart.add("pen", 2, 3)
-try:
-    cart.add("ink", 5, 0)
-except ValueError as e:
-    print("skipped:", e)
-cart.add("pad", 4)
-due = cart.total()
-print(cart.owner, "pays", due)
-`;
+// examples/shop.py, and examples/shop_unfinished.py: the same lines with Cart.total() not written yet.
+const SHOP = readFileSync(join(ROOT, "examples", "shop.py"), "utf8");
 
 before(async () => {
   buildDist();
@@ -55,28 +30,13 @@ before(async () => {
   shop = join(dir, "shop.py");
   writeFileSync(shop, SHOP);
   unfinished = join(dir, "unfinished.py");
-  writeFileSync(unfinished, SHOP.replace(/    def total\(self\):\n[\s\S]*?return t\n/, '    def total(self):\n        """The sum of price times quantity."""\n        ...\n'));
+  writeFileSync(unfinished, readFileSync(join(ROOT, "examples", "shop_unfinished.py"), "utf8"));
   const p = await realPython("3.12");
   py312 = typeof p === "string" ? undefined : p.exe;
 });
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Stop {
-  frame: DebugProtocol.StackFrame;
-  scope: DebugProtocol.Scope;
-  vars: DebugProtocol.Variable[];
-}
-
-async function inspect(dc: DebugClient): Promise<Stop> {
-  const [frame] = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
-  const [scope] = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
-  const vars = (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
-  return { frame, scope, vars };
-}
-
-const shown = (s: Stop): string => `${s.frame.name}:${s.frame.line} ${s.vars.map((v) => `${v.name}=${v.value}`).join(" ")}`;
-const isPredicted = (v: DebugProtocol.Variable | undefined): boolean => /predicted/.test(v?.type ?? "");
 const MOVES: ((dc: DebugClient) => Promise<unknown>)[] = [
   (dc) => dc.nextRequest(THREAD),
   (dc) => dc.stepInRequest(THREAD),

@@ -81,3 +81,22 @@ export function realStack(frames: readonly Frame[], i: number): Frame[] {
   for (let d = frames[i].depth - 1, k = i - 1; d >= 0 && k >= 0; k--) if (frames[k].depth === d) out.push(frames[k]), d--;
   return out;
 }
+
+/** The top frame of a stop, its first scope and that scope's variables. */
+export interface Stop {
+  frame: DebugProtocol.StackFrame;
+  scope: DebugProtocol.Scope;
+  vars: DebugProtocol.Variable[];
+}
+
+export async function inspect(dc: DebugClient): Promise<Stop> {
+  const [frame] = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
+  const [scope] = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
+  const vars = (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
+  return { frame, scope, vars };
+}
+
+/** A stop in one line: where, and each variable's value. */
+export const shown = (s: Stop): string => `${s.frame.name}:${s.frame.line} ${s.vars.map((v) => `${v.name}=${v.value}`).join(" ")}`;
+/** Whether a variable is marked as the model's. */
+export const isPredicted = (v: DebugProtocol.Variable | undefined): boolean => /predicted/.test(v?.type ?? "");
