@@ -57,9 +57,9 @@ function assertClean(r: DebugProtocol.Response): void {
   assert.ok((r.message ?? "").length < 600, `${r.command}: a message of ${r.message?.length} characters`);
 }
 
-/** Launches show(3) in predict mode, stopped at the entry; the top frame's id and locals reference. */
+/** Launches show(3) with the model alone (its states can be edited), stopped at the entry; the top frame's id and locals reference. */
 async function start(s: Session): Promise<{ frameId: number; locals: number }> {
-  const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", gpu: "cpu", threads: 1 }, program);
+  const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1 }, program);
   assert.equal(first.event, "stopped");
   const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
   const [scope] = (await s.dc.scopesRequest({ frameId: top.id })).body.scopes;
