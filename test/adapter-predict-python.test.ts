@@ -1,5 +1,6 @@
-// Predict mode runs a Python of its own (python/canonical.py parses the program into the layout
-// the model was trained on), and the launch attribute "python" names its executable. Over the
+// The model runs a Python of its own (python/canonical.py parses the program into the layout
+// the model was trained on), and the launch attribute "python" names its executable: here the
+// model alone ("compute": false), whose every state says which Python's it is. Over the
 // real protocol: a "python" that is a script in the workspace (it leaves a marker, says it is
 // Python 3.12, then runs the real Python) must not be run unless the client says the workspace is
 // trusted; then it is, and the session predicts that Python's states (its version, asked).
@@ -38,7 +39,7 @@ for (const trusted of [false, true]) {
     const model: DebugProtocol.Event[] = [];
     s.dc.on("ndbg/model", (e: DebugProtocol.Event) => model.push(e));
     try {
-      const { first } = await launchToFirstStop(s.dc, { mode: "predict", program, call: "f(1)", python: fake, gpu: "cpu", threads: 1, stopOnEntry: true, ...(trusted ? { trusted } : {}) }, program);
+      const { first } = await launchToFirstStop(s.dc, { mode: "predict", compute: false, program, call: "f(1)", python: fake, gpu: "cpu", threads: 1, stopOnEntry: true, ...(trusted ? { trusted } : {}) }, program);
       assert.equal(first.event, "stopped");
       assert.equal(existsSync(marker), trusted);
       // Untrusted: the newest version the bundled model knows (3.11); trusted: the launch's Python's.
