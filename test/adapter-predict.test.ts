@@ -1,4 +1,5 @@
-// Predict mode over the real protocol: the built adapter (`node dist/adapter.js`) driven by
+// The model alone ("compute": false: predict mode's model, which users also meet in compare mode
+// and in every hole of a sealed run) over the real protocol: the built adapter (`node dist/adapter.js`) driven by
 // @vscode/debugadapter-testsupport's DebugClient, with a real GGUF (a tiny random-weight llama
 // written by training/gguf.py --random) run by node-llama-cpp on the CPU. A random model's
 // answers are garbage, so these tests check the protocol and validity: every stop is a state of
@@ -50,7 +51,7 @@ async function open(): Promise<Session> {
   return { ...s, events };
 }
 
-const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", model: gguf, gpu: "cpu", threads: 1, ...args });
+const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", compute: false, model: gguf, gpu: "cpu", threads: 1, ...args });
 
 /** initialize, launch in predict mode, breakpoints during configuration; resolves with the first stop. */
 async function launch(s: Session, args: Record<string, unknown>, lines: number[] = []): Promise<DebugProtocol.StoppedEvent> {
