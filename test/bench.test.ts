@@ -142,5 +142,5 @@ test("ndbg bench refuses bad input with a clear message", { timeout: 60_000 }, (
   assert.match(missing.stderr, /model not found: .*absent\.gguf/);
   const table = spawnSync(process.execPath, [NDBG, "bench", "--help"], { encoding: "utf8", timeout: 30_000 });
   assert.equal(table.status, 0);
-  assert.match(table.stdout, /bench \[--model M\]/);
+  assert.match(table.stdout, /bench \[--sealed\] \[--model M\]/);
 });

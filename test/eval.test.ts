@@ -90,7 +90,7 @@ function baselineOf(cur: Frame, truth: Step): { exact: boolean; line: boolean; l
 }
 
 test("eval steps: every figure is recomputed from the real traces and the answers", T, async () => {
-  const r = await ndbg("eval", "steps", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--seed", "5", "--json");
+  const r = await ndbg("eval", "steps", "--no-sealed", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--seed", "5", "--json");
   assert.equal(r.code, 0, r.stderr);
   const rep = lastJson<StepsReport & { command: string }>(r);
   assert.equal(rep.command, "eval steps");
@@ -159,7 +159,7 @@ test("eval steps: the cases whose true next state is an exception or the error e
     PROGRAMS[0],
   ];
   writeFileSync(data, progs.map((p) => JSON.stringify(p)).join("\n") + "\n");
-  const r = await ndbg("eval", "steps", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--json");
+  const r = await ndbg("eval", "steps", "--no-sealed", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "48", "--actions-per-program", "2", "--json");
   assert.equal(r.code, 0, r.stderr);
   const rep = lastJson<StepsReport>(r);
   const raising = rep.items.filter((x) => x.truth.frame?.event === "exception" || x.truth.exit?.status === "error");
@@ -169,13 +169,13 @@ test("eval steps: the cases whose true next state is an exception or the error e
   assert.equal(rep.exceptions.count, raising.length);
   assert.equal(rep.exceptions.exact, raising.filter((x) => x.exact).length / raising.length);
   assert.equal(rep.exceptions.errors, raising.filter((x) => x.error !== undefined).length);
-  const table = await ndbg("eval", "steps", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
+  const table = await ndbg("eval", "steps", "--no-sealed", "--data", data, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
   assert.equal(table.code, 0, table.stderr);
   assert.match(table.stdout, /^exception +\d+ .*error exit\)$/m);
 });
 
 test("eval steps: the readable table names every action, then the overall row", T, async () => {
-  const r = await ndbg("eval", "steps", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
+  const r = await ndbg("eval", "steps", "--no-sealed", "--data", DATA, "--model", gguf, "--threads", "1", "--max-tokens", "24", "--limit", "1");
   assert.equal(r.code, 0, r.stderr);
   for (const a of [...ACTION_KINDS, "overall"]) assert.match(r.stdout, new RegExp(`^${a} +\\d+ `, "m"));
   assert.match(r.stdout, /programs: 1 evaluated of 1/);
@@ -324,7 +324,7 @@ test("eval compare: models side by side on the same sets; each figure is that mo
   // The same weights under two names answer alike, case by case: one sitting, one adapter.
   for (const s of rep.steps) assert.deepEqual(s.reports[1].items.map((x) => [x.id, x.action, x.exact]), s.reports[0].items.map((x) => [x.id, x.action, x.exact]));
   // Each set's figures are those `eval steps` gives on it alone.
-  const alone = lastJson<StepsReport>(await ndbg("eval", "steps", "--data", DATA, "--limit", "2", "--model", other, "--threads", "1", "--max-tokens", "24", "--json"));
+  const alone = lastJson<StepsReport>(await ndbg("eval", "steps", "--no-sealed", "--data", DATA, "--limit", "2", "--model", other, "--threads", "1", "--max-tokens", "24", "--json"));
   assert.deepEqual(rep.steps[0].reports[1].overall.count, alone.overall.count);
   assert.deepEqual(rep.steps[0].reports[1].items.map((x) => [x.id, x.action, x.from, x.to, x.exact]), alone.items.map((x) => [x.id, x.action, x.from, x.to, x.exact]));
 

@@ -13,6 +13,7 @@ import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type A
 import { traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, programFile, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
+import { resolveModel } from "../model/resolve.js";
 
 // ---- steps: sampling actions on a real trace ----
 
@@ -209,6 +210,8 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   let predictMs = 0;
   let evaluatedTokens = 0;
   let evaluated = 0;
+  // A model named must be there, whether or not a sealed run reaches a hole that needs it.
+  if (opts.model && runsSealed(opts)) await resolveModel(opts.model);
   const sealed = runsSealed(opts) ? await programFolder() : undefined;
   try {
     for (const [done, prog] of programs.entries()) {
