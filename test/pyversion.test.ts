@@ -1,7 +1,7 @@
 // The session's Python version in predict mode (adapter/model/pyversion.ts, adapter/predictors/model.ts):
 // where it comes from, which version a model is shown, and the prompt header each model reads:
-// the bundled model (trajectory format 1) exactly the version 1 prompt it was trained on, a
-// format 2 model (written by training/gguf.py with the versions of its data) "#ndbg 2 python3.12".
+// a format 2 model (the bundled one, and one written by training/gguf.py with the versions of its
+// data) "#ndbg 2 python3.12"; a format 1 model, which names no version, the version 1 prompt.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -80,9 +80,23 @@ async function promptText(p: ModelPredictor): Promise<string> {
   return p.loaded.model.detokenize(req.prompt, true);
 }
 
-test("the bundled model (format 1, trained on 3.11) reads the version 1 prompt whatever the session's version", T, async () => {
+test("the bundled model (format 2, trained on 3.11 and 3.12 traces) reads the prompt that names the session's version", T, async () => {
   for (const pythonVersion of ["3.11", "3.12"]) {
     const p = await ModelPredictor.create({ program, call: "f([1, 2])", model: shippedModel(), gpu: "cpu", threads: 1, pythonVersion });
+    try {
+      assert.equal(p.loaded.info.format, 2);
+      assert.equal(p.python, pythonVersion);
+      assert.ok((await promptText(p)).startsWith(`#ndbg 2 python${pythonVersion}\n<|src_sep|>\ndef f(xs):\n`), "the header of the version it predicts");
+    } finally {
+      await p.dispose();
+    }
+  }
+});
+
+test("a format 1 model (no versions named; the model bundled before run 5) reads the version 1 prompt whatever the session's version", T, async () => {
+  const v1 = randomModel(join(dir, "v1.gguf"), 2);
+  for (const pythonVersion of ["3.11", "3.12"]) {
+    const p = await ModelPredictor.create({ program, call: "f([1, 2])", model: v1, gpu: "cpu", threads: 1, pythonVersion });
     try {
       assert.equal(p.loaded.info.format, 1);
       assert.equal(p.python, pythonVersion);
