@@ -3,7 +3,7 @@
   python3 -m training.lease pack [--out .lease/bundle.tar.xz] [--python PY] [--node NODE]
       [--realcode training/data/realcode.jsonl] [--heldout training/data/heldout.jsonl]
       [--exclude ../shared/data/cruxeval.jsonl]
-  python3 -m training.lease run --bundle .lease/bundle.tar.xz --out "$OUT" --total-minutes 8.8
+  python3 -m training.lease run --bundle .lease/bundle.tar.xz --out "$OUT" --total-minutes 8.8 --seed 300
       [--init models/ndbg-base-28m.q8_0.gguf] [--sets 10 --programs 10000 --scripts 1000 --hidden 6] [--second-python python3]
 
 A lease is short (device time is counted from the machine's start, and one command runs at most
@@ -274,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--sets", type=int, default=10, help="sets of generated programs (r5 had 15; the scripts and hidden-callee "
                    "sessions of each set take a share of the data stage's time)")
     r.add_argument("--programs", type=int, default=10000)
-    r.add_argument("--seed", type=int, default=200, help="sets use seed+1, seed+2, ... (100-114 made the bundled model)")
+    r.add_argument("--seed", type=int, required=True, help="sets use seed+1, seed+2, ...: a new one for every lease, or it "
+                   "trains on programs an earlier lease made (seeds 101-114: run 4; 201-215: r5, and run 6 again; next: 300)")
     r.add_argument("--scripts", type=int, default=1000, help="user-style scripts with each set (training/scripts.py)")
     r.add_argument("--hidden", type=int, default=6, help="hidden-callee sessions per program with a helper (training/hidden.py)")
     r.add_argument("--realcode-samples", type=int, default=4,
