@@ -56,7 +56,10 @@ test("ndbg bench --json: one object with every figure, neural against debugpy, r
   });
   assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
   const last = r.stdout.trim().split("\n").pop()!;
-  const b = JSON.parse(last) as BenchResult;
+  const parsed = JSON.parse(last) as BenchResult;
+  // The model alone (the bench's default): every move a model call, so the model and its limit are reported.
+  assert.ok(parsed.model && parsed.limit, "the model and the physical limit are reported");
+  const b = parsed as BenchResult & Required<Pick<BenchResult, "model" | "limit">>;
 
   assert.equal(b.bench, 1);
   assert.equal(b.model.device, "cpu");

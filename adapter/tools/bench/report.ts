@@ -8,8 +8,10 @@ export function formatReport(r: BenchResult): string {
   const m = r.model;
   const out: string[] = [];
   out.push(
-    `model ${m.name} (${m.dialect}) on ${m.device}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, ${(m.params / 1e6).toFixed(2)}M params, ` +
-      `${(m.fileBytes / 1e6).toFixed(1)} MB, context ${m.contextSize}; debugpy with ${r.settings.python}`,
+    m
+      ? `model ${m.name} (${m.dialect}) on ${m.device}, ${m.threads} thread${m.threads === 1 ? "" : "s"}, ${(m.params / 1e6).toFixed(2)}M params, ` +
+          `${(m.fileBytes / 1e6).toFixed(1)} MB, context ${m.contextSize}; debugpy with ${r.settings.python}`
+      : `no model call (predict mode's sealed run); debugpy with ${r.settings.python}`,
   );
   out.push(`machine: ${r.machine.cpus} CPUs (${r.machine.cpuModel}), load average ${r.machine.loadavg.join(" ")} before, ${r.machine.loadavgAfter.join(" ")} after`);
   out.push("");
@@ -40,7 +42,7 @@ export function formatReport(r: BenchResult): string {
   out.push(`tokens: ${f(r.tokens.perStep)} generated per step (${f(r.tokens.perCall)} per model call), ${f(r.tokens.evaluatedPerStep)} prompt tokens evaluated per step, ${f(r.tokens.perSecond, 0)} tokens/s while generating` +
     (r.tokens.drafts.validated + r.tokens.drafts.refuted ? `; speculative drafts ${r.tokens.drafts.validated} accepted, ${r.tokens.drafts.refuted} rejected` : ""));
   out.push(
-    `first stop after launch: neural ${f(r.launch.neural.cold.median, 0)} ms with model load (spawn to stop ${f(r.launch.neural.cold.spawnToStop, 0)}), ` +
+    `first stop after launch: neural ${f(r.launch.neural.cold.median, 0)} ms with ${m ? "model load" : "the sealed CPython's load"} (spawn to stop ${f(r.launch.neural.cold.spawnToStop, 0)}), ` +
       `${f(r.launch.neural.warm.median, 0)} ms warm (restart in the same adapter); debugpy ${f(r.launch.debugpy.cold.median, 0)} ms (spawn to stop ${f(r.launch.debugpy.cold.spawnToStop, 0)})`,
   );
   out.push(`peak memory (VmHWM): neural adapter ${f(r.memory.neural.adapter)} MB; debugpy adapter ${f(r.memory.debugpy.adapter)} MB + program ${f(r.memory.debugpy.program)} MB`);
@@ -68,11 +70,13 @@ export function formatReport(r: BenchResult): string {
   out.push("evaluated".padEnd(10) + g.positions.map((p) => pad(f(g.neural.find((x) => x.position === p)?.evaluatedTokens, 0), 10)).join("") + "   prompt tokens evaluated");
   out.push("");
   const l = r.limit;
-  out.push(
-    `physical limit: ${(l.weightBytesPerToken / 1e6).toFixed(2)} MB of weights per token x ${f(l.tokensPerFrame)} tokens per frame / ${f(l.bandwidthGBs)} GB/s = ${f(l.stepMs, 2)} ms ` +
-      `(${f(l.stepMsWithKv, 2)} ms with the KV cache; ${f(l.stepMsAtCacheBandwidth, 2)} ms at the ${f(l.cacheBandwidthGBs)} GB/s the caches give at the model's size)`,
-  );
-  out.push(`measured: model ${f(l.measuredModelMs)} ms per call, next ${f(l.measuredStepMs)} ms over DAP = ${f(l.ratio)}x the limit`);
+  if (l) {
+    out.push(
+      `physical limit: ${(l.weightBytesPerToken / 1e6).toFixed(2)} MB of weights per token x ${f(l.tokensPerFrame)} tokens per frame / ${f(l.bandwidthGBs)} GB/s = ${f(l.stepMs, 2)} ms ` +
+        `(${f(l.stepMsWithKv, 2)} ms with the KV cache; ${f(l.stepMsAtCacheBandwidth, 2)} ms at the ${f(l.cacheBandwidthGBs)} GB/s the caches give at the model's size)`,
+    );
+    out.push(`measured: model ${f(l.measuredModelMs)} ms per call, next ${f(l.measuredStepMs)} ms over DAP = ${f(l.ratio)}x the limit`);
+  }
   for (const n of r.notes) out.push(`note: ${n}`);
   return out.join("\n") + "\n";
 }

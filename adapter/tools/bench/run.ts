@@ -92,7 +92,8 @@ export interface BenchResult {
   date: string;
   machine: { cpus: number; cpuModel: string; loadavg: number[]; loadavgAfter: number[]; node: string };
   settings: { steps: number; long: number; threads: number; gpu: string; programs: string[]; python: string };
-  model: ModelInfo & { fileBytes: number; params: number; weightBytesPerToken: number };
+  /** The model the adapter loaded; none where no move needed one (a sealed run without holes). */
+  model?: ModelInfo & { fileBytes: number; params: number; weightBytesPerToken: number };
   actions: Record<MoveName, ActionFigures>;
   /** Every move of the four actions together. */
   all: ActionFigures;
@@ -121,7 +122,8 @@ export interface BenchResult {
     ratio: { neural: number; debugpy: number };
     cpuRatio?: { neural: number; debugpy: number };
   };
-  limit: {
+  /** What the model cannot beat (with a model only). */
+  limit?: {
     /** Main-memory copy bandwidth (read + write), GB/s, and at the model's size (caches). */
     bandwidthGBs: number;
     cacheBandwidthGBs: number;
@@ -327,6 +329,38 @@ function span(moves: readonly Move[], from: number, to: number): SpanFigures {
   return out;
 }
 
+/** The time a step cannot beat: every weight read once per generated token, at the memory's bandwidth, beside the measured step. */
+async function physicalLimit(path: string, cs: ReturnType<typeof calls>, measuredStep: number): Promise<{ params: number; figures: NonNullable<BenchResult["limit"]> }> {
+  const w = await weightsRead(path);
+  const dram = copyBandwidth(256 * MB);
+  const cache = copyBandwidth(Math.max(MB, w.perToken));
+  // Whole frames only: an answer cut off at the token limit is not a frame.
+  const frames = cs.filter((x) => x.stop !== "limit");
+  const fc = frames.length ? frames : cs;
+  const perFrame = fc.length ? fc.reduce((a, x) => a + x.generatedTokens + 1, 0) / fc.length : NaN;
+  const meanPrompt = mean(fc.map((x) => x.promptTokens)) ?? 0;
+  const kv = w.kvPerContextToken * meanPrompt;
+  const limitMs = (bytes: number, bw: number): number => ((bytes * perFrame) / bw) * 1000;
+  const measuredModel = summarize(fc.map((x) => x.promptMs + x.generateMs))?.median ?? NaN;
+  const stepMs = limitMs(w.perToken, dram.bytesPerSecond);
+  return {
+    params: w.params,
+    figures: {
+      bandwidthGBs: round(dram.bytesPerSecond / 1e9),
+      cacheBandwidthGBs: round(cache.bytesPerSecond / 1e9),
+      weightBytesPerToken: w.perToken,
+      tokensPerFrame: round(perFrame),
+      kvBytesPerToken: Math.round(kv),
+      stepMs: round(stepMs),
+      stepMsWithKv: round(limitMs(w.perToken + kv, dram.bytesPerSecond)),
+      stepMsAtCacheBandwidth: round(limitMs(w.perToken, cache.bytesPerSecond)),
+      measuredModelMs: round(measuredModel),
+      measuredStepMs: measuredStep,
+      ratio: round(measuredStep / stepMs),
+    },
+  };
+}
+
 /** 5, 200 and 500 for a session of 500 moves; proportionally for other lengths. */
 export function growthPositions(long: number): number[] {
   return [...new Set([Math.min(5, long), Math.max(1, Math.round(long * 0.4)), long])].sort((a, b) => a - b);
@@ -334,7 +368,6 @@ export function growthPositions(long: number): number[] {
 
 async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName, Move[]>, python: string, load0: number[]): Promise<BenchResult> {
   const model = c.model;
-  if (!model) throw new Error("the adapter did not say which model it loaded (ndbg/stats)");
   const by = (side: SideName, a: MoveName): Move[] => c.moves[side].filter((m) => m.action === a);
   const actions = Object.fromEntries(ACTIONS.map((a) => [a, actionFigures(by("neural", a), by("debugpy", a))])) as Record<MoveName, ActionFigures>;
   const all = actionFigures(c.moves.neural, c.moves.debugpy);
@@ -348,20 +381,9 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
   const gD = growth(long.debugpy, positions);
   const gRatio = (g: GrowthPoint[]): number => (g.length >= 2 ? round(g[g.length - 1].stop / g[0].stop) : NaN);
 
-  // The physical limit.
-  const w = await weightsRead(model.path);
-  const dram = copyBandwidth(256 * MB);
-  const cache = copyBandwidth(Math.max(MB, w.perToken));
-  // Whole frames only: an answer cut off at the token limit is not a frame.
-  const frames = cs.filter((x) => x.stop !== "limit");
-  const fc = frames.length ? frames : cs;
-  const perFrame = fc.length ? fc.reduce((a, x) => a + x.generatedTokens + 1, 0) / fc.length : NaN;
-  const meanPrompt = mean(fc.map((x) => x.promptTokens)) ?? 0;
-  const kv = w.kvPerContextToken * meanPrompt;
-  const limitMs = (bytes: number, bw: number): number => ((bytes * perFrame) / bw) * 1000;
-  const measuredModel = summarize(fc.map((x) => x.promptMs + x.generateMs))?.median ?? NaN;
   const measuredStep = actions.next.neural.ok?.median ?? actions.next.neural.stop.median;
-  const stepMs = limitMs(w.perToken, dram.bytesPerSecond);
+  // The physical limit, where a model ran.
+  const limit = model ? await physicalLimit(model.path, cs, measuredStep) : undefined;
   const launchSummary = (xs: { spawnToStop: number; launchToStop: number }[]): Summary & { spawnToStop: number } => ({
     ...summarize(xs.map((x) => x.launchToStop))!,
     spawnToStop: summarize(xs.map((x) => x.spawnToStop))!.median,
@@ -372,7 +394,7 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
     date: new Date().toISOString(),
     machine: { cpus: availableParallelism(), cpuModel: cpus()[0]?.model ?? "", loadavg: load0.map(round), loadavgAfter: loadavg().map(round), node: process.version },
     settings: { steps: o.steps, long: o.long, threads: o.threads, gpu: o.gpu, programs: PROGRAMS.map((p) => p.name), python },
-    model: { ...model, fileBytes: statSync(model.path).size, params: w.params, weightBytesPerToken: w.perToken },
+    ...(model && limit ? { model: { ...model, fileBytes: statSync(model.path).size, params: limit.params, weightBytesPerToken: limit.figures.weightBytesPerToken } } : {}),
     actions,
     all,
     inspect: { neural: summarize(c.inspect.neural)!, debugpy: summarize(c.inspect.debugpy)! },
@@ -405,19 +427,7 @@ async function summarizeAll(o: BenchOptions, c: Collected, long: Record<SideName
         ? { cpuRatio: { neural: round(gN[gN.length - 1].cpu! / gN[0].cpu!), debugpy: round(gD[gD.length - 1].cpu! / gD[0].cpu!) } }
         : {}),
     },
-    limit: {
-      bandwidthGBs: round(dram.bytesPerSecond / 1e9),
-      cacheBandwidthGBs: round(cache.bytesPerSecond / 1e9),
-      weightBytesPerToken: w.perToken,
-      tokensPerFrame: round(perFrame),
-      kvBytesPerToken: Math.round(kv),
-      stepMs: round(stepMs),
-      stepMsWithKv: round(limitMs(w.perToken + kv, dram.bytesPerSecond)),
-      stepMsAtCacheBandwidth: round(limitMs(w.perToken, cache.bytesPerSecond)),
-      measuredModelMs: round(measuredModel),
-      measuredStepMs: measuredStep,
-      ratio: round(measuredStep / stepMs),
-    },
+    ...(limit ? { limit: limit.figures } : {}),
     notes: c.notes,
   };
 }
