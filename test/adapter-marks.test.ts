@@ -115,7 +115,7 @@ test("the model alone: scope, variables, hover, watch and REPL say the values ar
     const said = s.text("console");
     const lines = said.split("\n").filter((l) => l.startsWith("[predicted output] "));
     assert.deepEqual(lines.filter((l) => /^\[predicted output\] y is /.test(l)).length, 1, `the print's output, labelled: ${said}`);
-    assert.match(said, /Program exited normally \(predicted\)\.|Program ended with an error: .* \(predicted\)/);
+    assert.match(said, /Program exited normally \(predicted, \d+% sure\)\.|Program ended with an error: .* \(predicted, \d+% sure\)/);
   } finally {
     await s.dc.stop();
   }

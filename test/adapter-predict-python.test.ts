@@ -2,7 +2,7 @@
 // the model was trained on), and the launch attribute "python" names its executable: here the
 // model alone ("compute": false), whose every state says which Python's it is. Over the
 // real protocol: a "python" that is a script in the workspace (it leaves a marker, says it is
-// Python 3.12, then runs the real Python) must not be run unless the client says the workspace is
+// Python 3.11, then runs the real Python) must not be run unless the client says the workspace is
 // trusted; then it is, and the session predicts that Python's states (its version, asked).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -25,8 +25,8 @@ before(() => {
   writeFileSync(program, "def f(x):\n    y = x + 1\n    return y\n");
   marker = join(dir, "ran");
   fake = join(dir, "python3");
-  // Asked which Python it is (the probe prints "MAJOR MINOR EXECUTABLE"), it answers 3.12.
-  writeFileSync(fake, `#!/bin/sh\ntouch "${marker}"\ncase "$2" in *version_info*) printf '3 12 %s' "$0"; exit 0;; esac\nexec /usr/bin/python3 "$@"\n`);
+  // Asked which Python it is (the probe prints "MAJOR MINOR EXECUTABLE"), it answers 3.11.
+  writeFileSync(fake, `#!/bin/sh\ntouch "${marker}"\ncase "$2" in *version_info*) printf '3 11 %s' "$0"; exit 0;; esac\nexec /usr/bin/python3 "$@"\n`);
   chmodSync(fake, 0o755);
 });
 
@@ -42,8 +42,8 @@ for (const trusted of [false, true]) {
       const { first } = await launchToFirstStop(s.dc, { mode: "predict", compute: false, program, call: "f(1)", python: fake, gpu: "cpu", threads: 1, stopOnEntry: true, ...(trusted ? { trusted } : {}) }, program);
       assert.equal(first.event, "stopped");
       assert.equal(existsSync(marker), trusted);
-      // Untrusted: the newest version the bundled model knows (3.11); trusted: the launch's Python's.
-      assert.equal(model.find((e) => e.body?.python)?.body.python, trusted ? "3.12" : "3.11");
+      // Untrusted: the newest version the bundled model knows (3.12); trusted: the launch's Python's (3.11).
+      assert.equal(model.find((e) => e.body?.python)?.body.python, trusted ? "3.11" : "3.12");
     } finally {
       await s.dc.stop();
     }
