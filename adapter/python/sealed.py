@@ -16,23 +16,21 @@ source and a wall clock that start the same at every run (the worker resets them
 clock that stand still but for `time.sleep`, which moves them on at once.
 
 `seal()` removes what reaches JavaScript: the `js`, `pyodide`, `_pyodide*` and `ctypes` modules are
-dropped, their sources taken out of the standard library's zip, and a finder first on sys.meta_path
-refuses them (and `_imp`, which would build the C parts again); `importlib` and `__import__` go
-through that finder. JavaScript itself is locked down by the worker (no process, no network, no code
+dropped, their sources taken out of the standard library's zip, a finder first on sys.meta_path
+refuses them (`importlib` and `__import__` go through it), and the `_imp` that the import system
+and `import _imp` get refuses to build their C parts again. JavaScript itself is locked down by the worker (no process, no network, no code
 generation, Node's permission model): what a program might still reach there can do nothing.
 """
 
-import builtins
 import io
 import json
 import os
 import random
 import sys
 import time
+import types
 import zipfile
 import zipimport
-
-import types
 
 import tracer
 
