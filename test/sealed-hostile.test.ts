@@ -108,6 +108,7 @@ const ATTACKS: [string, string][] = [
   // ---- processes ----
   ["subprocess.run", `import subprocess\nprint("ESCAPED", subprocess.run(["id"], capture_output=True).stdout)`],
   ["os.system", `import os\nrc = os.system("touch " + OUT + "/sys.txt")\nprint("ESCAPED" if rc == 0 else "no")`],
+  ["C's system() found through gc", `import gc\nfor f in gc.get_objects():\n    if type(f).__name__ == "builtin_function_or_method" and f.__name__ == "system":\n        print("ESCAPED" if f("touch " + OUT + "/c") == 0 else "no")`],
   ["os.fork", `import os\npid = os.fork()\nprint("ESCAPED", pid)`],
   ["os.posix_spawn", `import os\nprint("ESCAPED", os.posix_spawn("/bin/sh", ["sh", "-c", "touch " + OUT + "/sp"], {}))`],
   ["os.execv", `import os\nos.execv("/bin/sh", ["sh", "-c", "touch " + OUT + "/ex"])\nprint("ESCAPED")`],

@@ -114,6 +114,16 @@ def seal():
     gc.collect()
 
 
+def _no_processes(*args, **kwargs):
+    raise OSError(38, "the sealed run starts no processes")  # ENOSYS, as subprocess's fork_exec says here
+
+
+# os.system calls C's system(), which Emscripten hands to JavaScript, where the interpreter would
+# fail whole (and the worker start again): here it fails in the program, as subprocess does.
+os.system = _no_processes
+sys.modules["posix"].system = _no_processes
+
+
 # ---- clocks the program reads ----
 
 class _Clock:

@@ -188,6 +188,8 @@ class SealedProcess {
   }
 
   kill(): void {
+    // Gone from now on: the next run starts another, without waiting for the exit to be reported.
+    this.exited = true;
     killTree(this.child.pid);
     try {
       this.child.kill("SIGKILL");
