@@ -78,7 +78,7 @@ const manifest = { ...pkg, dependencies: Object.fromEntries(RUNTIME.map((n) => [
 delete manifest.devDependencies;
 delete manifest.scripts;
 writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
-for (const f of ["README.md", "LICENSE", "CHANGELOG.md", "language-configuration.json", ".vscodeignore"]) {
+for (const f of ["README.md", "LICENSE", "CHANGELOG.md", "language-configuration.json", ".vscodeignore", "docs/screenshot.png"]) {
   if (existsSync(join(root, f))) cpSync(join(root, f), join(stage, f));
 }
 for (const d of ["dist", "syntaxes", "models"]) {
@@ -101,5 +101,6 @@ if (tsp) {
 console.log(`package: staged ${modules.size} packages from node_modules (${mb(size(join(stage, "node_modules")))}), ${mb(size(stage))} in all`);
 
 const vsce = join(root, "node_modules/@vscode/vsce/vsce");
-run(process.execPath, [vsce, "package", "--target", target, "--skip-license", "--allow-missing-repository", "--out", out], { cwd: stage });
+// The README's screenshot travels inside the package, where its relative link resolves: there is no repository URL to rewrite it to.
+run(process.execPath, [vsce, "package", "--target", target, "--skip-license", "--allow-missing-repository", "--no-rewrite-relative-links", "--out", out], { cwd: stage });
 console.log(`package: ${out} (${mb(statSync(out).size)}) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
