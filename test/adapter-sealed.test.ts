@@ -131,3 +131,13 @@ test("a file that does not parse is predicted by the model, and the Debug Consol
     await s.dc.stop();
   }
 });
+
+test("a launch that asks for another Python version is told which one the sealed run has", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program: shop, mode: "predict", pythonVersion: "3.11" }, shop);
+    assert.match(s.text(), /predict · the sealed run has CPython 3\.12 only: its states are 3\.12's, not 3\.11's/);
+  } finally {
+    await s.dc.stop();
+  }
+});

@@ -58,21 +58,16 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
 async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const { createSealedPredictor } = await import("../predictors/sealed.js");
   const { SEALED_PYTHON } = await import("../real/sealed.js");
-  const sealed = await createSealedPredictor(config.program, {
+  if (config.pythonVersion !== undefined && config.pythonVersion !== SEALED_PYTHON)
+    hooks.console?.(`predict · the sealed run has CPython ${SEALED_PYTHON} only: its states are ${SEALED_PYTHON}'s, not ${config.pythonVersion}'s ("compute": false has the model predict ${config.pythonVersion}'s)`);
+  return createSealedPredictor(config.program, {
     ...runOptions(config, hooks),
     predict: config.predict,
     model: (source) => createModel({ ...config, call: undefined }, hooks, source),
     everyState: () => createModel(config, hooks),
+    ...(config.model !== undefined ? { modelFile: config.model } : {}),
     ...(hooks.console ? { console: hooks.console } : {}),
   });
-  // A model the launch names must be there, hole or no hole: said at launch, not at the first hole.
-  const { isUri, resolveModel } = await import("../model/resolve.js");
-  if (config.model !== undefined && config.model.trim() && !isUri(config.model))
-    await resolveModel(config.model, { cwd: dirname(config.program) }).catch(async (e: Error) => {
-      await sealed.dispose();
-      throw e;
-    });
-  return sealed;
 }
 
 /** Hybrid mode: the program runs on this machine and the model fills its holes. */

@@ -95,7 +95,6 @@ export class HybridPredictor implements Predictor {
     const fills: HoleFill[] = [];
     const { predict, model: _m, console: _c, executor, ...trace } = this.opts;
     const run = ++this.runs;
-    const say = this.say;
     const result = await (executor === "sealed" ? runSealed : runTrace)(this.program, {
       ...trace,
       hybrid: {
@@ -105,7 +104,7 @@ export class HybridPredictor implements Predictor {
           this.holes = holes;
           if (run === 1) this.opts.console?.(describeHoles(holes, executor === "sealed"));
         },
-        standIn: (name) => run === 1 && this.opts.console?.(`${say} · module ${name} is not ${executor === "sealed" ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
+        standIn: (name) => run === 1 && this.opts.console?.(`${this.say} · module ${name} is not ${executor === "sealed" ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
       },
     });
     this.inner = new RecordedPredictor(result);

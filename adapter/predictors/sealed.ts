@@ -5,18 +5,21 @@
 // command line and the MCP server all get predict mode from here.
 import type { Predictor } from "../engine/predictor.js";
 import { SealedUnavailableError } from "../real/sealed.js";
+import { isUri, resolveModel } from "../model/resolve.js";
 import { HybridPredictor, type HybridOptions } from "./hybrid.js";
 
 /** What the sealed run needs beside the program: the hybrid options less the executor, and the model for every state when it cannot run. */
 export interface SealedOptions extends Omit<HybridOptions, "executor"> {
   /** The model alone, predicting every state (the fallback). */
   everyState: () => Promise<Predictor>;
+  /** The model file the user named (relative to `cwd`): it must be there, hole or no hole, said at once rather than at the first hole. */
+  modelFile?: string;
 }
 
 const PARSE_ERROR = /^(SyntaxError|IndentationError|TabError)\(/;
 
 export async function createSealedPredictor(program: string, opts: SealedOptions): Promise<Predictor> {
-  const { everyState, ...holes } = opts;
+  const { everyState, modelFile, ...holes } = opts;
   let sealed: HybridPredictor;
   try {
     sealed = await HybridPredictor.create(program, { ...holes, executor: "sealed" });
@@ -31,5 +34,11 @@ export async function createSealedPredictor(program: string, opts: SealedOptions
     opts.console?.(`predict · the file does not parse (${exit.value}): it cannot run, and the model predicts every state`);
     return everyState();
   }
+  // Checked after the program is read, so that the program's own errors come first.
+  if (modelFile?.trim() && !isUri(modelFile))
+    await resolveModel(modelFile, opts.cwd ? { cwd: opts.cwd } : {}).catch(async (e: Error) => {
+      await sealed.dispose();
+      throw e;
+    });
   return sealed;
 }

@@ -92,6 +92,7 @@ export async function sealedPredictorFor(p: Program, o: ModelOptions, file: stri
     ...TRACE_LIMITS,
     model: (source) => modelPredictor(o, file, source),
     everyState: () => modelPredictor(o, file, p.code, call),
+    ...(o.model ? { modelFile: o.model } : {}),
   });
 }
 

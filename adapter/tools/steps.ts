@@ -13,7 +13,7 @@ import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type A
 import { traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, programFile, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
-import { resolveModel } from "../model/resolve.js";
+import { HybridPredictor } from "../predictors/hybrid.js";
 
 // ---- steps: sampling actions on a real trace ----
 
@@ -185,8 +185,8 @@ export interface StepsOptions extends ModelOptions {
  * sealed run never reaches it (another Python version's frames, a program that reads the clock).
  */
 function fromState(p: Predictor, current: Step, frame: Frame, index: number): Predicted | undefined {
-  const frames = (p as { frames?: readonly Frame[] }).frames;
-  if (!frames || p instanceof ModelPredictor) return { step: current };
+  if (!(p instanceof HybridPredictor)) return { step: current };
+  const frames = p.frames;
   const same = (f: Frame | undefined): boolean => f !== undefined && sameFrame({ ...f, stdout: undefined }, { ...frame, stdout: undefined });
   const ref = same(frames[index]) ? index : frames.findIndex(same);
   return ref < 0 ? undefined : { step: current, ref };
@@ -210,8 +210,6 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   let predictMs = 0;
   let evaluatedTokens = 0;
   let evaluated = 0;
-  // A model named must be there, whether or not a sealed run reaches a hole that needs it.
-  if (opts.model && runsSealed(opts)) await resolveModel(opts.model);
   const sealed = runsSealed(opts) ? await programFolder() : undefined;
   try {
     for (const [done, prog] of programs.entries()) {

@@ -120,6 +120,7 @@ export function run(argv: string[]): Promise<number> {
             ...(values.call !== undefined ? { call: values.call } : {}),
             model: (source) => model({ source, call: undefined }),
             everyState: () => model(),
+            ...(values.model !== undefined ? { modelFile: values.model } : {}),
             console: (line) => process.stderr.write(`ndbg ${line}\n`),
           });
     } catch (e) {
