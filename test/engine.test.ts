@@ -390,7 +390,7 @@ test("settle: once per move at its last state, with the breakpoints' conditions;
   assert.deepEqual(settled, ["0: 6 call f", `${e.cursor}: 4 line g`], "settled after start and once at the continue's last state");
   assert.equal(e.current, p);
   assert.deepEqual(frameOf(p).locals, { x: "1", y: "99" });
-  assert.equal(await e.evaluate("y + 1"), "100");
+  assert.equal((await e.evaluate("y + 1")).value, "100");
   assert.equal(e.stack()[0], p.step.frame);
   assert.equal(e.trajectory().steps[e.cursor].frame?.locals.y, "99");
   // Back moves settle nothing.
@@ -410,10 +410,10 @@ test("evaluate: expressions over the current locals, never running code", async 
   const e = await engine(r);
   await e.runTo(4);
   await e.runTo(4);
-  assert.equal(await e.evaluate("x + y"), "3");
-  assert.equal(await e.evaluate("[x] * y"), "[1, 1]");
-  assert.equal(await e.evaluate("x == 1 and y > 1"), "True");
-  assert.equal(await e.evaluate("x.bit_length()"), "1");
+  assert.equal((await e.evaluate("x + y")).value, "3");
+  assert.equal((await e.evaluate("[x] * y")).value, "[1, 1]");
+  assert.equal((await e.evaluate("x == 1 and y > 1")).value, "True");
+  assert.equal((await e.evaluate("x.bit_length()")).value, "1");
   await assert.rejects(e.evaluate("x.to_bytes(2, 'big')"), /cannot evaluate "x\.to_bytes\(2, 'big'\)": int\.to_bytes\(\) is not supported/);
   await assert.rejects(e.evaluate("nope"), /cannot evaluate/);
   await e.continue();

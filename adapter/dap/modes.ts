@@ -7,7 +7,7 @@ import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import { startComparison } from "../predictors/compare.js";
 import { findDebugpyPython } from "../real/debugpy.js";
-import { runTrace, type TraceOptions } from "../real/tracer.js";
+import { SESSION_OBJECTS, runTrace, type TraceOptions } from "../real/tracer.js";
 import type { LaunchConfig } from "./launch.js";
 
 /** What a predictor may tell the session while it is made and used. */
@@ -31,6 +31,7 @@ function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
     timeout: config.timeout,
     maxOutput: config.maxOutput,
     maxRepr: config.maxRepr,
+    objects: SESSION_OBJECTS,
     cwd: dirname(config.program),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   };

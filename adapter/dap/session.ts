@@ -11,7 +11,7 @@ import {
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, namesOf } from "../engine/engine.js";
-import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
@@ -709,7 +709,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name)));
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name), frame.objects));
     } else vars = this.variables.children(c);
     vars = page(vars, c, args);
     response.body = { variables: vars };
@@ -733,11 +733,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (this.ended || engine.ended) throw new Error("the program has ended");
       const expression = args.expression.trim();
       const at = this.frameAt(args.frameId);
-      let result: string;
+      let result: Evaluated;
       if (at && at.index > 0) {
         // A caller's frame: its locals are known; the engine answers for the current state only.
         try {
-          result = evaluateExpression(expression, namesOf(this.frames.slice(at.index)));
+          result = { value: evaluateExpression(expression, namesOf(this.frames.slice(at.index))) };
         } catch (e) {
           throw new Error(e instanceof ExprError ? `cannot evaluate "${cutText(expression)}": ${e.message}` : errorMessage(e));
         }
@@ -752,10 +752,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
           this.inflight.delete(request?.seq ?? -2);
         }
       }
-      const node = reprToNode(result);
+      // What the expression wrote (a method that prints) goes to the Debug Console first.
+      if (result.stdout) this.sendEvent(new OutputEvent(result.stdout, "stdout"));
+      const node = reprToNode(result.value);
       const origin = this.originOfValue(at?.index ?? 0, expression);
-      const v = this.variables.variable(expression, node, expression, origin);
-      const body = { result, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      const v = this.variables.variable(expression, node, result.path ?? expression, origin, result.objects);
+      const body = { result: result.value, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
     });

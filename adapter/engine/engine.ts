@@ -2,7 +2,7 @@
 // breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
-import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Predicted, type Predictor } from "./predictor.js";
+import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor } from "./predictor.js";
 import { breakpointCanHit, FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
 import { cutText } from "../format/values.js";
@@ -231,7 +231,9 @@ export class Engine {
     // Own names only: "toString" or "__proto__" are in every object, not locals.
     if (!returned && !Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
-    const changed = returned ? { ...frame, value: repr } : { ...frame, locals: { ...frame.locals, [name]: repr } };
+    // The recorded objects were the old value's: an edited state has none under that name.
+    const objects = frame.objects && Object.fromEntries(Object.entries(frame.objects).filter(([path]) => path !== name && !path.startsWith(`${name}.`) && !path.startsWith(`${name}[`)));
+    const changed: Frame = returned ? { ...frame, value: repr } : { ...frame, locals: { ...frame.locals, [name]: repr }, ...(objects ? { objects } : {}) };
     const edited: Predicted = { ...cur, step: { ...cur.step, frame: changed } };
     delete edited.confidence;
     return this.edit(edited);
@@ -277,16 +279,22 @@ export class Engine {
     return out;
   }
 
-  /** Evaluates an expression over the current locals without running code; the predictor answers what the evaluator cannot. */
-  evaluate(expression: string, signal?: AbortSignal): Promise<string> {
+  /**
+   * Evaluates an expression at the current state: in the program's own frame where the predictor
+   * can run it there (sealed), else over the current locals without running code, the predictor
+   * answering what the evaluator cannot.
+   */
+  evaluate(expression: string, signal?: AbortSignal): Promise<Evaluated> {
     return this.run(signal, async () => {
       const frame = this.current.step.frame;
       let reason = "the program has ended";
       // A value too large to compute is too large for the predictor to write out, too.
       let ask = true;
       if (frame) {
+        const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal);
+        if (live) return live;
         try {
-          return evaluateExpression(expression, namesOf(this.stack()));
+          return { value: evaluateExpression(expression, namesOf(this.stack())) };
         } catch (e) {
           if (!(e instanceof ExprError)) throw e;
           reason = e.message;
@@ -295,7 +303,7 @@ export class Engine {
       }
       const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;
       if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
-      return answer;
+      return { value: answer };
     });
   }
 

@@ -1,6 +1,6 @@
 // What the engine asks of a source of states. A predictor never knows about DAP; the engine
 // never knows which predictor it has (recorded trace, model, ...).
-import type { Action, Frame, Step } from "../format/trajectory.js";
+import type { Action, Frame, Objects, Step } from "../format/trajectory.js";
 
 /** A state with what produced it. */
 export interface Predicted {
@@ -17,6 +17,17 @@ export interface Predicted {
   ms?: number;
   /** The predictor's own handle for the state (e.g. its index in a recorded trace). */
   ref?: number;
+}
+
+/** An expression's value: its repr, and what the Variables view opens of it where the program computed it. */
+export interface Evaluated {
+  value: string;
+  /** Its objects, rooted at `path` (Frame.objects). */
+  objects?: Objects;
+  /** The expression as the root of `objects` (parenthesized where it is no plain name). */
+  path?: string;
+  /** What evaluating it wrote to standard output. */
+  stdout?: string;
 }
 
 /** A breakpoint: a line of the program, and the condition under which a continue stops there. */
@@ -88,5 +99,13 @@ export interface Predictor {
    * the state itself (adapter/format/expr.ts), without running code; undefined when it cannot.
    */
   evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
+  /**
+   * Evaluates an expression in the program's own frame at the last state of `history`, as a
+   * debugger's console does: by running the program, sealed, up to that state, then the
+   * expression there (the program's objects, its functions and methods). The engine asks it
+   * before anything else; undefined where the state is not one of the predictor's runs. Rejects
+   * with the error the expression raised.
+   */
+  inspect?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<Evaluated | undefined>;
   dispose(): Promise<void> | void;
 }

@@ -32,7 +32,16 @@ export interface Frame {
   stdout?: string;
   /** Standard error written since the previous state (record mode shows it; never serialized). */
   stderr?: string;
+  /** What a debugger opens of the locals' objects, where the program really ran (never serialized). */
+  objects?: Objects;
 }
+
+/**
+ * The children of objects whose repr is no literal (instances, namedtuples, subclasses of builtin
+ * containers), by the expression that names each (`cart`, `cart.items[0]`): [name, repr, path]
+ * each, the name an attribute, "[i]" or "[key repr]". The tracer writes them (tracer.py, --objects).
+ */
+export type Objects = Record<string, [name: string, repr: string, path: string][]>;
 
 export type ExitStatus = keyof typeof FORMAT.exits;
 

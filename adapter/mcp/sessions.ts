@@ -200,7 +200,7 @@ export class McpSession implements Viewed {
       let result: string;
       try {
         // A caller's frame: its locals are known; the engine answers for the current state only.
-        result = frame > 0 ? evaluateExpression(text, namesOf(frames.slice(frame))) : await this.engine.evaluate(text, signal);
+        result = frame > 0 ? evaluateExpression(text, namesOf(frames.slice(frame))) : (await this.engine.evaluate(text, signal)).value;
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
         throw new ToolInputError(e instanceof ExprError ? `cannot evaluate "${cutText(text)}": ${e.message}` : errorText(e));

@@ -11,7 +11,7 @@ import { normalizeSource, type Action, type Frame, type Step } from "../format/t
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../format/expr.js";
-import { RETURN_VALUE, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Evaluated, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { runSealed, SEALED_PYTHON } from "../real/sealed.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -239,6 +239,41 @@ export class HybridPredictor implements Predictor {
 
   callers(history: readonly Predicted[]): Frame[] | undefined {
     return this.inner.callers(history);
+  }
+
+  /**
+   * Predict mode: the expression in the program's frame at this state, by running the program
+   * sealed again up to it, every hole answered as in this run (a sealed run repeats exactly), then
+   * the expression there. On the host (hybrid mode) nothing runs again: the engine computes it.
+   */
+  async inspect(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<Evaluated | undefined> {
+    const last = history.at(-1);
+    const ref = last?.ref;
+    const frame = last?.step.frame;
+    if (this.opts.executor !== "sealed" || ref === undefined || !frame) return undefined;
+    const recorded = this.inner.frames[ref];
+    // A state edited away from this run's (a value set and not yet run again) is not the program's.
+    if (!recorded || recorded.line !== frame.line || recorded.func !== frame.func || JSON.stringify(recorded.locals) !== JSON.stringify(frame.locals)) return undefined;
+    const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
+    const signals = [trace.signal, opts?.signal].filter((x): x is AbortSignal => x !== undefined);
+    const fills = this.fills;
+    let n = 0;
+    const result = await runSealed(this.program, {
+      ...trace,
+      ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+      inspect: { at: ref, expressions: [expression] },
+      hybrid: {
+        ...(predict ? { predict } : {}),
+        fill: async () => {
+          const f = fills[n++];
+          return f?.repr !== undefined ? { repr: f.repr } : { error: f?.error ?? "the run went another way" };
+        },
+      },
+    });
+    const answer = result.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
+    if ("error" in answer) throw new Error(answer.error);
+    return { value: answer.value, ...(answer.objects ? { objects: answer.objects } : {}), ...(answer.path ? { path: answer.path } : {}), ...(answer.stdout ? { stdout: answer.stdout } : {}) };
   }
 
   async dispose(): Promise<void> {

@@ -4,8 +4,13 @@ process of adapter/real/sealedWorker.ts. Not for the host's Python.
 `run(request)` runs one program under the tracer and returns its records, one JSON object a line,
 exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request is
 
-  {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr},
-   "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...]}
+  {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
+   "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
+   "inspect"?: {"at": N, "expressions": [EXPR, ...]}}
+
+With "inspect" the run stops at its N-th record, after an "inspect" record that holds each
+expression's value evaluated in that frame (the program's own objects and methods, run sealed):
+{"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
 
 The program's file (and "files", other modules of its folder) are written into the in-memory file
 system at the same paths, so the run names its frames as on the host. Holes are those of hybrid
@@ -215,6 +220,8 @@ def run(request):
     _write_files(program, source, req.get("files"))
     out = _Lines()
     opts = tracer._options(req.get("opts") or {})
+    # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
+    opts["inspect"] = req.get("inspect")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None
     tracer._run_program(out, _NoWatchdog(), None, program, source, req.get("call"), opts, os.path.dirname(program), hybrid)
     return "\n".join(out.lines)

@@ -5,7 +5,7 @@ Ground truth for record mode, comparison, training data and evaluation. Python 3
 
 Usage:
   tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
-            [--max-output N] [--max-repr N]
+            [--max-output N] [--max-repr N] [--objects N]
   tracer.py --batch [--out PATH]
   tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
   tracer.py --guard   (kills the process trees whose pids it reads when its input ends)
@@ -37,6 +37,12 @@ object a line:
   characters cut. Strings and builtin containers holding more than 65536 characters and elements
   (and more than 4 * --max-repr) are cut while their repr is written, marked "…(cut)": a 256 MiB
   bytearray or a list shared a million times never has its whole text built.
+- objects (with --objects N, N > 0): what a debugger opens of the locals' values whose repr is no
+  literal (instances, namedtuples, subclasses of builtin containers), as {PATH: [[NAME, REPR,
+  CHILD_PATH], ...]}: PATH names the object as an expression (`cart`, `cart.items[0]`), NAME is an
+  attribute, "[i]" or "[key repr]". Builtin lists, tuples and dicts are looked into, not listed; at
+  most N children a record, 3 steps from a local. Attributes are read from __dict__ and __slots__:
+  no property or __getattr__ of the program runs.
 - return: "value" is the repr of the returned (or yielded) value; a frame unwound by an exception
   has no "value".
 - exception: "value" is the repr of the exception.
@@ -73,6 +79,7 @@ import sys
 import sysconfig
 import threading
 import time
+import traceback
 import types
 
 try:
@@ -104,7 +111,7 @@ _HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")
 # holds a plain value in a slot that the function also uses as a cell (a closure elsewhere in it
 # captures that name): CPython issue 128396, fixed in 3.13.3. There such a name is left out.
 _CELL_SLOT_CRASH = (3, 13) <= sys.version_info[:3] < (3, 13, 3)
-DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr": 1000}
+DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr": 1000, "objects": 0}
 # After a limit, or the time limit, how long the program may take to stop before the watchdog ends
 # the process.
 _GRACE = 0.5
@@ -253,6 +260,9 @@ class Run:
         self.timeout = float(opts["timeout"])
         self.max_output = int(opts["maxOutput"])
         self.max_repr = int(opts["maxRepr"])
+        self.max_objects = int(opts["objects"])
+        # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
+        self.inspect = opts.get("inspect")
         self.events = 0
         self.output = 0  # bytes of stdout already attributed to records
         self.err_output = 0  # bytes of stderr already attributed to records
@@ -341,6 +351,8 @@ class Run:
             return "the run stopped at a hole with no answer yet (the sealed run asks, then runs again)"
         if reason == "tracing":
             return "the program turned tracing off (sys.settrace): what followed could not be recorded"
+        if reason == "inspect":
+            return "the run stopped where the debugger evaluated expressions"
         return None
 
     def limit(self, reason):
@@ -367,20 +379,6 @@ class Run:
         if 0 < self.max_repr < len(r):
             r = "%s…(+%d chars)" % (r[: self.max_repr], len(r) - self.max_repr)
         return r
-
-    def locals_of(self, frame):
-        namespace = not (frame.f_code.co_flags & _CO_OPTIMIZED)
-        out = {}
-        for name, value in _locals_items(frame):
-            if not isinstance(name, str) or name.startswith("."):
-                continue
-            if namespace and (
-                (name[:2] == "__" and name[-2:] == "__" and not isinstance(value, types.FunctionType))
-                or isinstance(value, types.ModuleType)
-            ):
-                continue
-            out[name] = self.repr(value)
-        return out
 
     def exception_repr(self, arg):
         etype, value = arg[0], arg[1]
@@ -505,7 +503,12 @@ class Run:
         record = {"event": event, "line": line, "depth": place[0], "func": self.func_of(code)}
         if rel:
             record["file"] = rel
-        record["locals"] = self.locals_of(frame)
+        shown = _shown_locals(frame)
+        record["locals"] = {name: self.repr(value) for name, value in shown}
+        if self.max_objects > 0:
+            objects = self.objects_of(shown)
+            if objects:
+                record["objects"] = objects
         if event == "return":
             lasti = frame.f_lasti
             unwound = self.exc_lasti.pop(frame, None) == lasti or (
@@ -527,6 +530,146 @@ class Run:
         if err:
             record["stderr"] = err
         self.write(record)
+        if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
+            self.write({"event": "inspect", "results": [self.evaluate(frame, e) for e in self.inspect.get("expressions") or ()]})
+            self.limit("inspect")
+
+    # ---- objects, as a debugger opens them ----
+
+    def objects_of(self, roots, budget=None):
+        """What the Variables view opens: for each object reached from `roots` ((path, value) pairs)
+        whose repr is no literal (an instance, a namedtuple, a subclass of a builtin container), its
+        attributes or items, as {PATH: [[NAME, REPR, CHILD_PATH], ...]}. Paths are the expressions
+        that name them (`cart.items[0].price`); builtin lists, tuples and dicts are looked into (the
+        adapter reads their reprs) but not listed. At most `budget` children in all (max_objects),
+        _OBJECT_DEPTH steps from a root: a state's objects cost a bounded time to record."""
+        out = {}
+        left = [self.max_objects if budget is None else budget]
+
+        def walk(path, value, depth, open_ids):
+            if depth > _OBJECT_DEPTH or left[0] <= 0 or id(value) in open_ids:
+                return
+            t = type(value)
+            if t in _ATOMS or isinstance(value, _NOT_OPENED):
+                return
+            open_ids = open_ids | {id(value)}
+            if t in (list, tuple):
+                for i, item in enumerate(value[:_OBJECT_ITEMS]):
+                    walk("%s[%d]" % (path, i), item, depth + 1, open_ids)
+                return
+            if t is dict:
+                for i, (k, item) in enumerate(list(value.items())[:_OBJECT_ITEMS]):
+                    if type(k) in _ATOMS:
+                        walk("%s[%s]" % (path, self.repr(k)), item, depth + 1, open_ids)
+                return
+            if t in (set, frozenset):
+                return
+            children = _children(value)
+            if not children:
+                return
+            children = children[: left[0]]
+            left[0] -= len(children)
+            out[path] = [[name, self.repr(child), child_path(path, name)] for name, child in children]
+            for name, child in children:
+                walk(child_path(path, name), child, depth + 1, open_ids)
+
+        def child_path(path, name):
+            return path + name if name.startswith("[") else "%s.%s" % (path, name)
+
+        for path, value in roots:
+            walk(path, value, 0, frozenset())
+        return out
+
+    def evaluate(self, frame, expression):
+        """One expression in the program's frame, as a debugger's console evaluates it: its value's
+        repr and objects (rooted at the expression), what it wrote, or the error it raised."""
+        try:
+            code = compile(expression, "<debug console>", "eval", dont_inherit=True)
+            value = eval(code, frame.f_globals, frame.f_locals)
+        except TraceLimit:
+            raise
+        except BaseException as e:
+            result = {"error": "".join(traceback.format_exception_only(type(e), e)).strip()}
+        else:
+            root = expression.strip() if _SIMPLE_PATH.match(expression.strip()) else "(%s)" % expression.strip()
+            result = {"value": self.repr(value), "type": type(value).__name__, "path": root}
+            objects = self.objects_of([(root, value)], budget=max(self.max_objects, _INSPECT_OBJECTS))
+            if objects:
+                result["objects"] = objects
+        text = self.take_stdout()
+        if text:
+            result["stdout"] = text
+        return result
+
+
+# Values whose repr says all there is: never opened.
+_ATOMS = frozenset((int, float, complex, bool, str, bytes, bytearray, type(None), range, slice, type(Ellipsis), type(NotImplemented)))
+_NOT_OPENED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+               types.BuiltinMethodType, types.CodeType, types.FrameType, types.TracebackType,
+               types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType, types.MappingProxyType,
+               types.CellType, types.MethodWrapperType)
+_OBJECT_DEPTH = 3
+_OBJECT_ITEMS = 100
+_INSPECT_OBJECTS = 400
+_SIMPLE_PATH = re.compile(r"^[^\W\d]\w*(?:\.[^\W\d]\w*|\[[^\[\]]*\])*$")
+
+
+def _shown_locals(frame):
+    """The (name, value) pairs a record's locals hold: names starting with "." are skipped, and in
+    namespace frames (<module>, class bodies) modules and dunder names other than functions."""
+    namespace = not (frame.f_code.co_flags & _CO_OPTIMIZED)
+    out = []
+    for name, value in _locals_items(frame):
+        if not isinstance(name, str) or name.startswith("."):
+            continue
+        if namespace and (
+            (name[:2] == "__" and name[-2:] == "__" and not isinstance(value, types.FunctionType))
+            or isinstance(value, types.ModuleType)
+        ):
+            continue
+        out.append((name, value))
+    return out
+
+
+def _children(value):
+    """An object's children as (name, value): a mapping's items ("[key repr]"), a sequence's ("[i]"),
+    a namedtuple's fields, else its instance attributes (__dict__ and __slots__, dunders aside).
+    Read without running the program's code: no properties, no __getattr__."""
+    out = []
+    try:
+        if isinstance(value, dict):
+            for i, (k, v) in enumerate(dict.items(value)):
+                if i >= _OBJECT_ITEMS:
+                    break
+                if type(k) in _ATOMS:
+                    out.append(("[%s]" % _ADDRESS.sub(" at 0x...", repr(k)), v))
+            return out
+        if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+            return [(name, tuple.__getitem__(value, i)) for i, name in enumerate(type(value)._fields) if isinstance(name, str)]
+        if isinstance(value, (list, tuple)):
+            seq = list.__getitem__(value, slice(0, _OBJECT_ITEMS)) if isinstance(value, list) else tuple.__getitem__(value, slice(0, _OBJECT_ITEMS))
+            return [("[%d]" % i, v) for i, v in enumerate(seq)]
+        if type(value).__name__ == "deque" and type(value).__module__ == "collections":
+            return [("[%d]" % i, v) for i, v in enumerate(list(value)[:_OBJECT_ITEMS])]
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except Exception:
+            attrs = None
+        if isinstance(attrs, dict):
+            out.extend((k, v) for k, v in dict.items(attrs) if isinstance(k, str) and k.isidentifier() and not k.startswith("__"))
+        for cls in type(value).__mro__:
+            slots = cls.__dict__.get("__slots__", ())
+            for name in (slots,) if isinstance(slots, str) else slots:
+                if isinstance(name, str) and name.isidentifier() and not name.startswith("__"):
+                    descriptor = cls.__dict__.get(name)
+                    if descriptor is not None and type(descriptor).__name__ == "member_descriptor":
+                        try:
+                            out.append((name, descriptor.__get__(value, cls)))
+                        except AttributeError:
+                            pass  # a slot not set yet
+    except Exception:
+        return []
+    return out[:_OBJECT_ITEMS]
 
 
 # ---- values too large to write whole ----
@@ -937,7 +1080,7 @@ def _options(source):
 
 def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
-             "--max-output": "maxOutput", "--max-repr": "maxRepr", "--hybrid": "hybrid"}
+             "--max-output": "maxOutput", "--max-repr": "maxRepr", "--objects": "objects", "--hybrid": "hybrid"}
     args = {"batch": False, "guard": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
@@ -967,7 +1110,7 @@ def _parse_args(argv):
                 raise ValueError("not an object")
         except ValueError as e:
             raise SystemExit("tracer: bad --hybrid %r: %s" % (args["hybrid"], e))
-    for key, cast in (("maxEvents", int), ("timeout", float), ("maxOutput", int), ("maxRepr", int)):
+    for key, cast in (("maxEvents", int), ("timeout", float), ("maxOutput", int), ("maxRepr", int), ("objects", int)):
         if key in args:
             try:
                 args[key] = cast(args[key])

@@ -16,12 +16,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { killTree, own } from "../system/processes.js";
-import { normalizeSource, type Frame } from "../format/trajectory.js";
+import { normalizeSource, type Frame, type Objects } from "../format/trajectory.js";
 import {
   DEFAULT_TIMEOUT_S,
   KILL_MARGIN_S,
   Records,
+  TRACE_LIMITS,
   answerHole,
+  checkObjects,
   checkOptions,
   checkProgram,
   entryCall,
@@ -66,6 +68,38 @@ interface SealedRequest {
   files?: Record<string, string>;
   hybrid?: { predict: readonly string[] };
   answers?: HoleAnswer[];
+  inspect?: Inspect;
+}
+
+/** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames); the run stops there. */
+export interface Inspect {
+  at: number;
+  expressions: readonly string[];
+}
+
+/** One expression's value in the program's frame (Evaluated's fields), or the error it raised ("NameError: name 'x' is not defined"). */
+export type Inspected = { value: string; type?: string; path?: string; objects?: Objects; stdout?: string } | { error: string; stdout?: string };
+
+/** The inspect record's results, each checked: the program shares the channel and could write one. */
+function readInspected(r: Record<string, unknown>): Inspected[] {
+  const results = Array.isArray(r.results) ? r.results : [];
+  return results.map((x): Inspected => {
+    const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+    const str = (k: string): string | undefined => (typeof o[k] === "string" ? (o[k] as string) : undefined);
+    const stdout = str("stdout");
+    const out = stdout ? { stdout } : {};
+    if (str("error") !== undefined || str("value") === undefined) return { error: str("error") ?? "no value came back", ...out };
+    let objects: Objects | undefined;
+    try {
+      if (o.objects !== undefined) {
+        checkObjects(o.objects);
+        objects = o.objects;
+      }
+    } catch {
+      objects = undefined;
+    }
+    return { value: str("value")!, ...(str("type") ? { type: str("type") } : {}), ...(str("path") ? { path: str("path") } : {}), ...(objects ? { objects } : {}), ...out };
+  });
 }
 
 /** The files of the sandbox: Pyodide's folder, the worker and the tracer's Python. */
@@ -315,7 +349,7 @@ async function siblingModules(file: string): Promise<Record<string, string>> {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions = {}, executor: SealedExecutor = sealedExecutor()): Promise<TraceResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect } = {}, executor: SealedExecutor = sealedExecutor()): Promise<TraceResult & { inspected?: Inspected[] }> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -323,7 +357,7 @@ export async function runSealed(program: string, opts: TraceOptions = {}, execut
   const files = await siblingModules(file);
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;
   const numbers: Record<string, number> = {};
-  for (const key of ["maxEvents", "timeout", "maxOutput", "maxRepr"] as const) if (opts[key] !== undefined) numbers[key] = opts[key]!;
+  for (const key of TRACE_LIMITS) if (opts[key] !== undefined) numbers[key] = opts[key]!;
   const oracle = opts.hybrid;
   const answers: HoleAnswer[] = [];
   const told = new Set<string>();
@@ -331,6 +365,7 @@ export async function runSealed(program: string, opts: TraceOptions = {}, execut
     const call = entryCall(opts.call);
     const request: SealedRequest = { program: file, source: text, opts: numbers, files, ...(call !== undefined ? { call } : {}) };
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
+    if (opts.inspect) request.inspect = opts.inspect;
     const ran = await executor.run(request, timeout, opts.signal);
     const records = new Records(file);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
@@ -343,8 +378,13 @@ export async function runSealed(program: string, opts: TraceOptions = {}, execut
     };
     let reached = 0;
     let pending: { req: Parameters<typeof answerHole>[1]; frames: Frame[] } | undefined;
+    let inspected: Inspected[] | undefined;
     records.feed(ran.records + "\n", (r) => {
       if (pending) return false;
+      if (r.event === "inspect" && opts.inspect && !inspected) {
+        inspected = readInspected(r);
+        return false;
+      }
       if (r.event === "exit" && r.reason === "hole") return false;
       if (!once) return true;
       const hole = holeRecord(r, once);
@@ -352,7 +392,7 @@ export async function runSealed(program: string, opts: TraceOptions = {}, execut
       if (hole !== "done" && reached++ === answers.length) pending = { req: hole, frames: records.frames.slice() };
       return false;
     });
-    if (!pending || records.invalid) return records.result(source, { killed: false, code: 0, signal: null });
+    if (!pending || records.invalid) return { ...records.result(source, { killed: false, code: 0, signal: null }), ...(inspected ? { inspected } : {}) };
     answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });
   }
 }

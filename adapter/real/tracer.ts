@@ -11,7 +11,7 @@ import { killTree, own } from "../system/processes.js";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame } from "../format/trajectory.js";
+import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame, type Objects } from "../format/trajectory.js";
 import { askPython, firstPython } from "./python.js";
 
 export interface TraceOptions {
@@ -27,6 +27,8 @@ export interface TraceOptions {
   maxOutput?: number;
   /** Longer reprs are cut to this many characters and marked "…(+N chars)" (default 1000; 0: no cap). */
   maxRepr?: number;
+  /** Record what the Variables view opens of objects (Frame.objects), at most this many children a state (default 0: none). */
+  objects?: number;
   /** Working directory of the program (default: the program's folder). */
   cwd?: string;
   /** Aborting ends the run at once: the program and what it started are killed, and the run rejects. */
@@ -67,7 +69,7 @@ export interface HybridOracle {
   standIn?(module: string): void;
 }
 
-export type LimitReason = "events" | "time" | "output" | "tracing";
+export type LimitReason = "events" | "time" | "output" | "tracing" | "inspect";
 
 export interface TraceResult {
   /** The program text ("\n" line ends, ending with "\n"). */
@@ -159,14 +161,20 @@ export function whichPython(preferred?: string): Promise<PythonFound> {
 // ---- reading records ----
 
 export function checkOptions(o: TraceOptions): void {
-  for (const key of ["maxEvents", "timeout", "maxOutput", "maxRepr"] as const) {
+  for (const key of TRACE_LIMITS) {
     const v = o[key];
-    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (key !== "maxRepr" && v === 0)))
+    if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (key !== "maxRepr" && key !== "objects" && v === 0)))
       throw new Error(`${key} must be a positive number, got ${JSON.stringify(v)}`);
   }
   if (o.call !== undefined && typeof o.call !== "string") throw new Error("call must be a string");
   o.signal?.throwIfAborted();
 }
+
+/** The tracer's numeric options, as both executors pass them. */
+export const TRACE_LIMITS = ["maxEvents", "timeout", "maxOutput", "maxRepr", "objects"] as const;
+
+/** Children of objects a debugging session's states record (what the Variables view opens). */
+export const SESSION_OBJECTS = 200;
 
 export const entryCall = (call: string | undefined): string | undefined => (call && call.trim() ? call : undefined);
 
@@ -175,7 +183,7 @@ export class RecordError extends Error {}
 
 const EVENTS = new Set(["call", "line", "return", "exception"]);
 const STATUSES = new Set(["normal", "error", "limit"]);
-const REASONS = new Set(["events", "time", "output", "tracing"]);
+const REASONS = new Set(["events", "time", "output", "tracing", "inspect"]);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min;
 
@@ -212,7 +220,17 @@ function checkRecord(r: unknown): Record<string, unknown> {
     if (!isObject(r.locals)) throw new RecordError(`"locals" is not an object`);
     for (const [k, v] of Object.entries(r.locals)) if (typeof v !== "string") throw new RecordError(`the local ${JSON.stringify(k).slice(0, 40)} is not a repr`);
   }
+  if (r.objects !== undefined) checkObjects(r.objects);
   return r;
+}
+
+/** A record's objects: {PATH: [[NAME, REPR, CHILD_PATH], ...]}, strings only. */
+export function checkObjects(o: unknown): asserts o is Objects {
+  if (!isObject(o)) throw new RecordError(`"objects" is not an object`);
+  for (const [k, children] of Object.entries(o)) {
+    if (!Array.isArray(children) || !children.every((c) => Array.isArray(c) && c.length === 3 && c.every((x) => typeof x === "string")))
+      throw new RecordError(`the object ${JSON.stringify(k).slice(0, 40)} is not a list of [name, repr, path]`);
+  }
 }
 
 /** Builds a TraceResult from the tracer's JSON lines. */
@@ -280,6 +298,7 @@ export class Records {
     // JSON.parse makes every key an own property (a local named __proto__ too).
     frame.locals = (r.locals ?? {}) as Record<string, string>;
     if (typeof r.value === "string") frame.value = r.value;
+    if (r.objects !== undefined) frame.objects = r.objects as Objects;
     if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
     if (typeof r.stderr === "string" && r.stderr) {
       frame.stderr = r.stderr;
@@ -376,6 +395,7 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
   if (opts.timeout !== undefined) args.push("--timeout", String(opts.timeout));
   if (opts.maxOutput !== undefined) args.push("--max-output", String(opts.maxOutput));
   if (opts.maxRepr !== undefined) args.push("--max-repr", String(opts.maxRepr));
+  if (opts.objects !== undefined) args.push("--objects", String(opts.objects));
   const hybrid = opts.hybrid;
   if (hybrid) args.push("--hybrid", JSON.stringify({ predict: hybrid.predict ?? [] }));
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;

@@ -4,6 +4,7 @@
 // Record mode for now: the states are real, so the assertions can name them.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
+import type { DebugProtocol } from "@vscode/debugprotocol";
 import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
 import { DEBUG_TYPE, act, locals, mark, nextEvent, outputSince, responseTo, sentRequest, session, settled, stack, stopAll, watchSessions } from "../debugSession.js";
 
@@ -168,6 +169,34 @@ suite("debugging (record mode)", () => {
     await nextEvent("terminated", from);
     await Promise.race([ended, new Promise((_, rej) => setTimeout(() => rej(new Error("the session did not end")), 15_000))]);
     assert.equal(vscode.debug.activeDebugSession, undefined);
+  });
+
+  test("an object opens into its attributes in the Variables view", async () => {
+    watchSessions();
+    // cart.py's line 21, `final = total - cart.discount(total)`: the cart is built (discount() is not written, so the line itself raises).
+    const bp = new vscode.SourceBreakpoint(new vscode.Location(file("cart.py"), new vscode.Position(20, 0)));
+    vscode.debug.addBreakpoints([bp]);
+    try {
+      const from = mark();
+      await vscode.debug.startDebugging(folder(), { type: DEBUG_TYPE, request: "launch", name: "cart", program: "${workspaceFolder}/cart.py", mode: "record", stopOnEntry: false });
+      await nextEvent("stopped", from, 60_000);
+      const [top] = await stack();
+      assert.equal(top.line, 21);
+      const { scopes } = (await session().customRequest("scopes", { frameId: top.id })) as DebugProtocol.ScopesResponse["body"];
+      const vars = ((await session().customRequest("variables", { variablesReference: scopes[0].variablesReference })) as DebugProtocol.VariablesResponse["body"]).variables;
+      const cart = vars.find((v) => v.name === "cart");
+      assert.ok(cart && cart.variablesReference > 0, `cart opens: ${JSON.stringify(cart)}`);
+      const attrs = ((await session().customRequest("variables", { variablesReference: cart.variablesReference })) as DebugProtocol.VariablesResponse["body"]).variables;
+      assert.deepEqual(attrs.map((v) => [v.name, v.value, v.evaluateName]), [
+        ["owner", "'ana'", "cart.owner"],
+        ["items", "[('tea', 4, 2), ('cake', 8, 1)]", "cart.items"],
+      ]);
+      await showDebugView({ locals: ["cart"] });
+      await screenshot("record-object");
+      await stopAll();
+    } finally {
+      vscode.debug.removeBreakpoints([bp]);
+    }
   });
 
   test("a file of functions only: the entry call is asked for", async () => {

@@ -3,7 +3,8 @@
 // (test/readme.test.ts checks that the workspace's launch.json holds it as the README writes it).
 // Stopping on entry stops on the script's first line, and the first Step Over moves to its next
 // statement; stepping on, the states the code decides are exact and unmarked, and the value of the
-// unwritten method is the model's, marked. The screenshot at the end is the README's
+// unwritten method is the model's, marked; the cart opens into its attributes and the Debug Console
+// calls its methods (run sealed). The screenshot at the end is the README's
 // (scripts/screenshot.mjs copies it to docs/screenshot.png).
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
@@ -17,12 +18,15 @@ const LAST = 22; // print("to pay:", final)
 
 async function variables(frameId: number): Promise<DebugProtocol.Variable[]> {
   const { scopes } = (await session().customRequest("scopes", { frameId })) as DebugProtocol.ScopesResponse["body"];
-  const r = (await session().customRequest("variables", { variablesReference: scopes[0].variablesReference })) as DebugProtocol.VariablesResponse["body"];
-  return r.variables;
+  return children(scopes[0].variablesReference);
+}
+
+async function children(variablesReference: number): Promise<DebugProtocol.Variable[]> {
+  return ((await session().customRequest("variables", { variablesReference })) as DebugProtocol.VariablesResponse["body"]).variables;
 }
 
 suite("README", () => {
-  test("the predict example: entry on the first line, Step Over to the next statement, exact states unmarked and the hole's value marked", async () => {
+  test("the predict example: entry on the first line, Step Over to the next statement, exact states unmarked, the hole's value marked, objects open and methods run", async () => {
     watchSessions();
     const folder = vscode.workspace.workspaceFolders![0];
     const debug = vscode.workspace.getConfiguration("debug", folder.uri);
@@ -51,6 +55,13 @@ suite("README", () => {
       const final = vars.find((v) => v.name === "final");
       assert.match(final?.type ?? "", /predicted \(\d+%\)/, `final comes from the unwritten discount(): ${final?.type}`);
       assert.match(outputSince(from), /Cart\.discount\(\) at line \d+ = .* \(predicted, \d+%\)/, "the Debug Console names the hole and its value");
+      // The object opens into its attributes, as in debugpy, and the Debug Console runs its methods sealed.
+      const cart = vars.find((v) => v.name === "cart");
+      assert.ok(cart && cart.variablesReference > 0, `cart opens: ${JSON.stringify(cart)}`);
+      const attrs = await children(cart.variablesReference);
+      assert.deepEqual(attrs.map((v) => `${v.name}=${v.value}`), ["owner='ana'", "items=[('tea', 4, 2), ('cake', 8, 1)]"]);
+      const called = (await session().customRequest("evaluate", { expression: "cart.total() + len(cart.items)", frameId: top.id, context: "repl" })) as DebugProtocol.EvaluateResponse["body"];
+      assert.equal(called.result, "18", "the program's method runs on its live object");
       if (hasDriver) await until("the marked value in the Variables view", async () => (await probe(".debug-pane .monaco-list-row")).some((r) => /predicted/.test(r.text)) || undefined);
       await screenshot("readme-predict");
       await stopAll();
