@@ -1,6 +1,6 @@
 // A session as a debugpy user expects it, over the real protocol: stopping on entry stops on the
 // script's first line and the first Step Over goes to its second; Step Over stops at a
-// breakpoint inside the function it steps over; "Uncaught Exceptions" is on by default; an end
+// breakpoint inside the function it steps over (record mode, and predict mode's sealed run); "Uncaught Exceptions" is on by default; an end
 // the model predicted says so, and how sure, in the Debug Console. Record mode is checked against
 // the real run; the predicted end with the bundled model on the CPU (compute: false, so that the
 // end is the model's).
@@ -77,9 +77,10 @@ for (const mode of ["record", "predict"] as const) {
   });
 }
 
-test("record: Step Over a call stops at a breakpoint inside the callee, as debugpy does", T, async () => {
+for (const [mode, launch] of [["record", RECORD], ["predict (sealed)", { mode: "predict", trusted: false }]] as const)
+test(`${mode}: Step Over a call stops at a breakpoint inside the callee, as debugpy does`, T, async () => {
   await session(async (s) => {
-    const { first } = await launchToFirstStop(s.dc, { ...RECORD, program, stopOnEntry: false }, program, [{ line: CALL }, { line: BODY }]);
+    const { first } = await launchToFirstStop(s.dc, { ...launch, program, stopOnEntry: false }, program, [{ line: CALL }, { line: BODY }]);
     assert.equal(first.event, "stopped");
     assert.equal((await top(s)).line, CALL);
     const e = await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));

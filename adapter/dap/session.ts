@@ -254,11 +254,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
           : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
       );
     // Exception stops go event by event: a model that circles would predict for minutes.
-    // Step Over stops at breakpoints in the calls it steps over, where the states of a real run come
-    // one by one: record, replay of a run, hybrid (not compare mode, whose real side follows each
-    // action as one, nor a replayed session's saved stops; predict mode's predictor would do it
-    // itself, with the breakpoints every prediction is given).
-    const stepOverStops = config.mode !== "predict" && config.mode !== "compare" && !(predictor instanceof RecordedPredictor && predictor.replays === "session");
+    // Step Over stops at breakpoints in the calls it steps over, where the states of a run come one
+    // by one: record, replay of a run, hybrid, predict mode's sealed run (not compare mode, whose
+    // real side follows each action as one, nor a replayed session's saved stops; the model alone
+    // is given the breakpoints with every prediction).
+    const stepOverStops = config.mode !== "compare" && predictor.eventByEvent === true;
     const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
     this.engine = engine;
     this.printed = new WeakSet();

@@ -79,6 +79,12 @@ export interface Predictor {
    * which the engine takes as an edit.
    */
   settle?(history: readonly Predicted[], opts?: PredictOptions): Promise<Predicted | undefined>;
+  /**
+   * Its states are one run's, every event of it (a recording; the program run sealed or for real),
+   * not predicted one at a time: Step Over can go event by event to a breakpoint inside the call
+   * it steps over, as debugpy stops there, at no cost.
+   */
+  readonly eventByEvent?: boolean;
   /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
   readonly editRefusal?: string;
   /** Why the local `name` (or RETURN_VALUE) of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */

@@ -524,8 +524,8 @@ export class SessionTable {
         (late) => void late.dispose(),
       );
       // As the adapter makes it: step over stops at a breakpoint inside the call it steps over,
-      // but where a replayed session's saved stops are all there is.
-      const stepOverStops = !(predictor instanceof RecordedPredictor && predictor.replays === "session");
+      // where the states come one by one (not a replayed session's saved stops, nor the model alone).
+      const stepOverStops = predictor.eventByEvent === true;
       // Exception stops go event by event: a model that predicts every state and circles would predict for minutes.
       const modelAlone = config.mode === "predict" && !predictor.guessed;
       const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: modelAlone ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });

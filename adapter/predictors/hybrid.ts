@@ -44,6 +44,7 @@ const STEP_INTO: Action = { kind: "step_into" };
 
 export class HybridPredictor implements Predictor {
   private inner!: RecordedPredictor;
+  readonly eventByEvent = true;
   /** The holes of the current run. */
   fills: HoleFill[] = [];
   holes?: HoleList;

@@ -47,6 +47,10 @@ export class RecordedPredictor implements Predictor {
   readonly first: number;
   /** Every event of a run (the debugger semantics), or the stops of a saved session (sessionMoves). */
   readonly replays: "run" | "session";
+
+  get eventByEvent(): boolean {
+    return this.replays === "run";
+  }
   /** A trace file's program: as its header names it, and its file where it is still there unchanged. */
   programName?: string;
   sourceFile?: string;
