@@ -6,7 +6,7 @@
 // runs differently under debugpy) and must be flagged exactly where the two sides differ.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
@@ -335,6 +335,33 @@ test("a real program that never gets there ends its side at the time limit; the 
     assert.equal(snap.agreement.steps, 2);
     assert.equal(snap.agreement.compared, 0, "the two steps without a real state are not counted");
     assert.match(s.text("console"), /The real program's side has ended: the real program did not reach its next stop within 1 s/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("a prediction that the program ended where the real one goes on: the session follows debugpy to the program's end", T, async () => {
+  const s = await open();
+  try {
+    // The recording (the predicted side) exits at the function's first line; under debugpy it runs on.
+    let ev = await launch(s, { program: DIVERGES, call: "ends_early_when_recorded(4)", stopOnEntry: true });
+    assert.equal(ev.event, "stopped");
+    const lines: number[] = [];
+    for (let i = 0; i < 10 && ev.event === "stopped"; i++) {
+      ev = await act(s, "step_over");
+      if (ev.event === "stopped") lines.push((await s.dc.stackTraceRequest(THREAD)).body.stackFrames[0].line);
+    }
+    assert.equal(ev.event, "terminated", "the session ends with debugpy's program");
+    // After the predicted end the session stood at the real states: the last stop is the function's
+    // return, a line the recording never reached.
+    const def = readFileSync(DIVERGES, "utf8").split("\n").findIndex((l) => l.includes("def ends_early_when_recorded")) + 1;
+    assert.equal(lines.at(-1), def + 5, `stops: ${lines.join(", ")}`);
+    const snap = await snapshot(s);
+    const early = snap.history.findIndex((p) => p.predicted.kind === "exit" && p.real.kind === "frame");
+    assert.ok(early > 0 && snap.history[early].resynced, "the early end is paired with the real state, and the session stood at the real one");
+    assert.equal(snap.history.at(-1)?.real.kind, "exit", "the last pair is the real program's end");
+    assert.match(s.text("console"), /The prediction says the program ended here; the real program goes on/);
+    assert.match(s.text("console"), /The real program exited normally/);
   } finally {
     await s.dc.stop();
   }

@@ -59,6 +59,7 @@ export class ComparePredictor implements Predictor {
   /** The real side's moves, one at a time (a move whose prediction failed may still be running). */
   private realQueue: Promise<unknown> = Promise.resolve();
   private endNoted = false;
+  private earlyNoted = false;
   /** Messages for the debug console, emptied by reading. */
   private notes: string[] = [];
 
@@ -222,7 +223,15 @@ export class ComparePredictor implements Predictor {
       this.endNoted = true;
       this.notes.push(realEndNote(real));
     }
-    if (this.opts.resync && pair.check && !pair.check.exact && real.step.frame) this.resyncPair(pair);
+    // A prediction that the program ended where the real one goes on: the session follows the real
+    // program to its end, as debugpy would (it stands at each real state, resynced), and each step's
+    // prediction is still made and paired.
+    const endedEarly = predicted.step.exit !== undefined && real.step.frame !== undefined;
+    if (endedEarly && !this.earlyNoted) {
+      this.earlyNoted = true;
+      this.notes.push("The prediction says the program ended here; the real program goes on: the session follows it to its end, each step still predicted and compared.");
+    }
+    if ((this.opts.resync || endedEarly) && pair.check && !pair.check.exact && real.step.frame) this.resyncPair(pair);
     return pair;
   }
 

@@ -3,7 +3,9 @@
 // predicted side is a recording of the real run (launch "predictor": "record"), so the result
 // does not depend on a model and the two sides agree at every step. The page reports what it
 // rendered (read from its DOM) after each update; keys reach the history list's own keydown
-// handler through the webview's message channel (the page driver has no key presses).
+// handler through the webview's message channel (the page driver has no key presses). A recording
+// that ends early (ends_early.py exits unless debugpy runs it) shows the session going on with the
+// real program to its end.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { DebugProtocol } from "@vscode/debugprotocol";
@@ -143,6 +145,31 @@ suite("compare panel", () => {
     assert.equal(r.resync, false);
     await screenshot("compare-panel-ended");
   });
+
+  test("a prediction that ends early: the session keeps stepping debugpy's program to its end", async () => {
+    watchSessions();
+    const from = mark();
+    await vscode.debug.startDebugging(folder(), {
+      type: DEBUG_TYPE, request: "launch", name: "Compare early end", program: "${workspaceFolder}/ends_early.py",
+      mode: "compare", predictor: "record", stopOnEntry: true,
+    });
+    await nextEvent("stopped", from, 60_000);
+    await settled();
+    const lines: number[] = [];
+    for (let i = 0; i < 12 && vscode.debug.activeDebugSession; i++) {
+      const at = mark();
+      await vscode.commands.executeCommand("workbench.action.debug.stepOver");
+      const next = await Promise.race([nextEvent("stopped", at, 60_000).then(() => "stopped"), nextEvent("terminated", at, 60_000).then(() => "terminated")]);
+      if (next === "terminated") break;
+      await settled();
+      lines.push((await stack())[0].line);
+    }
+    // Lines 7 to 9 run only under debugpy: the session stood on each, after the prediction's end.
+    for (const line of [7, 8, 9]) assert.ok(lines.includes(line), `stopped on line ${line} of the real run: ${lines.join(", ")}`);
+    assert.match(outputSince(from), /The prediction says the program ended here; the real program goes on/);
+    assert.match(outputSince(from), /The real program exited normally/);
+    await stopAll();
+  }, 120_000);
 
   test("a session in another mode: the panel says there is nothing to compare", async () => {
     const from = mark();
