@@ -96,7 +96,11 @@ test("predict mode: an unfinished method's value is the model's and marked; the 
     assert.ok(due, shown(stop));
     assert.ok(isPredicted(due), `due is marked: ${due.type}`);
     assert.ok(!isPredicted(stop.vars.find((v) => v.name === "cart")), "cart ran for real");
+    // The print reads the model's value: what it writes is marked as coming from a prediction.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     const console = output.join("");
+    assert.match(console, /^\[from a predicted value\] ana pays .+$/m);
+    assert.match(console, /^skipped: qty must be positive$/m, "output before the hole is the program's own, unmarked");
     assert.match(console, /Cart\.total\(\) \(not written yet\)/);
     assert.match(console, /predict · Cart\.total\(\) at line \d+ = .+ \(predicted, \d+%\)/);
   } finally {

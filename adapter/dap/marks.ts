@@ -10,7 +10,7 @@
 // "(predicted, 84%)"; predicted stdout goes to the console as labelled lines, never as the
 // program's own output. Record and replay values are real: no marks. In hybrid mode states are
 // real but for the values the model filled in: those are marked one by one, and so are values
-// computed from them ("from a predicted value").
+// computed from them ("from a predicted value"), and output written by a line that read one.
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { Guess, Predicted } from "../engine/predictor.js";
 
@@ -21,6 +21,8 @@ export const REAL: Origin = { predicted: false };
 
 export const LOW_MARK = "⚠ low confidence";
 export const OUTPUT_LABEL = "[predicted output] ";
+/** Output the program wrote from a value the model filled in (hybrid mode, predict mode's holes). */
+export const DERIVED_OUTPUT_LABEL = "[from a predicted value] ";
 
 /**
  * The origin of a state's values. `predicts`: the session shows the model's states (predict
@@ -92,5 +94,6 @@ export function logBody(text: string, o: Origin): DebugProtocol.OutputEvent["bod
 export function outputBody(text: string, o: Origin): DebugProtocol.OutputEvent["body"] {
   if (!o.predicted) return { category: "stdout", output: text };
   const lines = text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
-  return { category: "console", output: lines.map((l) => OUTPUT_LABEL + l).join("\n") + "\n" };
+  const label = o.derived ? DERIVED_OUTPUT_LABEL : OUTPUT_LABEL;
+  return { category: "console", output: lines.map((l) => label + l).join("\n") + "\n" };
 }

@@ -573,7 +573,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const p = hist[i];
       this.printed.add(key(p));
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
-      if (text) send(outputBody(text, this.originOf(p)));
+      const guess = text ? this.predictor?.guessedOutput?.(p.step) : undefined;
+      if (text) send(outputBody(text, guess ? originOfGuess(guess, this.config?.lowConfidence ?? 1) : this.originOf(p)));
       // A real run's standard error (record mode), in order with its output and stops.
       const err = p.step.frame?.stderr ?? p.step.exit?.stderr;
       if (err) send({ category: "stderr", output: err });

@@ -96,6 +96,12 @@ export interface Predictor {
    */
   guessed?(frame: Frame): ReadonlyMap<string, Guess> | undefined;
   /**
+   * The output a state carries (written on the way to it) was written by a line that read a value
+   * the model filled in (hybrid mode, predict mode's holes): the guess it depends on. Real output
+   * otherwise.
+   */
+  guessedOutput?(step: Step): Guess | undefined;
+  /**
    * The callers of the last state of `history`, innermost first, when the predictor knows them
    * (a recording knows every caller's state at any point; a history skips what a continue ran).
    */

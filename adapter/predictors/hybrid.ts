@@ -50,6 +50,8 @@ export class HybridPredictor implements Predictor {
   holes?: HoleList;
   /** Marked values by the recording's frames (and the copies handed out). */
   private guesses = new WeakMap<Frame, Map<string, Guess>>();
+  /** The guess the output of a state handed out depends on (by its frame or exit). */
+  private outputGuesses = new WeakMap<object, Guess>();
   private marksAt: Map<number, Map<string, Guess>> = new Map();
   /** The model's answers by hole and state: a re-run asks again only where a state changed. */
   private readonly answers = new Map<string, HoleAnswer>();
@@ -208,7 +210,35 @@ export class HybridPredictor implements Predictor {
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
     const last = history.at(-1);
     const rerun = last && (await this.rerunFor(last));
-    return this.tag(await this.inner.predict(rerun ? [...history.slice(0, -1), rerun] : history, action, opts));
+    const p = this.tag(await this.inner.predict(rerun ? [...history.slice(0, -1), rerun] : history, action, opts));
+    const from = (rerun ?? last)?.ref;
+    const g = from !== undefined && p.ref !== undefined ? this.outputGuess(from, p.ref) : undefined;
+    const carrier = p.step.frame ?? p.step.exit;
+    if (g && carrier) this.outputGuesses.set(carrier, g);
+    return p;
+  }
+
+  guessedOutput(step: Step): Guess | undefined {
+    const carrier = step.frame ?? step.exit;
+    return carrier && this.outputGuesses.get(carrier);
+  }
+
+  /**
+   * Whether the output written between states `from` and `to` of the run came from a line that read
+   * a value the model filled in: the line whose state held that value (marked) and names it.
+   */
+  private outputGuess(from: number, to: number): Guess | undefined {
+    const frames = this.inner.frames;
+    const lines = this.inner.source.split("\n");
+    for (let k = from + 1; k <= to && k <= frames.length; k++) {
+      const written = k < frames.length ? frames[k].stdout : this.inner.exit.stdout;
+      const writer = frames[k - 1];
+      const marks = this.marksAt.get(k - 1);
+      if (!written || !writer || !marks || writer.file !== undefined) continue;
+      const text = lines[writer.line - 1] ?? "";
+      for (const [name, g] of marks) if (!g.set && (name === RETURN_VALUE || mentions(text, name))) return { ...g, derived: true };
+    }
+    return undefined;
   }
 
   /**
