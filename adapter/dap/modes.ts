@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import type { Predictor } from "../engine/predictor.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
-import { startComparison } from "../predictors/compare.js";
+import { ComparePredictor, startComparison } from "../predictors/compare.js";
 import { findDebugpyPython } from "../real/debugpy.js";
 import { SESSION_OBJECTS, runTrace, type TraceOptions } from "../real/tracer.js";
 import type { LaunchConfig } from "./launch.js";
@@ -53,6 +53,11 @@ export async function createPredictor(config: LaunchConfig, hooks: PredictorHook
     case "replay":
       return RecordedPredictor.fromTraceFile(config.program);
   }
+}
+
+/** Compare mode's predictor (its pairs, sides and resync), where the session has one. */
+export function comparisonOf(p: Predictor): ComparePredictor | undefined {
+  return p instanceof ComparePredictor ? p : undefined;
 }
 
 /** Predict mode: the program runs sealed and the model fills its holes (adapter/predictors/sealed.ts). */

@@ -12,7 +12,6 @@ import {
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { Engine, namesOf } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
-import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
@@ -20,13 +19,13 @@ import { ExprError, evaluateExpression, mentions } from "../format/expr.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
-import { ComparePredictor } from "../predictors/compare.js";
+import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
 import { REAL, logBody, markEvaluation, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
-import { createPredictor } from "./modes.js";
+import { comparisonOf, createPredictor } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { VariableStore, page } from "./variables.js";
 
@@ -124,7 +123,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
    */
   private programFile(): string | undefined {
     if (this.config?.mode !== "replay") return this.config?.program;
-    return this.predictor instanceof RecordedPredictor ? this.predictor.sourceFile : undefined;
+    return this.predictor?.sourceFile;
   }
 
   private path(frame: Frame): string | undefined {
@@ -137,7 +136,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private sourceOf(frame: Frame): Source {
     const path = this.path(frame);
     if (path !== undefined) return new Source(basename(path), this.convertDebuggerPathToClient(path));
-    const named = this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined;
+    const named = this.predictor?.programName;
     return new Source(`${basename(named ?? "program.py")} (from ${basename(this.config!.program)})`, undefined, TRACE_SOURCE);
   }
 
@@ -247,7 +246,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       throw new Error("the session ended while the program was being prepared");
     }
     this.predictor = predictor;
-    if (predictor instanceof RecordedPredictor && config.mode === "replay")
+    if (predictor.replays && config.mode === "replay")
       this.console(
         predictor.replays === "run"
           ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
@@ -802,7 +801,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   // ---- compare mode ----
 
   private get comparison(): ComparePredictor | undefined {
-    return this.predictor instanceof ComparePredictor ? this.predictor : undefined;
+    return this.predictor && comparisonOf(this.predictor);
   }
 
   /** Compare mode's console lines (of which comparison). */
@@ -879,7 +878,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine;
     const config = this.config;
     if (!engine || !config) throw new Error("the program has not been launched");
-    const named = this.programFile() ?? (this.predictor instanceof RecordedPredictor ? this.predictor.programName : undefined) ?? config.program;
+    const named = this.programFile() ?? this.predictor?.programName ?? config.program;
     const meta: Record<string, unknown> = { program: basename(named), ...(config.call ? { call: config.call } : {}), mode: config.mode };
     const cmp = this.comparison;
     return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));

@@ -85,6 +85,11 @@ export interface Predictor {
    * it steps over, as debugpy stops there, at no cost.
    */
   readonly eventByEvent?: boolean;
+  /** A replayed trace file: every event of a run, or the stops of a saved debugging session. */
+  readonly replays?: "run" | "session";
+  /** A replayed trace file's program as its header names it, and its file where it is still there unchanged (its lines are shown from it). */
+  readonly programName?: string;
+  readonly sourceFile?: string;
   /** Why states cannot be edited (setVariable) and predicted from, when they cannot. */
   readonly editRefusal?: string;
   /** Why the local `name` (or RETURN_VALUE) of `state` cannot be set, when the answer depends on the value (in place of editRefusal). */

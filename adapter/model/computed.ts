@@ -9,7 +9,7 @@
 import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
 import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
 import { literalToRepr, literalToStr, parseRepr, type PyValue } from "../format/values.js";
-import type { FuncShape } from "./reach.js";
+import type { FuncShape } from "./shapes.js";
 
 type Statement = PySource["statements"][number];
 export type Span = { line: number; endLine: number };

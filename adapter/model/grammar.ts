@@ -5,7 +5,7 @@
 import { parentQualname, type PySource } from "../pyread/pysource.js";
 import { opensFrame } from "./pyversion.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText } from "../format/trajectory.js";
-import type { Next } from "./reach.js";
+import type { Next } from "./shapes.js";
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */
 export interface ScopeLines {
