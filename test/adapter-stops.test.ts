@@ -229,7 +229,28 @@ test("launch answers a client that waits for its response before configurationDo
 
 // ---- predict mode, with the bundled model ----
 
-test("predict: Step Out leaves the frame; a return value shown in the caller is marked predicted, and so are Globals", T, async () => {
+test("predict (sealed): Step Out stops in the caller with (return) scale, exact and unmarked; the Debug Console calls scale", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    const { first } = await start(s, { mode: "predict" }, [{ line: SCALE_BODY }]);
+    assert.equal(first.event, "stopped");
+    assert.equal((await stack(s))[0].name, "scale");
+    await move(s, (dc) => dc.stepOutRequest(THREAD));
+    const got = await stack(s);
+    assert.deepEqual([got[0].name, got[0].line], ["total", 11], "the loop's next line, in the caller");
+    const [localsScope] = await scopes(s, got[0].id);
+    assert.equal(localsScope.name, "Locals", "the sealed run's state: no prediction");
+    const locals = await variables(s, localsScope);
+    assert.deepEqual([locals[0].name, locals[0].value, locals[0].presentationHint?.kind], ["(return) scale", "2", "virtual"]);
+    assert.doesNotMatch(locals[0].type ?? "", /predicted/);
+    // The program's own function, run sealed in this frame.
+    assert.equal((await s.dc.evaluateRequest({ expression: "scale(2)", frameId: got[0].id, context: "watch" })).body.result, "4");
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("predict (the model alone): Step Out leaves the frame; Globals are marked predicted", T, async () => {
   const s = await openSession(120_000);
   try {
     const { first } = await start(s, { ...PREDICT, stopOnEntry: true }, [{ line: SCALE_BODY }]);
@@ -251,9 +272,8 @@ test("predict: Step Out leaves the frame; a return value shown in the caller is 
     assert.equal((await move(s, (dc) => dc.stepOutRequest(THREAD))).event, "stopped");
     const after = await stack(s);
     assert.ok(after.length < depth, `out of scale: ${after.map((f) => f.name).join(" < ")}`);
-    const returned = (await variables(s, (await scopes(s, after[0].id))[0])).find((v) => v.name === "(return) scale");
-    // Shown when the model's step out went through scale's return event (this model goes straight to the module).
-    if (returned) assert.match(returned.type ?? "", /predicted/, "the return value is the model's");
+    // Every value of the state it stopped at is the model's.
+    for (const v of await variables(s, (await scopes(s, after[0].id))[0])) assert.match(v.type ?? "", /predicted/, `${v.name}'s type says predicted`);
   } finally {
     await s.dc.stop();
   }
