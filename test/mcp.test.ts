@@ -25,6 +25,7 @@ const FOREVER = join(FIX, "forever.py");
 const DEMO = join(ROOT, "examples", "demo.py");
 const TRACE = join(ROOT, "test", "fixtures", "traces", "demo.ndbg");
 const PRICES = join(ROOT, "test", "fixtures", "mcp", "prices.py");
+const SHOP = join(ROOT, "examples", "shop.py");
 
 const TOOLS = [
   "start_session", "step_into", "step_over", "step_out", "step_back", "continue", "reverse_continue", "predict_output",
@@ -350,6 +351,30 @@ test("predict mode's sealed run: real states, the model's values in its holes ma
     await c.close();
   }
   assert.deepEqual(await stillAlive([pid], 5000), [], "the server goes when its client does");
+});
+
+test("predict mode's sealed run: objects come with what they hold, and evaluate calls the program's methods", { timeout: 180_000 }, async () => {
+  const { client: c } = await serve();
+  try {
+    const due = readFileSync(SHOP, "utf8").split("\n").findIndex((l) => l.startsWith("due = ")) + 1;
+    const start = await ok(c, "start_session", { program: SHOP, breakpoints: [due] });
+    const id = start.s.sessionId;
+    const hit = await ok(c, "continue", { sessionId: id });
+    assert.equal(hit.s.frame.line, due);
+    const { variables } = (await ok(c, "get_variables", { sessionId: id })).s;
+    const cart = variables.find((v: { name: string }) => v.name === "cart");
+    assert.deepEqual(cart.objects, {
+      cart: [
+        { name: "owner", value: "'ana'" },
+        { name: "items", value: "[('pen', 2, 3), ('pad', 4, 1)]" },
+      ],
+    });
+    // Run in the program's frame, sealed: its own method on its live object.
+    assert.equal((await ok(c, "evaluate", { sessionId: id, expression: "cart.total()" })).s.value, "10");
+    await refused(c, "evaluate", { sessionId: id, expression: "cart.missing()" }, /AttributeError: 'Cart' object has no attribute 'missing'/);
+  } finally {
+    await c.close();
+  }
 });
 
 test("the server's rules: no run without --allow-run, checked arguments, a bound on sessions", { timeout: 60_000 }, async () => {

@@ -4,7 +4,7 @@
 // stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
 import { Engine, namesOf } from "../engine/engine.js";
-import type { Predicted, Predictor } from "../engine/predictor.js";
+import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters } from "../engine/breakpoints.js";
 import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
 import { cutText } from "../format/values.js";
@@ -197,15 +197,16 @@ export class McpSession implements Viewed {
       const frames = this.frames();
       if (frame >= frames.length) throw new ToolInputError(`there is no frame ${frame}: the stack has ${frames.length} (0 is the current one)`);
       const text = expression.trim();
-      let result: string;
+      let result: Evaluated;
       try {
         // A caller's frame: its locals are known; the engine answers for the current state only.
-        result = frame > 0 ? evaluateExpression(text, namesOf(frames.slice(frame))) : (await this.engine.evaluate(text, signal)).value;
+        result = frame > 0 ? { value: evaluateExpression(text, namesOf(frames.slice(frame))) } : await this.engine.evaluate(text, signal);
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
         throw new ToolInputError(e instanceof ExprError ? `cannot evaluate "${cutText(text)}": ${e.message}` : errorText(e));
       }
-      const { name: _, ...v } = variableView(text, result, valueOrigin(this, frames, frame, text));
+      // Its objects are named from the expression as the program's run wrote them (parenthesized where it is no plain name).
+      const { name: _, ...v } = variableView(result.path ?? text, result.value, valueOrigin(this, frames, frame, text), result.objects);
       return { sessionId: this.id, frame, expression: text, ...v };
     });
   }

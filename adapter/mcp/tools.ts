@@ -28,7 +28,9 @@ const SESSION = { type: "string", description: 'The session\'s id, as start_sess
 // move tools share one answer. What the fields mean is said once, in the server's instructions
 // (server.ts) and in docs/MCP.md.
 const MARKS = { predicted: { type: "boolean" }, derived: { type: "boolean" }, confidence: { type: "number" }, lowConfidence: { type: "boolean" }, mark: { type: "string" } };
-const VARIABLE = { type: "object", properties: { name: { type: "string" }, value: { type: "string" }, type: { type: "string" }, ...MARKS }, required: ["name", "value", "predicted"] };
+/** What the objects reached from a value hold (where the program ran): by the expression naming each, its attributes or items. */
+const OBJECTS = { type: "object", additionalProperties: { type: "array", items: { type: "object", properties: { name: { type: "string" }, value: { type: "string" } }, required: ["name", "value"] } } };
+const VARIABLE = { type: "object", properties: { name: { type: "string" }, value: { type: "string" }, type: { type: "string" }, objects: OBJECTS, ...MARKS }, required: ["name", "value", "predicted"] };
 const FRAME = {
   type: "object",
   properties: { index: { type: "integer" }, func: { type: "string" }, line: { type: "integer" }, event: { type: "string" }, depth: { type: "integer" }, file: { type: "string" }, code: { type: "string" }, value: { type: "string" }, ...MARKS },
@@ -235,10 +237,11 @@ const EVALUATE: Tool = {
   name: "evaluate",
   title: "Evaluate an expression",
   description:
-    "Evaluates a Python expression over a frame's variables without running anything: arithmetic, comparisons, indexing, builtins such as len and sorted, " +
-    "methods of built-in values that change nothing (text.split(), d.items()). A value computed from predicted values is marked predicted.",
+    "Evaluates a Python expression at a frame. In predict mode's sealed run, at the current frame, it runs there as in a debugger's console: the program runs again sealed up to this state, " +
+    "then the expression, so it may call the program's own functions and methods; an error it raises is the answer. Elsewhere it runs nothing: arithmetic, comparisons, indexing, " +
+    "builtins such as len and sorted, methods of built-in values that change nothing (text.split(), d.items()). A value computed from predicted values is marked predicted.",
   inputSchema: object({ sessionId: SESSION, expression: { type: "string" }, frame: { type: "integer", minimum: 0, default: 0 } }, ["sessionId", "expression"]),
-  outputSchema: shape({ sessionId: { type: "string" }, expression: { type: "string" }, value: { type: "string" }, type: { type: "string" }, ...MARKS }, ["sessionId", "expression", "value", "predicted"]),
+  outputSchema: shape({ sessionId: { type: "string" }, expression: { type: "string" }, value: { type: "string" }, type: { type: "string" }, objects: OBJECTS, ...MARKS }, ["sessionId", "expression", "value", "predicted"]),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(raw, sessions, signal) {
     const a = new ToolArgs(raw, "evaluate", ["sessionId", "expression", "frame"]);

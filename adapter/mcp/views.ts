@@ -3,7 +3,7 @@
 // predicted, at what confidence, and what is low), and a short text for clients that read only text.
 import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
-import { breakpointCanHit, type Exit, type Frame } from "../format/trajectory.js";
+import { breakpointCanHit, type Exit, type Frame, type Objects } from "../format/trajectory.js";
 import { mentions } from "../format/expr.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { LOW_MARK, REAL, markVariable, originOf, originOfGuess, scopeName, type Origin } from "../dap/marks.js";
@@ -36,6 +36,12 @@ export interface VariableView extends Marks {
   value: string;
   /** The Python type, where the repr tells it. */
   type?: string;
+  /**
+   * What the objects reached from it hold, where the program really ran (as the Variables view
+   * opens them): by the expression that names each object (`cart`, `cart.items[0]`), its
+   * attributes or items, name and repr.
+   */
+  objects?: Record<string, { name: string; value: string }[]>;
 }
 
 export interface FrameView extends Marks {
@@ -130,9 +136,11 @@ export function valueOrigin(s: Viewed, frames: readonly Frame[], index: number, 
   return g ? originOfGuess(g, s.config.lowConfidence) : o;
 }
 
-export function variableView(name: string, repr: string, o: Origin): VariableView {
+export function variableView(name: string, repr: string, o: Origin, objects?: Objects): VariableView {
   const type = reprToNode(repr).type;
-  return { name, value: repr, ...(type ? { type } : {}), ...marksOf(o) };
+  const reached = objects && Object.entries(objects).filter(([path]) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`));
+  const opened = reached?.length ? { objects: Object.fromEntries(reached.map(([path, children]) => [path, children.map(([n, v]) => ({ name: n, value: v }))])) } : {};
+  return { name, value: repr, ...(type ? { type } : {}), ...opened, ...marksOf(o) };
 }
 
 /** The text of line `line` of the program, for a frame in the program's own file. */
@@ -177,7 +185,7 @@ export function variablesOf(s: Viewed, frames: readonly Frame[], index: number, 
   if (globals) {
     const module = frames.at(-1);
     if (!module || module.func !== "<module>" || module.file !== undefined) return [];
-    for (const [name, repr] of Object.entries(module.locals)) out.push(variableView(name, repr, valueOrigin(s, frames, frames.length - 1, name)));
+    for (const [name, repr] of Object.entries(module.locals)) out.push(variableView(name, repr, valueOrigin(s, frames, frames.length - 1, name), module.objects));
     return out;
   }
   const f = frames[index];
@@ -188,7 +196,7 @@ export function variablesOf(s: Viewed, frames: readonly Frame[], index: number, 
     if (f.event === "return" && f.value !== undefined) out.push(variableView(RETURN_VALUE, f.value, valueOrigin(s, frames, 0, RETURN_VALUE)));
     if (f.event === "exception" && f.value !== undefined) out.push(variableView("(exception)", f.value, frameOrigin(s, frames, 0)));
   }
-  for (const [name, repr] of Object.entries(f.locals)) out.push(variableView(name, repr, valueOrigin(s, frames, index, name)));
+  for (const [name, repr] of Object.entries(f.locals)) out.push(variableView(name, repr, valueOrigin(s, frames, index, name), f.objects));
   return out;
 }
 
