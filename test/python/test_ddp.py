@@ -29,7 +29,8 @@ from training.tokenizer import train as train_tokenizer  # noqa: E402
 PER_RANK = 1024
 STEPS = 6
 # torchrun of PyTorch 1.13 under Python 3.11 fails on its own default "0" for these (Python 3.11 no longer lists a
-# flag enum's zero member); stdout copied to a log file as well as shown (1) parses on every version
+# flag enum's zero member); stdout copied to a log file as well as shown (1) parses on every version. The log files
+# go into the test's folder (--log_dir).
 TORCHRUN_STREAMS = ["--redirects", "1", "--tee", "1"]
 
 
@@ -78,8 +79,8 @@ class TwoRanks(unittest.TestCase):
 
     @classmethod
     def torchrun(cls):
-        return [cls.py, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2",
-                "--master_addr", "127.0.0.1", "--master_port", str(free_port()), *TORCHRUN_STREAMS, "-m", "training.train"]
+        return [cls.py, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", "2", "--master_addr", "127.0.0.1",
+                "--master_port", str(free_port()), *TORCHRUN_STREAMS, "--log_dir", str(cls.tmp / "torchrun"), "-m", "training.train"]
 
     @classmethod
     def run_train(cls, head, args, timeout=300):
@@ -127,9 +128,9 @@ class TwoRanks(unittest.TestCase):
         self.assertEqual(meta["stats"]["device"], "cpu x2")
 
     def test_a_time_budget_ends_every_rank_at_the_same_step(self):
-        """Rank 0 writes a checkpoint at every step, which the other rank waits for inside its next step: by its own clock
-        it would end steps earlier, and then wait for rank 0 forever. (Rank 0 trains the tokenizer here too, which the
-        other rank waits for and receives.)"""
+        """Rank 0 writes a checkpoint at every step, which the other rank waits for inside its next step: on its own clock
+        it would leave the loop steps earlier, and the ranks' next collectives would no longer match (an error, or a
+        wait without end). (Rank 0 trains the tokenizer here too, which the other rank waits for and receives.)"""
         out = self.tmp / "budget"
         self.run_train(self.torchrun(), ["--data", str(FIXTURES / "train.jsonl"), "--config", "tiny", "--threads", "1",
                                          "--batch-tokens", str(PER_RANK), "--minutes", "0.03", "--steps", "100000", "--out", str(out),
@@ -137,16 +138,6 @@ class TwoRanks(unittest.TestCase):
         log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
         self.assertEqual([r["event"] for r in log if r.get("event") in ("tokenizer", "start", "done")], ["tokenizer", "start", "done"])
         self.assertTrue(0 < log[-1]["steps"] < 100000, log[-1]["steps"])
-
-    @unittest.skipUnless(HAS_TORCH, NO_TORCH)
-    def test_the_pipeline_command_is_one_torchrun_takes(self):
-        from torch.distributed.run import parse_args
-        self.assertEqual(trainer(1)[1:], ["-m", "training.train"])
-        cmd = trainer(4)
-        self.assertEqual(cmd[1:3], ["-m", "torch.distributed.run"])
-        a = parse_args(cmd[3:] + ["--steps", "1"])
-        self.assertEqual((a.standalone, int(a.nproc_per_node), a.module, a.training_script, a.training_script_args),
-                         (True, 4, True, "training.train", ["--steps", "1"]))
 
     def test_only_rank_0_writes(self):
         two = self.log("two")
@@ -156,6 +147,18 @@ class TwoRanks(unittest.TestCase):
         out = self.two.stdout.splitlines()
         self.assertEqual(sum('"event": "done"' in line for line in out), 1, "one log on stdout: rank 0's")
         self.assertEqual(sorted(p.name for p in (self.tmp / "two" / "checkpoints").iterdir()), ["latest", "step_0000006"])
+
+
+@unittest.skipUnless(HAS_TORCH, NO_TORCH)
+class PipelineCommand(unittest.TestCase):
+    def test_the_pipeline_command_is_one_torchrun_takes(self):
+        from torch.distributed.run import parse_args
+        self.assertEqual(trainer(1)[1:], ["-m", "training.train"])
+        cmd = trainer(4)
+        self.assertEqual(cmd[1:3], ["-m", "torch.distributed.run"])
+        a = parse_args(cmd[3:] + ["--steps", "1"])
+        self.assertEqual((a.standalone, int(a.nproc_per_node), a.module, a.training_script, a.training_script_args),
+                         (True, 4, True, "training.train", ["--steps", "1"]))
 
 
 if __name__ == "__main__":
