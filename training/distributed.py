@@ -17,7 +17,8 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-# Rank 0 tokenizes and trains the tokenizer while the others wait at a barrier: minutes on a big corpus.
+# One process per machine tokenizes the data (rank 0 trains the tokenizer first) while the others wait: minutes on
+# a big corpus, longer than the default timeout of some backends.
 WAIT = timedelta(minutes=60)
 
 
