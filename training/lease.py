@@ -16,7 +16,8 @@ programs and the evaluation benchmark (for exclusion only). `run` runs there, in
 carries the bundle: it unpacks it, makes the data on every core (training.pipeline's programs,
 realcode and sessions stages; with `--second-python`, the pipeline's sessions of some sets traced by the machine's
 own interpreter too, so the model learns a second Python version), gives training what is left of
-`--total-minutes` after the data and a reserve for tokenizing and export, and leaves the model in
+`--total-minutes` after the data and a reserve for tokenizing and export (on every GPU it finds: the
+pipeline starts one training process per GPU under torchrun), and leaves the model in
 `--out` as parts of at most 15 MiB with their manifest, beside timings.json and the logs' tails: what
 comes back from the machine (at most 8 files of 16 MiB). Two models come back: the last weights
 (model.q8_0.*) and, where it is of an earlier step, the best (best.q8_0.*: the lowest held-out
@@ -283,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--second-python", help="an interpreter of another version on that machine (its own python3)")
     r.add_argument("--second-sets", type=int, default=4)
     r.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    r.add_argument("--threads", type=int, default=8)
+    r.add_argument("--threads", type=int, default=8, help="training's CPU threads, shared among its processes (one per GPU)")
     r.add_argument("--device", default="cuda")
     r.add_argument("--compile", action="store_true")
     r.add_argument("--pipeline-arg", action="append", default=[], help="one more argument for training.pipeline (repeatable)")

@@ -25,7 +25,8 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    never leave the entry's frame kept), and of the real-code held-out for the evaluation loss
    (`e-hidden`).
 4. train: `training.train` on all of it, and on `--sessions` files made elsewhere (`--init`
-   continues a model), `--minutes` of training.
+   continues a model), `--minutes` of training; with more than one GPU, one process on each under
+   torchrun (`--nproc`; each takes `--batch-tokens` of every step's global batch).
 5. export: an f16 (or `--export-type q8_0`) GGUF cut into parts of at most `--part-mib` MiB with a manifest
    (`python3 -m training.gguf --join DIR/export/model.f16.json --type q8_0 --card` puts it together
    again where the model ships); beside it, where the trainer's best weights (the lowest held-out
@@ -115,7 +116,9 @@ def parse_args(argv):
     ap.add_argument("--inverse-call", default=INVERSE_CALL)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--device", default="auto")
-    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=4, help="training's CPU threads, shared among its processes")
+    ap.add_argument("--nproc", type=int, help="training processes, one per GPU (torchrun, DistributedDataParallel; "
+                    "--batch-tokens is each one's): default every CUDA GPU found, 1 with --device cpu")
     ap.add_argument("--attention", default="segments")
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--name", help="model name")
@@ -286,8 +289,9 @@ class Run:
             self.eval_files = [p for p in sorted(self.out.glob("e-*.jsonl")) if p.stat().st_size]
             if not self.train_files:
                 raise PipelineError(f"no sessions in {self.out}: run the sessions stage first")
-        cmd = [sys.executable, "-m", "training.train", "--out", str(self.out / "run"), "--config", a.config,
-               "--device", a.device, "--threads", str(a.threads), "--attention", a.attention]
+        nproc = a.nproc or gpus(a.device)
+        cmd = [*trainer(nproc), "--out", str(self.out / "run"), "--config", a.config,
+               "--device", a.device, "--threads", str(max(1, a.threads // nproc)), "--attention", a.attention]
         for p in [*self.train_files, *self.a.sessions]:
             cmd += ["--data", str(p)]
         for p in self.eval_files:
@@ -307,7 +311,7 @@ class Run:
         curve = [{"step": r["step"], "eval_loss": r["eval_loss"], **({"eval_losses": r["eval_losses"]} if "eval_losses" in r else {})}
                  for r in log[start:] if "eval_loss" in r and "step" in r]
         best = [r for r in log[start:] if r.get("event") == "best"]
-        return {**{k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "eval_losses", "device", "format_version",
+        return {"processes": nproc, **{k: done[k] for k in ("steps", "tokens_seen", "train_minutes", "eval_loss", "eval_losses", "device", "format_version",
                                         "python_versions", "best_step", "best_run_step", "best_on", "best_loss") if k in done},
                 "run_steps": max((r["step"] for r in log[start:] if isinstance(r.get("step"), int)), default=0), "curve": curve,
                 **({"best_at": [{"step": r["step"], "loss": r["loss"]} for r in best]} if best else {})}
@@ -337,6 +341,23 @@ class Run:
             parts += split_file(gguf, int(self.a.part_mib * 2**20))
             gguf.unlink()
         return {"parts": [p.name for p in parts], **info}
+
+
+def gpus(device: str) -> int:
+    """The CUDA GPUs training can use (1 where there is none, or with --device cpu): asked of PyTorch in a
+    process of its own, as this one never imports it."""
+    if device == "cpu":
+        return 1
+    r = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.device_count())"], capture_output=True, text=True)
+    return max(1, int(r.stdout.strip())) if r.returncode == 0 and r.stdout.strip().isdigit() else 1
+
+
+def trainer(nproc: int) -> list[str]:
+    """The command that starts training: one process, or one per GPU under torchrun (--standalone: the
+    rendezvous of this machine alone)."""
+    if nproc <= 1:
+        return [sys.executable, "-m", "training.train"]
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc), "-m", "training.train"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,7 +38,15 @@ step too). A continued run's held-out loss can rise on a small corpus seen again
 code) while it keeps falling on the rest: both ends are kept, and the log's eval lines
 (`eval_losses` per set) are the curve between them.
 
-Threads: --threads sets torch, OpenMP and OpenBLAS threads. On Debian, torch links the reference
+Several GPUs or machines: under torchrun (`python3 -m torch.distributed.run --nproc_per_node N -m
+training.train ...`) each process trains on its shard of every global batch, DistributedDataParallel
+averaging the gradients (training/distributed.py). --batch-tokens is then each process's: a step
+takes one global batch of N times as many tokens, and the steps, the schedule and the tokens seen
+count global batches. Each rank's loss is weighted by its share of the batch's targets, so the
+weights move as one process's would on the whole batch. Rank 0 alone writes the log, checkpoints
+and weights; held-out losses are summed over every rank's shard; the time budget is rank 0's clock.
+
+Threads: --threads sets torch, OpenMP and OpenBLAS threads (of each process). On Debian, torch links the reference
 BLAS; when /usr/lib/x86_64-linux-gnu/openblas-pthread exists the trainer restarts itself with it
 on LD_LIBRARY_PATH (30x faster matrix products; NDBG_KEEP_BLAS=1 turns this off).
 """
@@ -62,6 +70,7 @@ import numpy as np
 if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from training import distributed  # noqa: E402
 from training.gguf import GGUFError, load_config, read_model, read_tensors, write_tensors  # noqa: E402
 from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, trajectory_header, train as train_tokenizer  # noqa: E402
 
@@ -315,11 +324,37 @@ def make_batch(docs: Docs, rows: list[list[tuple[int, int]]], attention: str) ->
     return Batch(tokens, pos, Segments(np.concatenate([[0], np.cumsum(lengths)]).tolist()), labels, sum(lengths), pairs)
 
 
+class Totals:
+    """A global batch's counts where each rank holds a part of it (tokens seen, FLOPs, the loss's divisor)."""
+
+    def __init__(self, n_tok: int, n_tgt: int, pairs: int):
+        self.n_tok, self.n_tgt, self.pairs = n_tok, n_tgt, pairs
+
+
+def rank_batch(docs: Docs, rows: list[list[tuple[int, int]]], attention: str,
+               world: distributed.World) -> tuple[Batch | None, Batch | Totals]:
+    """This rank's shard of a planned global batch (None where it gets no document), and the global
+    batch's totals; one process takes the whole batch. Every rank plans the same batches, so each
+    counts the others' targets from the loss mask, with no message between them."""
+    if not world.on:
+        b = make_batch(docs, rows, attention)
+        return b, b
+    mine = distributed.shard(rows, world, attention)
+    M = docs.data["mask"]
+    every = [(int(docs.start[i]), L) for row in rows for i, L in row]
+    # a document's targets are the tokens after its first whose mask is set (build_batch's labels)
+    whole = Totals(sum(L for _, L in every), sum(int(np.count_nonzero(M[s + 1:s + L])) for s, L in every),
+                   sum(L * (L + 1) // 2 for _, L in every))
+    return (make_batch(docs, mine, attention) if mine else None), whole
+
+
 def batch_loss(model, batch: Batch, device: str, bf16: bool):
     """The mean loss of a batch's targets, left on the device."""
     import torch
     tokens, pos, doc, at, targets = batch.to(device)
     with torch.autocast("cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+        if isinstance(model, torch.nn.parallel.DistributedDataParallel):  # its forward is the loss
+            return model(tokens, pos, doc, at, targets)
         return model.loss_at(tokens, pos, doc, at, targets)
 
 
@@ -335,6 +370,38 @@ def train_step(model, opt, batch: Batch, device: str, bf16: bool):
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
     return loss.detach()
+
+
+# What a rank with no targets in its shard runs: one token, its loss weighted 0. DDP waits for every
+# rank's gradients, so each one runs forward and backward at every step; zeros change nothing.
+_IDLE = None
+
+
+def _idle_batch() -> Batch:
+    global _IDLE
+    if _IDLE is None:
+        z = np.zeros((1, 1), np.int64)
+        _IDLE = Batch(z, z, None, z, 0, 0)
+    return _IDLE
+
+
+def train_step_ranks(ddp, model, opt, batch: Batch | None, whole, world_size: int, device: str, bf16: bool):
+    """One optimizer step of a global batch `whole` (its totals) of which `batch` is this rank's shard
+    (None: no document). Each rank's loss is the mean over its targets weighted by its share of the
+    global batch's targets, times the number of ranks, which DDP's averaging divides away: the
+    gradient is that of the mean over every target of the global batch, as one process would take
+    it. Returns this rank's part of that mean (summed over ranks at log steps), or None for a global
+    batch without targets, which every rank skips alike."""
+    import torch
+    if not whole.n_tgt:
+        return None
+    share = batch.n_tgt / whole.n_tgt if batch is not None and batch.n_tgt else 0.0
+    loss = batch_loss(ddp, batch if share else _idle_batch(), device, bf16)
+    opt.zero_grad(set_to_none=True)
+    (loss * (share * world_size)).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return (loss * share).detach()
 
 
 def make_optimizer(model, tc: dict, device: str):
@@ -463,23 +530,29 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[v] = str(args.threads)
     if args.device != "cuda":
         _reexec_with_openblas(args.device)
+    world = distributed.from_env()  # one process, or one of those torchrun started
     try:
-        return run(args)
+        return run(args, world)
     except (TrainError, TokenizerError, GGUFError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {e}" if not world.on else f"error (rank {world.rank}): {e}", file=sys.stderr)
         return 1
+    finally:
+        distributed.finish(world)
 
 
-def run(args) -> int:
+def run(args, world: distributed.World | None = None) -> int:
     import torch
 
     from training.model import ModelConfig, Transformer, compile_pointwise
 
+    world = world or distributed.World()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    logf = open(out / "log.jsonl", "a")
+    logf = open(out / "log.jsonl", "a") if world.writer else None
 
     def log(rec: dict) -> None:
+        if not world.writer:  # one log, rank 0's
+            return
         rec = {"t": round(time.time(), 1), **rec}
         line = json.dumps(rec)
         print(line, flush=True)
@@ -497,11 +570,18 @@ def run(args) -> int:
         device = args.device
     if device == "cuda" and not torch.cuda.is_available():
         raise TrainError("--device cuda but no CUDA device is available")
+    if world.on:
+        distributed.start(world, device)
 
     ckpt_root = out / "checkpoints"
     resume = None
     if args.resume and (ckpt_root / "latest").exists():
         resume = ckpt_root / (ckpt_root / "latest").read_text().strip()
+    if world.on:  # every rank continues from rank 0's checkpoint, or none does
+        name = distributed.from_rank0(world, resume.name if resume else "")
+        if name != (resume.name if resume else ""):
+            raise TrainError(f"rank 0 resumes from {name or 'no checkpoint'}, this rank finds {resume or 'none'} in {ckpt_root}: "
+                             "with --resume every machine needs rank 0's --out")
     if resume:
         cmeta, carrays = read_tensors(resume, "ckpt")
         cfg = cmeta["config"]
@@ -517,7 +597,8 @@ def run(args) -> int:
             raise TrainError(f"cannot continue from {args.init}: {e}") from e
         cfg = {**cfg, "model": {**cfg["model"], **init_model},
                "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE or k in _SPOKEN}}}
-        (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
+        if world.writer:
+            (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
     tc = dict(cfg.get("train", {}))
     for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("warmup", args.warmup), ("eval_every", args.eval_every),
                  ("ckpt_every", args.ckpt_every), ("log_every", args.log_every), ("steps", args.steps)):
@@ -531,32 +612,23 @@ def run(args) -> int:
     if not total_steps and not budget:
         raise TrainError("give --steps or --minutes (the config sets no step count)")
 
-    # tokenizer: given, kept from an earlier run, or trained now on the training data
     tok_path = out / "tokenizer.json"
-    if args.tokenizer:
-        if Path(args.tokenizer).resolve() != tok_path.resolve():
-            if resume and tok_path.exists() and tok_path.read_bytes() != Path(args.tokenizer).read_bytes():
-                raise TrainError("--tokenizer differs from the one this run was trained with")
-            shutil.copyfile(args.tokenizer, tok_path)
-    elif not tok_path.exists():
-        t0 = time.time()
-        vocab = args.vocab or tc.get("vocab", 4096)
-
-        def texts():  # the first 20M characters are plenty for a few thousand merges
-            left = 20_000_000
-            for p in args.data:
-                for rec in read_jsonl(p):
-                    if left <= 0:
-                        return
-                    left -= len(rec["text"])
-                    yield rec["text"]
-        tok = train_tokenizer(texts(), vocab)
-        tok.save(tok_path)
-        log({"event": "tokenizer", "vocab": tok.vocab_size, "seconds": round(time.time() - t0, 1)})
-    tok = Tokenizer.load(tok_path)
+    if world.writer:
+        _make_tokenizer(args, tc, tok_path, resume, log)
+    if world.on:  # rank 0's tokenizer on every machine (another machine's --out is its own folder)
+        raw = distributed.from_rank0(world, tok_path.read_bytes() if world.writer else None)
+        if world.local_rank == 0 and not world.writer and (not tok_path.exists() or tok_path.read_bytes() != raw):
+            tmp = tok_path.with_name(f"{tok_path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(raw)
+            os.replace(tmp, tok_path)
 
     cache = Path(args.cache) if args.cache else out / "cache"
-    sets = load_data(args.data + (args.eval or []), str(tok_path), cache, log)
+    # one process on each machine tokenizes into the cache; the others then read it from there
+    sets = load_data(args.data + (args.eval or []), str(tok_path), cache, log) if world.local_rank == 0 else None
+    distributed.barrier(world)
+    if sets is None:
+        sets = load_data(args.data + (args.eval or []), str(tok_path), cache, log)
+    tok = Tokenizer.load(tok_path)
     train_sets, ev_sets = sets[:len(args.data)], sets[len(args.data):]
     data = _concat(train_sets) if len(train_sets) > 1 else train_sets[0]
     all_idx = np.arange(len(data["offsets"]) - 1)
@@ -599,13 +671,18 @@ def run(args) -> int:
         return batch_loss(model, batch, device, use_bf16)
 
     ctx = mcfg.ctx
+    # --batch-tokens is each rank's: a step takes one global batch of them all, and the schedule, the step
+    # count and the tokens seen count global batches
+    global_tokens = tc["batch_tokens"] * world.size
     eval_batches: dict[str, list[Batch]] = {}
-    for name, docs in eval_parts:  # up to eval_tokens of each set
+    for name, docs in eval_parts:  # up to eval_tokens of each set (each rank its shard of every batch)
         eval_batches[name] = []
         n_tok = 0
-        for rows in plan_epoch(docs.length, ctx, tc["batch_tokens"], np.random.default_rng(1234)) if len(docs) else []:
-            eval_batches[name].append(make_batch(docs, rows, args.attention))
-            n_tok += eval_batches[name][-1].n_tok
+        for rows in plan_epoch(docs.length, ctx, global_tokens, np.random.default_rng(1234)) if len(docs) else []:
+            mine, whole = rank_batch(docs, rows, args.attention, world)
+            if mine is not None:
+                eval_batches[name].append(mine)
+            n_tok += whole.n_tok
             if n_tok >= tc.get("eval_tokens", 65536):
                 break
 
@@ -620,6 +697,8 @@ def run(args) -> int:
                     if b.n_tgt:
                         t += float(loss_of(b)) * b.n_tgt
                         k += b.n_tgt
+                if world.on:  # every rank's shard of the set
+                    t, k = distributed.all_sum(world, [t, k], device)
                 if k:
                     each[name] = round(t / k, 5)
                 tot, n = tot + t, n + k
@@ -640,7 +719,8 @@ def run(args) -> int:
                  "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
                  "first_loss": state["first_loss"] if state["first_loss"] is not None else float("nan"),
                  "final_train_loss": lv,
-                 "eval_loss": eval_loss if eval_loss is not None else float("nan"), "device": device + (" bf16" if use_bf16 else ""),
+                 "eval_loss": eval_loss if eval_loss is not None else float("nan"),
+                 "device": device + (" bf16" if use_bf16 else "") + (f" x{world.size}" if world.on else ""),
                  "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
                  "vocab": tok.vocab_size, **data_versions(train_sets, cfg.get("init", {}).get("stats"))}
         if "init" in cfg:  # a continued model: totals over both runs, and where it started
@@ -654,7 +734,7 @@ def run(args) -> int:
     def consider_best(eval_loss, each: dict, lv) -> None:
         """The weights of the lowest held-out loss of `best_on` so far, as best.json + parts beside the last ones."""
         loss = eval_loss if best_on == "all" else each.get(best_on, eval_loss if len(each) <= 1 else None)
-        if best_on == "none" or loss is None or not math.isfinite(loss):
+        if not world.writer or best_on == "none" or loss is None or not math.isfinite(loss):
             return
         if state["best"] is not None and loss >= state["best"]["loss"]:
             return
@@ -666,11 +746,12 @@ def run(args) -> int:
 
     gpu = torch.cuda.get_device_name() if device == "cuda" else None
     peak = peak_tflops(gpu) if gpu else None
-    log({"event": "start", "device": device, "bf16": use_bf16, "threads": args.threads, "params": n_params,
+    log({"event": "start", "device": device, **({"world_size": world.size, "global_batch_tokens": global_tokens} if world.on else {}),
+         "bf16": use_bf16, "threads": args.threads, "params": n_params,
          "config": cfg.get("name"), "model": mcfg.to_dict(), "train": tc, "train_docs": len(train_docs),
          "eval_docs": {name: len(docs) for name, docs in eval_parts}, "train_tokens": int(train_docs.length.sum()), "attention": args.attention,
          "compile": args.compile, "gpu": gpu,
-         "train_target_tokens": _targets(data, train_docs),
+         "train_target_tokens": _targets(data, train_docs) if world.writer else None,
          "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
 
     stop = {"now": False}
@@ -688,38 +769,56 @@ def run(args) -> int:
             p = max(p, state["elapsed"] / budget)
         return p
 
+    def finished() -> bool:
+        if world.on:  # rank 0's clock and stop flag: every rank takes the same learning rate and ends at the same step
+            state["elapsed"], stop["now"] = distributed.agree_clock(world, state["elapsed"], stop["now"])
+        return progress() >= 1.0 or stop["now"]
+
     def batches(epoch: int, start: int):
-        """(epoch, index, Batch) from a position of the plan on, epoch after epoch."""
+        """(epoch, index, this rank's Batch, the global batch's totals) from a position of the plan on, epoch after epoch."""
         while True:
-            plan = plan_epoch(train_docs.length, ctx, tc["batch_tokens"], np.random.default_rng([args.seed, epoch]))
+            plan = plan_epoch(train_docs.length, ctx, global_tokens, np.random.default_rng([args.seed, epoch]))
             for i in range(start, len(plan)):
-                yield epoch, i, make_batch(train_docs, plan[i], args.attention)
+                yield (epoch, i, *rank_batch(train_docs, plan[i], args.attention, world))
             epoch, start = epoch + 1, 0
 
+    ddp = distributed.wrap(model, world) if world.on else None
     source = batches(state["epoch"], state["batch"])
     feed = Prefetcher(lambda: next(source))
     lv = float("nan")
     model.train()
     win = {"t": time.time(), "tok": 0, "tgt": 0, "flops": 0.0, "n": 0, "loss": torch.zeros((), device=device)}
+
+    def window_loss() -> float:
+        """The mean training loss of the steps since the last log line (under DDP each rank holds its part of it)."""
+        total = win["loss"]
+        if world.on:
+            total = total.clone()
+            distributed.all_sum(world, total, device)
+        return float(total) / max(win["n"], 1)
+
     t_last = time.time()
     evaluated_at = None
     try:
-        while progress() < 1.0 and not stop["now"]:
-            epoch, index, batch = feed.next()
+        while not finished():
+            epoch, index, batch, whole = feed.next()
             lr = lr_at(progress(), state["step"], tc)
             for g in opt.param_groups:
                 g["lr"] = lr
-            loss = train_step(model, opt, batch, device, use_bf16)
+            if ddp is None:
+                loss = train_step(model, opt, batch, device, use_bf16)
+            else:
+                loss = train_step_ranks(ddp, model, opt, batch, whole, world.size, device, use_bf16)
             if loss is not None:
                 win["loss"] += loss
                 win["n"] += 1
             state["step"] += 1
             state["epoch"], state["batch"] = epoch, index + 1
-            state["tokens"] += batch.n_tok
-            state["target_tokens"] += batch.n_tgt
-            win["tok"] += batch.n_tok
-            win["tgt"] += batch.n_tgt
-            win["flops"] += model_flops(mcfg, batch)
+            state["tokens"] += whole.n_tok
+            state["target_tokens"] += whole.n_tgt
+            win["tok"] += whole.n_tok
+            win["tgt"] += whole.n_tgt
+            win["flops"] += model_flops(mcfg, whole)
             at_log = state["step"] % tc.get("log_every", 10) == 0 or state["step"] == 1
             if at_log and device == "cuda":
                 torch.cuda.synchronize()  # the only wait for the device: time and loss are read here
@@ -728,31 +827,32 @@ def run(args) -> int:
             t_last = now
             if at_log:
                 dt = max(now - win["t"], 1e-9)
-                lv = float(win["loss"]) / max(win["n"], 1)
+                lv = window_loss()
                 if not math.isfinite(lv):
                     raise TrainError(f"loss became {lv} by step {state['step']}; lower --lr")
                 if state["first_loss"] is None:
                     state["first_loss"] = lv
                 rec = {"step": state["step"], "loss": round(lv, 4), "lr": round(lr, 6), "tok_s": round(win["tok"] / dt),
                        "target_tok_s": round(win["tgt"] / dt), "tflops": round(win["flops"] / dt / 1e12, 1)}
-                if peak:
-                    rec["mfu"] = round(win["flops"] / dt / 1e12 / peak, 3)
-                log({**rec, "rows": batch.tokens.shape[0], "row_len": batch.tokens.shape[1], "epoch": state["epoch"], "elapsed_min": round(state["elapsed"] / 60, 2)})
+                if peak:  # of every GPU together
+                    rec["mfu"] = round(win["flops"] / dt / 1e12 / (peak * world.size), 3)
+                rows, row_len = batch.tokens.shape if batch is not None else (0, 0)
+                log({**rec, "rows": rows, "row_len": row_len, "epoch": state["epoch"], "elapsed_min": round(state["elapsed"] / 60, 2)})
                 win.update(t=time.time(), tok=0, tgt=0, flops=0.0, n=0, loss=torch.zeros((), device=device))
             aside = time.time()
             if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
                 last_eval, each = evaluate()
                 evaluated_at = state["step"]
                 log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
-                consider_best(last_eval, each, float(win["loss"]) / max(win["n"], 1) if win["n"] else lv)
-            if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0:
+                consider_best(last_eval, each, window_loss() if win["n"] else lv)
+            if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0 and world.writer:
                 _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
             t_last = time.time()  # logging, evaluation and checkpoints are not training time
             win["t"] += t_last - aside
     finally:
         feed.close()
     if win["n"]:
-        lv = float(win["loss"]) / win["n"]
+        lv = window_loss()
         if state["first_loss"] is None:
             state["first_loss"] = lv
 
@@ -760,6 +860,8 @@ def run(args) -> int:
     if evaluated_at != state["step"]:  # the end of the curve
         log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
     consider_best(last_eval, each, lv)
+    if not world.writer:  # rank 0 writes the weights
+        return 0
     _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
     stats = {**stats_now(last_eval, lv), "checkpoint": "last"}
     if state["best"]:  # which step the best weights are (their steps counted as the last ones' are)
@@ -770,6 +872,30 @@ def run(args) -> int:
     log({"event": "done", "weights": str(out / "model.json"), **stats, **({"eval_losses": each} if len(each) > 1 else {})})
     logf.close()
     return 0
+
+
+def _make_tokenizer(args, tc: dict, tok_path: Path, resume, log) -> None:
+    """The tokenizer at tok_path: given, kept from an earlier run, or trained now on the training data."""
+    if args.tokenizer:
+        if Path(args.tokenizer).resolve() != tok_path.resolve():
+            if resume and tok_path.exists() and tok_path.read_bytes() != Path(args.tokenizer).read_bytes():
+                raise TrainError("--tokenizer differs from the one this run was trained with")
+            shutil.copyfile(args.tokenizer, tok_path)
+    elif not tok_path.exists():
+        t0 = time.time()
+        vocab = args.vocab or tc.get("vocab", 4096)
+
+        def texts():  # the first 20M characters are plenty for a few thousand merges
+            left = 20_000_000
+            for p in args.data:
+                for rec in read_jsonl(p):
+                    if left <= 0:
+                        return
+                    left -= len(rec["text"])
+                    yield rec["text"]
+        tok = train_tokenizer(texts(), vocab)
+        tok.save(tok_path)
+        log({"event": "tokenizer", "vocab": tok.vocab_size, "seconds": round(time.time() - t0, 1)})
 
 
 # Training stats that add up when a run continues from an earlier model (--init).
