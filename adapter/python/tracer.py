@@ -72,6 +72,7 @@ driver starts another.
 """
 
 import io
+import itertools
 import json
 import os
 import re
@@ -558,7 +559,7 @@ class Run:
                     walk("%s[%d]" % (path, i), item, depth + 1, open_ids)
                 return
             if t is dict:
-                for i, (k, item) in enumerate(list(value.items())[:_OBJECT_ITEMS]):
+                for k, item in itertools.islice(value.items(), _OBJECT_ITEMS):
                     if type(k) in _ATOMS:
                         walk("%s[%s]" % (path, self.repr(k)), item, depth + 1, open_ids)
                 return
@@ -650,7 +651,7 @@ def _children(value):
             seq = list.__getitem__(value, slice(0, _OBJECT_ITEMS)) if isinstance(value, list) else tuple.__getitem__(value, slice(0, _OBJECT_ITEMS))
             return [("[%d]" % i, v) for i, v in enumerate(seq)]
         if type(value).__name__ == "deque" and type(value).__module__ == "collections":
-            return [("[%d]" % i, v) for i, v in enumerate(list(value)[:_OBJECT_ITEMS])]
+            return [("[%d]" % i, v) for i, v in enumerate(itertools.islice(value, _OBJECT_ITEMS))]
         try:
             attrs = object.__getattribute__(value, "__dict__")
         except Exception:
