@@ -191,8 +191,6 @@ suite("debugging (record mode)", () => {
         ["owner", "'ana'", "cart.owner"],
         ["items", "[('tea', 4, 2), ('cake', 8, 1)]", "cart.items"],
       ]);
-      await showDebugView({ locals: ["cart"] });
-      await screenshot("record-object");
       await stopAll();
     } finally {
       vscode.debug.removeBreakpoints([bp]);
