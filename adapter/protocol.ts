@@ -64,6 +64,8 @@ export interface ModelDescription {
   layout: "canonical" | "original";
   /** The session's Python version: the states are that Python's. */
   python: string;
+  /** The calibration file the confidence shown is mapped through; null: none, the confidence is the mean token probability. */
+  calibration?: string | null;
 }
 
 /** What one model call cost; `stop` is "limit" when the answer was cut off (not a whole frame). */
@@ -75,8 +77,11 @@ export interface StepStats {
   generatedTokens: number;
   promptMs: number;
   generateMs: number;
+  /** Mean and least probability of the generated tokens, before calibration. */
   confidence: number;
   minConfidence: number;
+  /** ln of the answer's probability (sum of its tokens' log probabilities). */
+  logProb?: number;
   stop: "token" | "text" | "eog" | "limit";
 }
 

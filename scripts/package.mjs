@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the .vsix for one platform (default: this machine's): the bundles in dist/, the trace
-// grammar, the bundled model (models/*.gguf) and, of node_modules, only what the bundles load at
+// grammar, the bundled model (models/*.gguf, with its calibration *.calibration.json, which sets the
+// confidence shown) and, of node_modules, only what the bundles load at
 // run time (node-llama-cpp with its dependencies and the ONE prebuilt binary package for the
 // target, web-tree-sitter, tree-sitter-python's wasm, Pyodide). Staged in out/vsix/ so nothing else leaks in.
 //
@@ -85,6 +86,9 @@ for (const d of ["dist", "syntaxes", "models"]) {
   if (existsSync(join(root, d))) cpSync(join(root, d), join(stage, d), { recursive: true, filter: (p) => !p.endsWith(".map") });
 }
 if (!existsSync(join(root, "models"))) console.warn("package: no models/ folder: the .vsix has no bundled model");
+else
+  for (const g of readdirSync(join(root, "models")).filter((f) => f.endsWith(".gguf")))
+    if (!existsSync(join(root, "models", g.replace(/\.gguf$/, ".calibration.json")))) console.warn(`package: models/${g} has no calibration beside it: its confidence will be the raw token probability (ndbg calibrate)`);
 
 // pyodide: the sealed CPython of predict mode (dist/sealed.mjs loads it from node_modules).
 const modules = closure(["node-llama-cpp", "web-tree-sitter", "pyodide"]);

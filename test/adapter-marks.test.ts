@@ -14,6 +14,9 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
+import { REQUESTS, type StatsBody } from "../adapter/protocol.js";
+import { bundledModel } from "../adapter/model/resolve.js";
+import { calibrated, calibrationPath, readCalibration } from "../adapter/model/calibration.js";
 
 const T = { timeout: 180_000 };
 let dir = "";
@@ -116,6 +119,34 @@ test("the model alone: scope, variables, hover, watch and REPL say the values ar
     const lines = said.split("\n").filter((l) => l.startsWith("[predicted output] "));
     assert.deepEqual(lines.filter((l) => /^\[predicted output\] y is /.test(l)).length, 1, `the print's output, labelled: ${said}`);
     assert.match(said, /Program exited normally \(predicted, \d+% sure\)\.|Program ended with an error: .* \(predicted, \d+% sure\)/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("the confidence shown is the shipped calibration of the model's token probabilities, and the default low mark is below 50%", T, async () => {
+  const model = bundledModel()!;
+  const shipped = await readCalibration(model);
+  assert.ok(shipped, "the bundled model has its calibration");
+  const s = await openSession(60_000);
+  try {
+    // No lowConfidence: the default threshold, 0.5.
+    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1 }, program);
+    let checked = 0;
+    await stepToEnd(s, 4, async (stop, n) => {
+      const stats = (await s.dc.customRequest(REQUESTS.stats, {})).body as StatsBody;
+      assert.equal(stats.model?.calibration, calibrationPath(model), "the session names the calibration it shows");
+      // One model call per step with the model alone: the last one is this state's.
+      const st = stats.steps.at(-1)!;
+      assert.equal(typeof st.logProb, "number");
+      const raw = { mean: st.confidence, min: st.minConfidence, logProb: st.logProb!, tokens: st.generatedTokens + 1 };
+      const p = calibrated(shipped.calibration, raw);
+      const pct = `${Math.round(p * 100)}%`;
+      assert.equal(stop.scope.name, `Predicted locals (${pct}${p < 0.5 ? ` ${LOW}` : ""})`, `step ${n}: the calibrated ${p}, not the mean token probability ${st.confidence}`);
+      for (const v of stop.vars) assert.match(v.type ?? "", new RegExp(`predicted \\(${pct}\\)$`), `step ${n}: ${v.name}`);
+      checked++;
+    });
+    assert.ok(checked >= 2, `at least two predicted stops (got ${checked})`);
   } finally {
     await s.dc.stop();
   }

@@ -3,8 +3,8 @@
 // program decides all of demo.py's from the call) is run with a fixed list of actions and its --json
 // lines are compared with test/fixtures/shipped-model/demo-predict.jsonl: every state, value and
 // token count exactly, the confidence to 0.01 (a float whose last digits may differ with the
-// CPU's kernels). The expected file changes on purpose with a new model: after replacing
-// models/*.gguf, regenerate it with
+// CPU's kernels). The expected file changes on purpose with a new model or a new calibration
+// (the confidence shown is calibrated: models/*.calibration.json): after replacing either, regenerate it with
 //   NDBG_REGENERATE=1 node --import tsx --test test/shipped-model.test.ts
 // (or run the command in ARGS below with --json and save its stdout), and read the diff: it is
 // what the new model answers differently.

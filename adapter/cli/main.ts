@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   hybrid: () => import("./commands/hybrid.js"),
   bench: () => import("./commands/bench.js"),
   eval: () => import("./commands/eval.js"),
+  calibrate: () => import("./commands/calibrate.js"),
   doctor: () => import("./commands/doctor.js"),
   mcp: () => import("./commands/mcp.js"),
 };

@@ -75,7 +75,8 @@ export const LAUNCH_DEFAULTS = {
   timeout: 10,
   maxOutput: 1000000,
   maxRepr: 1000,
-  lowConfidence: 0.97,
+  // The confidence is calibrated (adapter/model/calibration.ts): below 0.5 a state is more likely wrong than right.
+  lowConfidence: 0.5,
   trusted: false,
 } as const satisfies Partial<LaunchConfig>;
 

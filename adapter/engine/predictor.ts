@@ -5,8 +5,10 @@ import type { Action, Frame, Objects, Step } from "../format/trajectory.js";
 /** A state with what produced it. */
 export interface Predicted {
   step: Step;
-  /** Mean probability of the generated tokens (model predictors), 0..1. */
+  /** The confidence shown (model predictors), 0..1: the model's calibrated probability that the state is exact, or without a calibration the mean probability of its tokens. */
   confidence?: number;
+  /** What the model's tokens said before calibration (adapter/model/calibration.ts, StateScore): the mean, least and log-summed probability of its tokens. */
+  score?: { mean: number; min: number; logProb: number; tokens: number };
   /** Known without a prediction (the entry call's frame, bound from the call; the real state a resync stands at; a state `computed` from a given one): not shown as a guess. */
   given?: boolean;
   /** Decided by the program from the state before, not predicted: as sure as that state (its `confidence`), and no surer. */

@@ -134,7 +134,7 @@ const START: Tool = {
       timeout: { type: "number", description: "Seconds a real run may take (record, hybrid)." },
       maxOutput: { type: "integer", minimum: 1 },
       maxRepr: { type: "integer", minimum: 1 },
-      lowConfidence: { type: "number", minimum: 0, maximum: 1, description: "Predicted states below this confidence are marked low (default 0.97)." },
+      lowConfidence: { type: "number", minimum: 0, maximum: 1, description: "Predicted states below this confidence (the calibrated probability that the state is exact) are marked low (default 0.5)." },
       gpu: { type: "string", enum: ["auto", "cuda", "metal", "vulkan", "cpu"] },
       threads: { type: "integer", minimum: 0 },
       layout: { type: "string", enum: ["canonical", "original"] },

@@ -40,6 +40,8 @@ export interface GenerateResult {
   /** Mean and least probability of the generated tokens (the stop token included). */
   confidence: number;
   minConfidence: number;
+  /** Natural log of the answer's probability: the sum of its tokens' log probabilities (the stop token included). */
+  logProb: number;
   /** Prompt tokens, and how many of them had to be evaluated (the rest came from the cache). */
   promptTokens: number;
   evaluatedTokens: number;
@@ -233,6 +235,7 @@ export class ModelSequence {
       stop,
       confidence: mean,
       minConfidence: confidences.length ? Math.min(...confidences) : 1,
+      logProb: confidences.reduce((a, c) => a + Math.log(Math.max(c, Number.MIN_VALUE)), 0),
       promptTokens: prompt.length,
       evaluatedTokens: fresh.length,
       promptMs: t1 - t0,

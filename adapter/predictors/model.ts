@@ -14,6 +14,7 @@ import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
+import { readCalibration, shownConfidence, type Calibration, type StateScore } from "../model/calibration.js";
 import type { GenerateResult } from "../model/sequence.js";
 import { inferenceHost, RemoteSequence } from "../model/remote.js";
 import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
@@ -113,6 +114,8 @@ export class ModelPredictor implements Predictor {
     python: string,
     private readonly onToken?: (generated: number) => void,
     private readonly compute = true,
+    /** The model's calibration (adapter/model/calibration.ts); undefined: the confidence shown is the mean token probability. */
+    readonly calibration?: { calibration: Calibration; path: string },
   ) {
     this.source = src.source;
     this.python = python;
@@ -140,6 +143,7 @@ export class ModelPredictor implements Predictor {
     opts.signal?.throwIfAborted();
     opts.onStatus?.({ stage: "loading", path });
     const lm = await loadModel(path, { gpu: opts.gpu ?? "auto", ...(opts.log ? { log: opts.log } : {}) });
+    const calibration = await readCalibration(path, opts.log);
     const trained = lm.info.contextLength ?? DEFAULT_CONTEXT;
     const contextSize = Math.max(256, opts.contextSize ?? Math.min(DEFAULT_CONTEXT, trained));
     const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : lm.info.dialect === "native" ? "native" : "instruct";
@@ -159,7 +163,7 @@ export class ModelPredictor implements Predictor {
     const sequence = await RemoteSequence.open(inferenceHost(), lm, { contextSize, threads, speculative: opts.speculative === true }, (from) =>
       opts.onStatus?.({ stage: "moved", from, why: lm.skipped.find((k) => k.backend === from)?.reason ?? "it failed there", ...p.describe() }),
     );
-    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken, opts.compute !== false);
+    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken, opts.compute !== false, calibration);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
   }
@@ -177,6 +181,7 @@ export class ModelPredictor implements Predictor {
       loadMs: this.loaded.loadMs,
       layout: this.layout ? "canonical" : "original",
       python: this.python,
+      calibration: this.calibration?.path ?? null,
     };
   }
 
@@ -306,12 +311,15 @@ export class ModelPredictor implements Predictor {
       generateMs: r.generateMs,
       confidence: r.confidence,
       minConfidence: r.minConfidence,
+      logProb: r.logProb,
       stop: r.stop,
     });
     unfinished(r, req);
     const step = this.dialect.parse(r.text, steps, action);
     step.action = action;
-    return { step, confidence: r.confidence, tokens: r.tokens.length, ms: performance.now() - t0 };
+    // The stop token is among the probabilities: one more than the tokens of the answer.
+    const score: StateScore = { mean: r.confidence, min: r.minConfidence, logProb: r.logProb, tokens: r.tokens.length + (r.stop === "token" ? 1 : 0) };
+    return { step, confidence: shownConfidence(this.calibration?.calibration, score), score, tokens: r.tokens.length, ms: performance.now() - t0 };
   }
 
   /**

@@ -115,12 +115,17 @@ function costSince(p: Predictor, from: number): { tokens: number; evaluated: num
 }
 
 /** One prediction from a given history, timed; a PredictionError (an answer that is no state) is a result, not a crash. */
-export async function predictOne(p: Predictor, history: Predicted[], action: Action): Promise<{ step?: Step; error?: string; ms: number; tokens: number; evaluated: number }> {
+export async function predictOne(
+  p: Predictor,
+  history: Predicted[],
+  action: Action,
+): Promise<{ step?: Step; confidence?: number; score?: Predicted["score"]; error?: string; ms: number; tokens: number; evaluated: number }> {
   const before = p instanceof ModelPredictor ? p.stats.length : 0;
   const t0 = performance.now();
   try {
     const r = await p.predict(history, action);
-    return { step: r.step, ms: performance.now() - t0, ...costSince(p, before) };
+    const conf = r.confidence !== undefined && !r.given ? { confidence: r.confidence } : {};
+    return { step: r.step, ...conf, ...(r.score ? { score: r.score } : {}), ms: performance.now() - t0, ...costSince(p, before) };
   } catch (e) {
     if (!(e instanceof PredictionError)) throw e;
     return { error: e.message, ms: performance.now() - t0, ...costSince(p, before) };

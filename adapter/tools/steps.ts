@@ -14,6 +14,7 @@ import { traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, programFile, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";
 import type { Predicted, Predictor } from "../engine/predictor.js";
 import { HybridPredictor } from "../predictors/hybrid.js";
+import { reliability, type Rated, type Reliability } from "./reliability.js";
 
 // ---- steps: sampling actions on a real trace ----
 
@@ -116,6 +117,10 @@ export interface StepsItem {
   baseline: Score;
   ms: number;
   tokens: number;
+  /** The confidence shown for the answer (calibrated where the model has a calibration); absent where none is shown (an error, a state the program decided). */
+  confidence?: number;
+  /** The answer's token probabilities before calibration (adapter/model/calibration.ts, StateScore). */
+  score?: Predicted["score"];
   /** What the model answered (absent on error) and the true state. */
   predicted?: Step;
   truth: Step;
@@ -145,6 +150,12 @@ export interface StepsReport {
   overall: ActionFigures;
   /** The cases whose true next state is an exception being raised or the run's error exit. */
   exceptions: ActionFigures;
+  /**
+   * Reliability tables over the answers that have a confidence: `shown`, the confidence the
+   * debugger shows (calibrated where the model has a calibration, `model.calibration`); `raw`, the
+   * mean probability of the answer's tokens, which is what was shown before calibration.
+   */
+  reliability: { shown: Reliability; raw: Reliability };
   time: { totalMs: number; traceMs: number; predictMs: number; loadMs: number };
   /** Prompt tokens evaluated (not found in the context cache), over all predictions. */
   evaluatedTokens: number;
@@ -177,6 +188,17 @@ export interface StepsOptions extends ModelOptions {
   /** Cases per action kind per program (default 1). */
   actionsPerProgram?: number;
   seed?: number;
+}
+
+/** The reliability tables of a run's items (see StepsReport.reliability). */
+export function reliabilityOf(items: readonly StepsItem[]): StepsReport["reliability"] {
+  const shown: Rated[] = [];
+  const raw: Rated[] = [];
+  for (const x of items) {
+    if (x.confidence !== undefined) shown.push({ confidence: x.confidence, exact: x.exact });
+    if (x.score) raw.push({ confidence: x.score.mean, exact: x.exact });
+  }
+  return { shown: reliability(shown), raw: reliability(raw) };
 }
 
 /**
@@ -256,6 +278,8 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
                 truth,
               };
               if (c.action.line !== undefined) item.line = c.action.line;
+              if (r.confidence !== undefined) item.confidence = r.confidence;
+              if (r.score) item.score = r.score;
               if (r.step) item.predicted = r.step;
               if (r.error !== undefined) item.error = r.error;
               items.push(item);
@@ -280,6 +304,7 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
     actions,
     overall: figures(items),
     exceptions: figures(items.filter((x) => raising(x.truth))),
+    reliability: reliabilityOf(items),
     time: { totalMs: performance.now() - t0, traceMs, predictMs, loadMs: model?.loadMs ?? 0 },
     evaluatedTokens,
     items,

@@ -10,6 +10,7 @@ import { DataError, readPrograms } from "../../tools/programs.js";
 import { evalCruxeval, type CruxReport } from "../../tools/cruxeval.js";
 import { evalSteps, type ActionFigures, type StepsReport } from "../../tools/steps.js";
 import { type ModelOptions } from "../../tools/predicting.js";
+import { reliabilityTable } from "../../tools/reliability.js";
 import { ACTION_KINDS } from "../../format/trajectory.js";
 import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
 import { compareModels, compareTable, type CompareSet } from "../../tools/compare.js";
@@ -20,7 +21,7 @@ export const usage =
   "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR[:LIMIT] [--data ...] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
@@ -56,7 +57,7 @@ interface Common {
 type Values = Record<string, string | string[] | boolean | undefined>;
 
 /** How the model runs: the flags every evaluation shares. */
-function modelOptions(values: Values): ModelOptions {
+export function modelOptions(values: Values): ModelOptions {
   const s = (k: string): string | undefined => (typeof values[k] === "string" ? (values[k] as string) : undefined);
   const gpu = gpuFlag(s("gpu"));
   const layout = s("layout") ?? "canonical";
@@ -87,7 +88,7 @@ function common(name: string, values: Values): Common {
 }
 
 /** A progress line on stderr about every tenth of the way (every item on a terminal). */
-function progress(name: string): (done: number, total: number, id: string) => void {
+export function progress(name: string): (done: number, total: number, id: string) => void {
   const tty = process.stderr.isTTY === true;
   return (done, total, id) => {
     if (tty) process.stderr.write(`\rndbg eval ${name}: ${done}/${total} ${id}`.padEnd(60) + (done === total ? "\n" : ""));
@@ -132,6 +133,10 @@ function stepsTable(r: StepsReport): string {
     ...rows.slice(0, -1).map(fmt),
     fmt(rows[rows.length - 1]) + "   (the cases whose true next state is an exception or the error exit)",
     "",
+    reliabilityTable(r.reliability.shown, `reliability of the confidence shown (${r.model?.calibration ? `calibrated by ${r.model.calibration}` : "not calibrated: the mean token probability"})`),
+    "",
+    reliabilityTable(r.reliability.raw, "reliability of the mean token probability (before calibration)"),
+    "",
     `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}); ${r.overall.tokens} tokens generated`,
   ].join("\n");
 }
@@ -149,15 +154,26 @@ function cruxTable(r: CruxReport): string {
   return lines.join("\n");
 }
 
+/** "PATH" or "PATH:LIMIT" (the first LIMIT programs): a set of `eval steps` or `calibrate`. */
+export function dataFlag(text: string): { data: string; limit?: number } {
+  const m = /^(.+?)(?::(\d+))?$/.exec(text)!;
+  const limit = integer("--data's limit", m[2], 1);
+  return { data: m[1], ...(limit !== undefined ? { limit } : {}) };
+}
+
 async function steps(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, seed: { type: "string" }, "actions-per-program": { type: "string" } });
+  const { values, positionals } = flags(argv, { ...COMMON, data: { type: "string", multiple: true }, seed: { type: "string" }, "actions-per-program": { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
-  const c = common("steps", values);
+  // --data repeats: the sets are evaluated as one (one report, one reliability table).
+  const sets = (values.data ?? []).map(dataFlag);
+  const c = common("steps", { ...values, data: sets.length ? sets.map((d) => d.data).join(", ") : undefined });
   const seed = integer("--seed", values.seed, 0) ?? 0;
   const k = integer("--actions-per-program", values["actions-per-program"], 1) ?? 1;
-  const programs = await readPrograms(c.data, { ...(c.limit !== undefined ? { limit: c.limit } : {}) });
+  const programs = [];
+  for (const d of sets) programs.push(...(await readPrograms(d.data, { ...((d.limit ?? c.limit) !== undefined ? { limit: d.limit ?? c.limit } : {}) })));
   const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k });
-  process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data: c.data, ...r }) : stepsTable(r)) + "\n");
+  const data = (values.data ?? []).join(", ");
+  process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data, ...r }) : stepsTable(r)) + "\n");
   return 0;
 }
 

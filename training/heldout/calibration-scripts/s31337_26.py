@@ -1,0 +1,28 @@
+from dataclasses import dataclass
+
+
+@dataclass
+class Point:
+    x: int
+    y: int
+
+    def moved(self, dx, dy):
+        return Point(self.x + dx, self.y + dy)
+
+    def dist2(self, other):
+        return (self.x - other.x) ** 2 + (self.y - other.y) ** 2
+
+
+def path_length(start, steps):
+    here = start
+    visited = [here]
+    for dx, dy in steps:
+        here = here.moved(dx, dy)
+        visited.append(here)
+    return visited
+
+
+origin = Point(1, 1)
+trail = path_length(origin, [(1, -1), (-1, 2)])
+last = trail[-1]
+print(len(trail))
