@@ -112,7 +112,7 @@ test("record mode: an object opens into its attributes, a list of objects into o
   }
 });
 
-test("predict mode (sealed): objects open as in record mode, and `self` in a method", T, async () => {
+test("predict mode (sealed): objects open as in record mode, and `self` in a method; the caller's frame evaluates in its own", T, async () => {
   const s = await openSession(120_000);
   try {
     await launchToFirstStop(s.dc, { program, mode: "predict", trusted: false }, program);
@@ -124,6 +124,12 @@ test("predict mode (sealed): objects open as in record mode, and `self` in a met
     const self = await children(s.dc, byName(stop.vars, "self"));
     assert.equal(byName(self, "items")?.evaluateName, "self.items");
     assert.equal(byName(self, "items")?.indexedVariables, 2);
+    // The Debug Console at the caller's frame (selected in the Call Stack) runs there.
+    const [inner, caller] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal(caller.name, "<module>");
+    assert.equal((await s.dc.evaluateRequest({ expression: "[i.name for i in cart.items]", frameId: caller.id, context: "repl" })).body.result, "['pen', 'ink']");
+    await assert.rejects(s.dc.evaluateRequest({ expression: "self", frameId: caller.id, context: "repl" }), /NameError: name 'self' is not defined/);
+    assert.equal((await s.dc.evaluateRequest({ expression: "self.owner", frameId: inner.id, context: "repl" })).body.result, "'ana'");
   } finally {
     await s.dc.stop();
   }

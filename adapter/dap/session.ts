@@ -10,7 +10,7 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { Engine, namesOf } from "../engine/engine.js";
+import { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
@@ -734,23 +734,14 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const expression = args.expression.trim();
       const at = this.frameAt(args.frameId);
       let result: Evaluated;
-      if (at && at.index > 0) {
-        // A caller's frame: its locals are known; the engine answers for the current state only.
-        try {
-          result = { value: evaluateExpression(expression, namesOf(this.frames.slice(at.index))) };
-        } catch (e) {
-          throw new Error(e instanceof ExprError ? `cannot evaluate "${cutText(expression)}": ${e.message}` : errorMessage(e));
-        }
-      } else {
-        const ctl = this.track(request?.seq ?? -2, false);
-        try {
-          result = await engine.evaluate(expression, ctl.signal);
-        } catch (e) {
-          if (isAbort(e)) throw new Error("cancelled");
-          throw e;
-        } finally {
-          this.inflight.delete(request?.seq ?? -2);
-        }
+      const ctl = this.track(request?.seq ?? -2, false);
+      try {
+        result = await engine.evaluate(expression, ctl.signal, at?.index ?? 0);
+      } catch (e) {
+        if (isAbort(e)) throw new Error("cancelled");
+        throw e;
+      } finally {
+        this.inflight.delete(request?.seq ?? -2);
       }
       // What the expression wrote (a method that prints) goes to the Debug Console first.
       if (result.stdout) this.sendEvent(new OutputEvent(result.stdout, "stdout"));

@@ -280,25 +280,26 @@ export class Engine {
   }
 
   /**
-   * Evaluates an expression at the current state: in the program's own frame where the predictor
-   * can run it there (sealed), else over the current locals without running code, the predictor
-   * answering what the evaluator cannot.
+   * Evaluates an expression at the current state, in its frame `at` (0, or the n-th caller's on
+   * the stack): in the program's own frame where the predictor can run it there (sealed), else over
+   * the locals without running code, the predictor answering what the evaluator cannot (for the
+   * current frame).
    */
-  evaluate(expression: string, signal?: AbortSignal): Promise<Evaluated> {
+  evaluate(expression: string, signal?: AbortSignal, at = 0): Promise<Evaluated> {
     return this.run(signal, async () => {
       const frame = this.current.step.frame;
       let reason = "the program has ended";
       // A value too large to compute is too large for the predictor to write out, too.
-      let ask = true;
+      let ask = at === 0;
       if (frame) {
-        const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal);
+        const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, at, { signal }) ?? Promise.resolve(undefined), signal);
         if (live) return live;
         try {
-          return { value: evaluateExpression(expression, namesOf(this.stack())) };
+          return { value: evaluateExpression(expression, namesOf(this.stack().slice(at))) };
         } catch (e) {
           if (!(e instanceof ExprError)) throw e;
           reason = e.message;
-          ask = !(e instanceof ExprTooLarge);
+          ask &&= !(e instanceof ExprTooLarge);
         }
       }
       const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;

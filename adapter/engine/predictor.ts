@@ -119,12 +119,13 @@ export interface Predictor {
    */
   evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
   /**
-   * Evaluates an expression in the program's own frame at the last state of `history`, as a
+   * Evaluates an expression in the program's own frame at the last state of `history` (`frame`: 0,
+   * or the n-th caller's), as a
    * debugger's console does: by running the program, sealed, up to that state, then the
    * expression there (the program's objects, its functions and methods). The engine asks it
    * before anything else; undefined where the state is not one of the predictor's runs. Rejects
    * with the error the expression raised.
    */
-  inspect?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<Evaluated | undefined>;
+  inspect?(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined>;
   dispose(): Promise<void> | void;
 }

@@ -3,7 +3,7 @@
 // by the adapter's own check (validateLaunch, adapter/dap/launch.ts), so a session here steps,
 // stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
-import { Engine, namesOf } from "../engine/engine.js";
+import { Engine } from "../engine/engine.js";
 import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters } from "../engine/breakpoints.js";
 import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
@@ -199,8 +199,7 @@ export class McpSession implements Viewed {
       const text = expression.trim();
       let result: Evaluated;
       try {
-        // A caller's frame: its locals are known; the engine answers for the current state only.
-        result = frame > 0 ? { value: evaluateExpression(text, namesOf(frames.slice(frame))) } : await this.engine.evaluate(text, signal);
+        result = await this.engine.evaluate(text, signal, frame);
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
         throw new ToolInputError(e instanceof ExprError ? `cannot evaluate "${cutText(text)}": ${e.message}` : errorText(e));

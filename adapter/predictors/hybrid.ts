@@ -277,14 +277,14 @@ export class HybridPredictor implements Predictor {
    * sealed again up to it, every hole answered as in this run (a sealed run repeats exactly), then
    * the expression there. On the host (hybrid mode) nothing runs again: the engine computes it.
    */
-  async inspect(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<Evaluated | undefined> {
+  async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
     const last = history.at(-1);
     const ref = last?.ref;
-    const frame = last?.step.frame;
-    if (this.opts.executor !== "sealed" || ref === undefined || !frame) return undefined;
+    const state = last?.step.frame;
+    if (this.opts.executor !== "sealed" || ref === undefined || !state) return undefined;
     const recorded = this.inner.frames[ref];
     // A state edited away from this run's (a value set and not yet run again) is not the program's.
-    if (!recorded || recorded.line !== frame.line || recorded.func !== frame.func || JSON.stringify(recorded.locals) !== JSON.stringify(frame.locals)) return undefined;
+    if (!recorded || recorded.line !== state.line || recorded.func !== state.func || JSON.stringify(recorded.locals) !== JSON.stringify(state.locals)) return undefined;
     const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
     const signals = [trace.signal, opts?.signal].filter((x): x is AbortSignal => x !== undefined);
     const fills = this.fills;
@@ -292,7 +292,7 @@ export class HybridPredictor implements Predictor {
     const result = await runSealed(this.program, {
       ...trace,
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
-      inspect: { at: ref, expressions: [expression] },
+      inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) },
       hybrid: {
         ...(predict ? { predict } : {}),
         fill: async () => {

@@ -6,10 +6,10 @@ exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request 
 
   {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
    "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
-   "inspect"?: {"at": N, "expressions": [EXPR, ...]}}
+   "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}}
 
 With "inspect" the run stops at its N-th record, after an "inspect" record that holds each
-expression's value evaluated in that frame (the program's own objects and methods, run sealed):
+expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
 
 The program's file (and "files", other modules of its folder) are written into the in-memory file

@@ -532,7 +532,9 @@ class Run:
             record["stderr"] = err
         self.write(record)
         if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
-            self.write({"event": "inspect", "results": [self.evaluate(frame, e) for e in self.inspect.get("expressions") or ()]})
+            target = self.caller(frame, record["depth"], int(self.inspect.get("up") or 0))
+            results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
+            self.write({"event": "inspect", "results": results})
             self.limit("inspect")
 
     # ---- objects, as a debugger opens them ----
@@ -580,6 +582,20 @@ class Run:
         for path, value in roots:
             walk(path, value, 0, frozenset())
         return out
+
+    def caller(self, frame, depth, up):
+        """The traced frame `up` levels below `frame` (at `depth`) on the stack, as the debugger
+        lists callers (the traced frames alone), or None."""
+        if up == 0:
+            return frame
+        want = depth - up
+        f = frame.f_back
+        while f is not None:
+            p = self.stack.get(f)
+            if p is not None and p[0] == want:
+                return f
+            f = f.f_back
+        return None
 
     def evaluate(self, frame, expression):
         """One expression in the program's frame, as a debugger's console evaluates it: its value's

@@ -71,10 +71,11 @@ interface SealedRequest {
   inspect?: Inspect;
 }
 
-/** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames); the run stops there. */
+/** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
 export interface Inspect {
   at: number;
   expressions: readonly string[];
+  up?: number;
 }
 
 /** One expression's value in the program's frame (Evaluated's fields), or the error it raised ("NameError: name 'x' is not defined"). */
