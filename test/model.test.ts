@@ -312,9 +312,9 @@ test("evaluate answers from the state through the engine (locals, what expr.ts c
   try {
     const engine = new Engine(p);
     const history = [await engine.start()];
-    assert.equal(await engine.evaluate("n"), "3");
-    assert.equal(await engine.evaluate("rest"), "('a',)");
-    assert.equal(await engine.evaluate("n * scale + len(rest)"), "7");
+    assert.equal((await engine.evaluate("n")).value, "3");
+    assert.equal((await engine.evaluate("rest")).value, "('a',)");
+    assert.equal((await engine.evaluate("n * scale + len(rest)")).value, "7");
     await assert.rejects(engine.evaluate("open('x')"), /cannot evaluate "open\('x'\)"/);
     assert.equal(await p.evaluate(history, "n"), undefined, "the engine computes what it can; the predictor is asked only for the rest");
   } finally {
