@@ -27,6 +27,7 @@ const CALLS = join(FIX, "calls.py");
 const SCRIPT = join(FIX, "script.py");
 const CRUX = join(FIX, "cruxeval_5.py");
 const DIVERGES = join(FIX, "diverges.py");
+const SHOP = join(ROOT, "examples", "shop.py");
 const T = { timeout: 300_000 };
 
 let dir = "";
@@ -362,6 +363,31 @@ test("a prediction that the program ended where the real one goes on: the sessio
     assert.equal(snap.history.at(-1)?.real.kind, "exit", "the last pair is the real program's end");
     assert.match(s.text("console"), /The prediction says the program ended here; the real program goes on/);
     assert.match(s.text("console"), /The real program exited normally/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("an object on the real side opens into its attributes as debugpy shows them, and the recording's side into the tracer's: the same", T, async () => {
+  const s = await open();
+  try {
+    // examples/shop.py stopped on `due = cart.total()`: both sides hold the cart.
+    const due = readFileSync(SHOP, "utf8").split("\n").findIndex((l) => l.startsWith("due = ")) + 1;
+    assert.equal((await launch(s, { program: SHOP }, [due])).event, "stopped");
+    assert.equal((await act(s, "continue")).event, "stopped");
+    const frames = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal(frames[0].line, due);
+    const scopes = (await s.dc.scopesRequest({ frameId: frames[0].id })).body.scopes;
+    const opened = async (scope: number): Promise<string[]> => {
+      const vars = (await s.dc.variablesRequest({ variablesReference: scopes[scope].variablesReference })).body.variables;
+      const cart = vars.find((v) => v.name === "cart");
+      assert.ok(cart && cart.variablesReference > 0, `${scopes[scope].name}: cart opens (${JSON.stringify(cart)})`);
+      return (await s.dc.variablesRequest({ variablesReference: cart.variablesReference })).body.variables.map((v) => `${v.name}=${v.value}`);
+    };
+    // (debugpy lists attributes by name, the tracer in the order they were set)
+    const real = await opened(1);
+    assert.deepEqual(real, ["items=[('pen', 2, 3), ('pad', 4, 1)]", "owner='ana'"]);
+    assert.deepEqual((await opened(0)).sort(), real);
   } finally {
     await s.dc.stop();
   }

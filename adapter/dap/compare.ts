@@ -6,11 +6,11 @@ import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { ComparePredictor } from "../predictors/compare.js";
 import { checkPair, describeAgreement, describeDifference, stateLabel, type Pair } from "../predictors/comparePairs.js";
 import { REAL, scopeName, type Origin } from "./marks.js";
-import type { Frame } from "../format/trajectory.js";
+import type { Frame, Objects } from "../format/trajectory.js";
 import { reprToNode, type ValueNode } from "../format/values.js";
 
 /** The session's way of turning a value into a DAP variable (it owns the variable handles). */
-export type MakeVariable = (name: string, node: ValueNode, path?: string, origin?: Origin) => DebugProtocol.Variable;
+export type MakeVariable = (name: string, node: ValueNode, path?: string, origin?: Origin, objects?: Objects) => DebugProtocol.Variable;
 
 /** The top frame's two scopes, given the handles the session made for them. */
 export function compareScopes(origin: Origin, refs: { predicted: number; real: number }): DebugProtocol.Scope[] {
@@ -43,7 +43,7 @@ export function compareVariables(pair: Pair | undefined, shown: Frame | undefine
       vars.push(v);
     }
     for (const [name, repr] of Object.entries(shown.locals)) {
-      const v = variable(name, reprToNode(repr), name, origin);
+      const v = variable(name, reprToNode(repr), name, origin, shown.objects);
       if (check?.differing.includes(name)) v.value = `${v.value}  ≠ real ${rf?.locals[name] ?? "(none)"}`;
       vars.push(v);
     }
@@ -65,7 +65,8 @@ export function compareVariables(pair: Pair | undefined, shown: Frame | undefine
     const order = Object.keys(shown.locals);
     const rank = (k: string): number => (order.includes(k) ? order.indexOf(k) : order.length);
     const names = Object.keys(rf.locals).sort((a, b) => rank(a) - rank(b));
-    for (const name of names) vars.push({ ...variable(name, reprToNode(rf.locals[name]), undefined, REAL), presentationHint: { attributes: ["readOnly"] } });
+    // An object opens into what debugpy showed of it at that stop (Frame.objects).
+    for (const name of names) vars.push({ ...variable(name, reprToNode(rf.locals[name]), name, REAL, rf.objects), presentationHint: { attributes: ["readOnly"] } });
   }
   return vars;
 }

@@ -23,8 +23,9 @@
 import { parsePython, scopeAt, type PySource } from "../pyread/pysource.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "../real/debugpy.js";
 import { transition } from "../real/semantics.js";
+import { SESSION_OBJECTS } from "../real/tracer.js";
 import { evaluateCondition, ExprError } from "../format/expr.js";
-import { breakpointCanHit, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
+import { breakpointCanHit, type Action, type Exit, type Frame, type Objects, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import type { Observable, RealOrigin } from "../protocol.js";
 import { dirname, resolve } from "node:path";
@@ -312,7 +313,8 @@ export class RealSide {
     // Return values are shown in the frame they returned to: debugpy's suspended frame.
     let returns: Record<string, string> = {};
     let locals: Record<string, string> | undefined;
-    if (top && !next.inDriver && !next.foreign) ({ locals, returns } = await this.dbg.locals(top, await this.isNamespace(top)));
+    let objects: Objects | undefined;
+    if (top && !next.inDriver && !next.foreign) ({ locals, returns, objects } = await this.dbg.locals(top, await this.isNamespace(top), SESSION_OBJECTS));
     else if (next.inDriver && next.top && popped.length) returns = (await this.dbg.locals(next.top, true)).returns;
     popped.forEach((r, i) => {
       const outermost = i === popped.length - 1;
@@ -347,6 +349,7 @@ export class RealSide {
     }
     const frame: Frame = { event: next.reason === "exception" ? "exception" : "line", line: top.line, depth: next.frames.length - 1, func: await this.qualname(top), locals: locals ?? {} };
     if (top.file !== undefined) frame.file = top.file;
+    if (objects && Object.keys(objects).length) frame.objects = objects;
     const unobserved: Observable[] = [];
     if (frame.event === "exception") {
       this.raisedIn = top.id;

@@ -15,6 +15,7 @@ import { parseLiteral } from "../format/values.js";
 import { removeStale } from "../system/stale.js";
 import { descendants, killTree, own } from "../system/processes.js";
 import { tracerScript } from "./tracer.js";
+import type { Objects } from "../format/trajectory.js";
 import { askPython, firstPython } from "./python.js";
 
 export const DEBUGPY_INSTALL_HINT =
@@ -238,6 +239,9 @@ const GROUPS_EXPANDED = new Set(["function variables", "class variables"]);
 /** Values debugpy may not show as repr() would: shortened with "...", or a default object repr standing for a repr() that raised. */
 const MAYBE_CUT = /\.\.\.|^<[\w.]+ object at 0x[0-9a-fA-F]+>$/;
 const ADDRESS = / at 0x[0-9a-fA-F]+/g;
+/** Values whose repr says all (never opened), and builtin containers the adapter reads from their reprs (looked into for objects). */
+const ATOM_TYPES = new Set(["int", "float", "complex", "bool", "str", "bytes", "bytearray", "NoneType", "range", "set", "frozenset", "function", "type", "module", "method", "builtin_function_or_method"]);
+const LOOKED_INTO = new Set(["list", "tuple", "dict"]);
 
 export class Debugpy {
   private readonly opts: DebugpyOptions;
@@ -343,7 +347,7 @@ export class Debugpy {
   }
 
   /** The locals of a user frame as reprs the tracer would write, and the return values debugpy shows there. */
-  async locals(frame: RealFrameInfo, namespace: boolean): Promise<{ locals: Record<string, string>; returns: Record<string, string> }> {
+  async locals(frame: RealFrameInfo, namespace: boolean, objects = 0): Promise<{ locals: Record<string, string>; returns: Record<string, string>; objects?: Objects }> {
     const scopes = (await this.dap.request<DebugProtocol.ScopesResponse["body"]>("scopes", { frameId: frame.id })).scopes;
     const scope = scopes.find((s) => s.presentationHint === "locals") ?? scopes.find((s) => /local/i.test(s.name)) ?? scopes[0];
     const locals: Record<string, string> = {};
@@ -368,7 +372,35 @@ export class Debugpy {
     }
     for (const k of Object.keys(locals)) locals[k] = this.normalize(locals[k]);
     for (const k of Object.keys(returns)) returns[k] = this.normalize(returns[k]);
-    return { locals, returns };
+    if (objects <= 0) return { locals, returns };
+    return { locals, returns, objects: await this.objects(vars.filter((v) => v.name in locals), objects) };
+  }
+
+  /**
+   * What the tracer records as `objects` (Frame.objects), read from debugpy at its stop: each
+   * object reached from `roots` with its attributes (debugpy's children, its groups of special,
+   * function and class variables aside), builtin lists, tuples and dicts looked into; at most
+   * `budget` children, three steps from a local.
+   */
+  private async objects(roots: readonly DebugProtocol.Variable[], budget: number): Promise<Objects> {
+    const out: Objects = {};
+    let left = budget;
+    const walk = async (path: string, v: DebugProtocol.Variable, depth: number): Promise<void> => {
+      if (!v.variablesReference || depth > 3 || left <= 0 || ATOM_TYPES.has(v.type ?? "")) return;
+      const kids = (await this.variables(v.variablesReference)).filter((c) => !GROUPS_SKIPPED.has(c.name) && !GROUPS_EXPANDED.has(c.name) && !/^__.*__$/.test(c.name));
+      if (LOOKED_INTO.has(v.type ?? "")) {
+        // A list's or tuple's items are named 0, 1, ...; a dict's by their key's repr.
+        for (const c of kids) if (c.variablesReference && (/^\d+$/.test(c.name) || v.type === "dict") && c.name !== "len()") await walk(`${path}[${c.name}]`, c, depth + 1);
+        return;
+      }
+      const attrs = kids.filter((c) => IDENTIFIER.test(c.name)).slice(0, left);
+      if (!attrs.length) return;
+      left -= attrs.length;
+      out[path] = attrs.map((c) => [c.name, this.normalize(c.value), `${path}.${c.name}`]);
+      for (const c of attrs) await walk(`${path}.${c.name}`, c, depth + 1);
+    };
+    for (const v of roots) await walk(v.name, v, 0);
+    return out;
   }
 
   /**
