@@ -79,7 +79,8 @@ export class Endpoint {
 
   constructor(
     spec: string,
-    private readonly apiKey = process.env.NDBG_API_KEY || undefined,
+    /** Sent as a bearer token (the caller decides whose: see ModelPredictorOptions.apiKey). */
+    private readonly apiKey?: string,
   ) {
     if (!isEndpoint(spec)) throw new ServerError(`${spec} is not an OpenAI-compatible endpoint (an http:// or https:// URL ending in /v1)`);
     this.url = spec.trim().replace(/\/$/, "");
@@ -120,7 +121,12 @@ export class Endpoint {
     if (!res.ok) {
       const err = isObj(json) ? (isObj(json.error) ? json.error.message : json.error ?? json.message) : undefined;
       const why = typeof err === "string" ? err : text.slice(0, 200).trim();
-      const hint = res.status === 401 || res.status === 403 ? " (set NDBG_API_KEY, or the neuralPython.apiKey setting, to its API key)" : "";
+      const hint =
+        res.status === 401 || res.status === 403
+          ? this.apiKey
+            ? " (check its API key: NDBG_API_KEY or the neuralPython.apiKey setting)"
+            : " (set its API key in NDBG_API_KEY or the neuralPython.apiKey setting; none is sent for a workspace that is not trusted)"
+          : "";
       throw new ServerError(`the model server at ${this.url} answered ${path} with ${res.status} ${res.statusText}${why ? `: ${why}` : ""}${hint}`);
     }
     if (!isObj(json)) throw this.malformed(path, `not a JSON object: ${JSON.stringify(text.slice(0, 80))}`);

@@ -36,9 +36,10 @@ export interface Served {
 const PROBE = `${TOKENS.src}def f(x):\n    return [x, 'a b', 3.5]\n${STOP_TOKEN}${TOKENS.frame}`;
 
 /** Asks the server what it serves and finds the vocabulary for the native dialect. */
-export async function openServed(spec: string, signal?: AbortSignal): Promise<Served> {
+export async function openServed(spec: string, opts: { apiKey?: string | undefined; signal?: AbortSignal } = {}): Promise<Served> {
   const t0 = performance.now();
-  const endpoint = new Endpoint(spec);
+  const { signal } = opts;
+  const endpoint = new Endpoint(spec, opts.apiKey);
   const info = await endpoint.info(signal);
   const served: Served = { endpoint, info, contextSize: info.contextSize ?? UNSAID_CONTEXT, loadMs: 0 };
   if (info.kind !== "llama.cpp") served.noVocab = `the server is ${info.kind === "vllm" ? "vLLM" : "not llama.cpp"}: the native dialect needs llama.cpp's /completion (token ids and special tokens)`;

@@ -37,6 +37,8 @@ export interface ModelPredictorOptions {
   /** GGUF path or URI, or an OpenAI-compatible endpoint (`http://host:port/v1`: model/endpoint.ts); empty: the bundled model. */
   model?: string;
   dialect?: "auto" | DialectName;
+  /** A model server's API key (default: $NDBG_API_KEY); false: none is sent (a launch from an untrusted workspace). */
+  apiKey?: string | false;
   gpu?: GpuSetting;
   /** CPU threads (0 or absent: from the machine). */
   threads?: number;
@@ -371,7 +373,7 @@ async function openLocal(spec: string, opts: ModelPredictorOptions): Promise<Ope
 /** A model on a server (model/served.ts): its vocabulary here only for the native dialect. */
 async function openEndpoint(spec: string, opts: ModelPredictorOptions): Promise<Opened> {
   opts.onStatus?.({ stage: "loading", path: spec });
-  const s = await openServed(spec, opts.signal);
+  const s = await openServed(spec, { apiKey: opts.apiKey === undefined ? process.env.NDBG_API_KEY : opts.apiKey || undefined, ...(opts.signal ? { signal: opts.signal } : {}) });
   const device = `${s.info.kind === "vllm" ? "vLLM" : s.info.kind} server at ${s.endpoint.url}${s.info.build ? ` (${s.info.build})` : ""}`;
   return {
     info: s.vocab?.info ?? { name: s.info.model },

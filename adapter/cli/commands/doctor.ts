@@ -51,7 +51,7 @@ export interface ServerVerdict {
 /** Opens the endpoint as a session would, then times a generation. */
 async function probeServer(spec: string, timeoutMs: number): Promise<ServerVerdict> {
   try {
-    const s = await openServed(spec);
+    const s = await openServed(spec, { apiKey: process.env.NDBG_API_KEY });
     const timing = await timeServer(s.endpoint, s.info, TIMED_TOKENS, timeoutMs);
     return { endpoint: s.endpoint.url, ok: true, info: s.info, dialects: s.vocab ? { native: true } : { native: false, why: s.noVocab ?? "" }, timing };
   } catch (e) {

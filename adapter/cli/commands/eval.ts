@@ -5,6 +5,7 @@
 //   eval compare   models side by side on the same sets, one sitting: the model card's table (adapter/tools/compare.ts)
 // A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
 import { disposeAll } from "../../model/backend.js";
+import { isEndpoint } from "../../model/endpoint.js";
 import { ModelFileError } from "../../model/gguf.js";
 import { DataError, readPrograms } from "../../tools/programs.js";
 import { evalCruxeval, type CruxReport } from "../../tools/cruxeval.js";
@@ -20,7 +21,7 @@ export const usage =
   "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR [--model PATH|URI|http://HOST:PORT/v1 [--concurrency N]] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
@@ -132,7 +133,7 @@ function stepsTable(r: StepsReport): string {
     ...rows.slice(0, -1).map(fmt),
     fmt(rows[rows.length - 1]) + "   (the cases whose true next state is an exception or the error exit)",
     "",
-    `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}); ${r.overall.tokens} tokens generated`,
+    `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}${r.concurrency > 1 ? `, ${r.concurrency} programs at once` : ""}); ${r.overall.tokens} tokens generated; ${num(r.overall.count / (r.time.totalMs / 1000))} cases/s`,
   ].join("\n");
 }
 
@@ -150,13 +151,17 @@ function cruxTable(r: CruxReport): string {
 }
 
 async function steps(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, seed: { type: "string" }, "actions-per-program": { type: "string" } });
+  const { values, positionals } = flags(argv, { ...COMMON, seed: { type: "string" }, "actions-per-program": { type: "string" }, concurrency: { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   const c = common("steps", values);
   const seed = integer("--seed", values.seed, 0) ?? 0;
   const k = integer("--actions-per-program", values["actions-per-program"], 1) ?? 1;
+  const concurrency = integer("--concurrency", values.concurrency, 1) ?? 1;
+  // The inference host runs one decode at a time: only a server has something to batch.
+  if (concurrency > 1 && !isEndpoint(c.model.model ?? ""))
+    throw new InputError("--concurrency sends several programs' cases at once to a model server, which batches them: it needs --model http://HOST:PORT/v1", 2);
   const programs = await readPrograms(c.data, { ...(c.limit !== undefined ? { limit: c.limit } : {}) });
-  const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k });
+  const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k, concurrency });
   process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data: c.data, ...r }) : stepsTable(r)) + "\n");
   return 0;
 }
