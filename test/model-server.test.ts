@@ -95,10 +95,10 @@ test("predict mode gives the same greedy states through the llama.cpp server as 
     // The model moved: the states are its answers, not the entry repeated.
     assert.ok(new Set(here.states).size >= 6, `${c.call}: the model answered with states (${here.states.join(" | ")})`);
     compared += here.states.length;
-    // The server's confidence is the model's own probability of each token (llama.cpp's n_probs,
-    // before the grammar); in-process it is renormalized over the tokens the grammar allows where
-    // the grammar refused the model's first choice. So it is the same, or lower there (up to the
-    // float differences of evaluating the prompt in other batches: within 0.01).
+    // The confidence: the same where the grammar let the model's first choice through; where it
+    // did not, the server's is taken among the tokens below the one chosen (endpoint.ts's
+    // grammarProbs), the host's among those the grammar allows: the same or a little lower.
+    // Up to the float differences of evaluating the prompt in other batches (0.01).
     assert.equal(served.confidence.length, here.confidence.length);
     served.confidence.forEach((p, i) => {
       assert.ok(p <= here.confidence[i] + 0.01, `${c.call}, model call ${i}: ${p} through the server, ${here.confidence[i]} in-process`);

@@ -174,7 +174,7 @@ export class Endpoint {
         n_predict: req.maxTokens,
         temperature: 0,
         ...(req.grammar ? { grammar: req.grammar } : {}),
-        n_probs: 1,
+        n_probs: TOP_PROBS,
         cache_prompt: true,
         return_tokens: true,
         stream: false,
@@ -184,7 +184,7 @@ export class Endpoint {
     );
     const tokens = r.tokens;
     if (!Array.isArray(tokens) || !tokens.every((t) => Number.isInteger(t))) throw this.malformed(path, "no generated token ids");
-    const probs = probsOf(r.completion_probabilities, (p) => p.logprob);
+    const probs = grammarProbs(r.completion_probabilities);
     if (!probs) throw this.malformed(path, "no token probabilities");
     const timings = isObj(r.timings) ? r.timings : {};
     const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -250,6 +250,31 @@ export async function timeServer(endpoint: Endpoint, info: ServerInfo, tokens: n
   const n = typeof usage.completion_tokens === "number" && usage.completion_tokens > 0 ? usage.completion_tokens : undefined;
   if (!n) throw new ServerError(`the model server at ${endpoint.url} answered /v1/chat/completions without the tokens it generated (usage)`);
   return { msPerToken: (performance.now() - t0) / n, generated: n };
+}
+
+/** Probabilities asked for per generated token: the chosen one's rank among the model's preferences, for grammarProbs. */
+const TOP_PROBS = 16;
+
+/**
+ * Each generated token's confidence from llama.cpp's probabilities (before the grammar), as the
+ * inference host computes it: where the grammar refused the model's first choices, the tokens it
+ * preferred to the one chosen are out, and the probability is taken among the rest (the host
+ * renormalizes over the tokens the grammar allows: the same where every token below the chosen
+ * one is allowed, a little lower otherwise).
+ */
+function grammarProbs(list: unknown): number[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const out: number[] = [];
+  for (const t of list) {
+    if (!isObj(t) || typeof t.logprob !== "number" || Number.isNaN(t.logprob)) return undefined;
+    const p = Math.exp(t.logprob);
+    const top = Array.isArray(t.top_logprobs) ? t.top_logprobs : [];
+    const at = top.findIndex((x) => isObj(x) && x.id === t.id);
+    let above = 0;
+    for (const x of top.slice(0, Math.max(0, at))) if (isObj(x) && typeof x.logprob === "number") above += Math.exp(x.logprob);
+    out.push(at > 0 && above < 1 ? Math.min(1, p / (1 - above)) : p);
+  }
+  return out;
 }
 
 /** Each entry's probability from its log-probability; undefined when the list is not one. */
