@@ -120,6 +120,28 @@ test("the session names the server it predicts on", T, async () => {
   }
 });
 
+test("the instruct dialect speaks /v1/chat/completions with the JSON grammar: each step a state of the program or the model's wrong answer, never a refused request", T, async () => {
+  // The bundled model is no chat model (the server applies its default template): what is tested is the request and the reading of its answer.
+  const s = await openSession(60_000);
+  try {
+    const { first } = await launchToFirstStop(s.dc, { ...launchArgs(server.url, CASES[0]), dialect: "instruct" }, CASES[0].program);
+    assert.equal(first.event, "stopped");
+    assert.match(s.text("console"), /\(instruct prompts\) on llama\.cpp server/);
+    for (let i = 0; i < 3; i++) {
+      const said = s.text("stderr").length;
+      const e = await stopAfter(s.dc, (dc) => dc.stepInRequest(THREAD));
+      if (e.event === "terminated") break;
+      const err = s.text("stderr").slice(said);
+      assert.ok(err === "" || /Could not go on: the model/.test(err), `a state or the model's wrong answer: ${err}`);
+      assert.doesNotMatch(err, /the model server at/, "the server took the request");
+    }
+    const stats = (await s.dc.customRequest(REQUESTS.stats, {})).body as StatsBody;
+    assert.ok(stats.steps.length > 0 && stats.steps.every((x) => x.confidence > 0 && x.confidence <= 1), "each answer's confidence from the server's log-probabilities");
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("a server that is not running fails the launch with a message that says so", T, async () => {
   const url = `http://127.0.0.1:${await freePort()}/v1`;
   const s = await openSession(30_000);
