@@ -39,7 +39,7 @@ while (reqs.length < STEPS) {
     history = [history[0]];
   }
 }
-const { path } = p.loaded;
+const { path } = p.loaded!;
 const contextSize = p.sequence.contextSize;
 await p.dispose();
 
@@ -47,7 +47,7 @@ await p.dispose();
 const llama = await getBackend({ gpu: "cpu" });
 const model = await llama.loadModel({ modelPath: path });
 const local = await ModelSequence.create(model, { contextSize, threads: 1 });
-const remote = await RemoteSequence.open(inferenceHost(), p.loaded, { contextSize, threads: 1 });
+const remote = await RemoteSequence.open(inferenceHost(), p.loaded!, { contextSize, threads: 1 });
 const grammars = new Map<string, Promise<LlamaGrammar>>();
 const grammarOf = (g?: LlamaGrammar): Promise<LlamaGrammar | undefined> => {
   if (!g) return Promise.resolve(undefined);

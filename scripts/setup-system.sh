@@ -11,6 +11,7 @@ GROUPS_=(
   "python3-debugpy|compare mode runs the real program under debugpy (test/debugpy, test/adapter-compare)"
   "python3-numpy|the tests write tiny GGUF models with numpy (training/gguf.py)"
   "python3-torch libopenblas0-pthread|training tests (PyTorch; OpenBLAS makes its CPU matrix products fast); they skip without it"
+  "cmake g++ git|the model server tests build llama.cpp's server from node-llama-cpp's source (scripts/llama-server.sh, test/model-server)"
   "chromium libkrb5-dev|end-to-end tests: headless Chromium drives a real VS Code (code-server), whose native modules build against the Kerberos headers"
 )
 LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock /var/lib/apt/lists/lock /var/cache/apt/archives/lock)

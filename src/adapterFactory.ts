@@ -97,11 +97,15 @@ const keepWarm = (): boolean => vscode.workspace.getConfiguration("neuralPython"
  * runs as plain Node with ELECTRON_RUN_AS_NODE. Compare mode needs debugpy: where VS Code's Python
  * Debugger extension is installed, the adapter is told where its own copy is (NDBG_DEBUGPY_PATH,
  * for a Python that has none; adapter/real/debugpy.ts also looks in the usual extension folders).
+ * A model server's API key goes the same way (NDBG_API_KEY, read by adapter/model/endpoint.ts).
  */
 export function nodeEnv(): Record<string, string> {
   const env: Record<string, string> = process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
   const debugpy = vscode.extensions.getExtension("ms-python.debugpy");
   if (debugpy) env.NDBG_DEBUGPY_PATH = [join(debugpy.extensionPath, "bundled", "libs"), process.env.NDBG_DEBUGPY_PATH].filter(Boolean).join(delimiter);
+  // A model server's key: a machine setting (restricted: never a workspace's in Restricted Mode), else the environment's NDBG_API_KEY.
+  const apiKey = vscode.workspace.getConfiguration("neuralPython").get<string>("apiKey")?.trim();
+  if (apiKey) env.NDBG_API_KEY = apiKey;
   return env;
 }
 

@@ -77,14 +77,14 @@ test("the launch's Python is asked its version: a real 3.12 predicts 3.12's stat
 async function promptText(p: ModelPredictor): Promise<string> {
   const first = await p.start();
   const req = await p.dialect.request([first.step], { kind: "step_into" });
-  return p.loaded.model.detokenize(req.prompt, true);
+  return p.loaded!.model.detokenize(req.prompt, true);
 }
 
 test("the bundled model (format 2, trained on 3.11 and 3.12 traces) reads the prompt that names the session's version", T, async () => {
   for (const pythonVersion of ["3.11", "3.12"]) {
     const p = await ModelPredictor.create({ program, call: "f([1, 2])", model: shippedModel(), gpu: "cpu", threads: 1, pythonVersion });
     try {
-      assert.equal(p.loaded.info.format, 2);
+      assert.equal(p.loaded!.info.format, 2);
       assert.equal(p.python, pythonVersion);
       assert.ok((await promptText(p)).startsWith(`#ndbg 2 python${pythonVersion}\n<|src_sep|>\ndef f(xs):\n`), "the header of the version it predicts");
     } finally {
@@ -98,7 +98,7 @@ test("a format 1 model (no versions named; the model bundled before run 5) reads
   for (const pythonVersion of ["3.11", "3.12"]) {
     const p = await ModelPredictor.create({ program, call: "f([1, 2])", model: v1, gpu: "cpu", threads: 1, pythonVersion });
     try {
-      assert.equal(p.loaded.info.format, 1);
+      assert.equal(p.loaded!.info.format, 1);
       assert.equal(p.python, pythonVersion);
       assert.ok((await promptText(p)).startsWith("#ndbg 1\n<|src_sep|>\ndef f(xs):\n"), "exactly the header it was trained on");
     } finally {

@@ -103,6 +103,8 @@ async function createModel(config: LaunchConfig, hooks: PredictorHooks, source?:
     gpu: config.gpu,
     threads: config.threads,
     compute: config.compute,
+    // The user's key for a model server goes only where a trusted workspace's launch points: an untrusted one could name any server.
+    ...(config.trusted ? {} : { apiKey: false as const }),
     cwd: dirname(config.program),
     ...(hooks.log ? { log: hooks.log } : {}),
     ...(hooks.status ? { onStatus: hooks.status } : {}),

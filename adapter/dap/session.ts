@@ -533,7 +533,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped, python: s.python };
       if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.why}`);
       else {
-        this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads} thread${s.threads === 1 ? "" : "s"}, ${s.contextSize}-token context, Python ${s.python} states`);
+        this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads ? `${s.threads} thread${s.threads === 1 ? "" : "s"}, ` : ""}${s.contextSize}-token context, Python ${s.python} states`);
         // A backend this machine does not have is no news: the extension's Output channel (from
         // the ndbg/model event) and the status bar's tooltip name it. One the user named, or one
         // found here that failed, is said here.

@@ -185,11 +185,39 @@ async function place(path: string, real: string, gpu: GpuSetting, log?: (message
   }
 }
 
+/** A model's vocabulary, without weights, on the adapter's CPU binding: what the dialects tokenize with and build grammars for. */
+export interface Vocabulary {
+  llama: Llama;
+  model: LlamaModel;
+}
+
+const vocabularies = new Map<string, Promise<Vocabulary & { info: ModelFileInfo }>>();
+
+/** The vocabulary of a GGUF file and what its header says (a served model's: served.ts); loaded once per file. */
+export function loadVocabulary(path: string): Promise<Vocabulary & { info: ModelFileInfo }> {
+  let p = vocabularies.get(path);
+  if (!p) {
+    p = (async () => {
+      const info = await checkModelFile(path);
+      const llama = await getBackend({ gpu: "cpu" });
+      try {
+        return { llama, model: await llama.loadModel({ modelPath: path, vocabOnly: true }), info };
+      } catch (e) {
+        throw new ModelFileError(`${path} could not be loaded: ${(e as Error).message}`, path);
+      }
+    })();
+    vocabularies.set(path, p);
+    p.catch(() => vocabularies.delete(path));
+  }
+  return p;
+}
+
 /** Unloads every model and binding and ends the inference host (end of a CLI run, tests). */
 export async function disposeAll(): Promise<void> {
   stopInferenceHost();
-  const ms = [...models.values()];
+  const ms = [...models.values(), ...vocabularies.values()];
   models.clear();
+  vocabularies.clear();
   for (const p of ms) {
     const m = await p.catch(() => undefined);
     if (m && !m.model.disposed) await m.model.dispose();

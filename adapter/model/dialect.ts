@@ -2,9 +2,10 @@
 // decoding constraints, and the model's answer back into a state. Two dialects implement it:
 // native (our trajectory format, adapter/model/native.ts) and instruct (any chat model, JSON,
 // adapter/model/instruct.ts).
-import type { LlamaGrammar, Token } from "node-llama-cpp";
+import type { Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
+import type { ChatTurn } from "./sequence.js";
 import { funcLines, scopeOfFunc, type ScopeLines } from "./grammar.js";
 import { refusal, type Reach } from "./reach.js";
 
@@ -23,8 +24,12 @@ export class PredictionError extends Error {
 }
 
 export interface DialectRequest {
+  /** The prompt's tokens; empty where the dialect has no vocabulary (a served chat model: `messages`). */
   prompt: Token[];
-  grammar?: LlamaGrammar;
+  /** The same request as a chat, for a server that applies its model's chat template (the instruct dialect). */
+  messages?: ChatTurn[];
+  /** GBNF text (a LlamaGrammar, checked when built, where the adapter has the model's vocabulary). */
+  grammar?: { readonly grammar: string };
   stopTokens: Token[];
   stopText?: string;
   maxTokens: number;

@@ -2,10 +2,11 @@
 // numbers) and the rules, the user message the recent states and the action, and the answer is
 // one JSON object, constrained by a grammar built from the program. The system message is the
 // same for every step, so its tokens stay in the cache and a step costs the user message only.
-import type { ChatHistoryItem, ChatWrapper, LlamaGrammar, Token } from "node-llama-cpp";
+import type { ChatHistoryItem, ChatWrapper, Token } from "node-llama-cpp";
+import type { ChatTurn } from "./sequence.js";
 import type { Action, Exit, Frame, Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
-import type { LoadedModel } from "./backend.js";
+import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "./grammar.js";
 import { Reach } from "./reach.js";
@@ -53,11 +54,12 @@ export class InstructDialect implements Dialect {
   private readonly system: string;
   readonly reach: Reach;
   private wrapper?: ChatWrapper;
-  private grammar?: Promise<LlamaGrammar>;
-  private stringGrammar?: Promise<LlamaGrammar>;
+  private grammar?: Promise<{ readonly grammar: string }>;
+  private stringGrammar?: Promise<{ readonly grammar: string }>;
 
   constructor(
-    private readonly lm: LoadedModel,
+    /** The model's vocabulary; absent for a served chat model, whose server renders the chat (`messages`). */
+    private readonly lm: Vocabulary | undefined,
     private readonly src: PySource,
     private readonly opts: InstructOptions,
   ) {
@@ -75,23 +77,35 @@ export class InstructDialect implements Dialect {
     ].join("\n");
   }
 
-  private async chatWrapper(): Promise<ChatWrapper> {
+  private async chatWrapper(lm: Vocabulary): Promise<ChatWrapper> {
     if (!this.wrapper) {
       const { resolveChatWrapper } = await import("node-llama-cpp");
-      this.wrapper = resolveChatWrapper(this.lm.model);
+      this.wrapper = resolveChatWrapper(lm.model);
     }
     return this.wrapper;
   }
 
-  private async render(user: string): Promise<Token[]> {
-    const wrapper = await this.chatWrapper();
+  /** The request's prompt: the chat as messages, and its tokens under the model's chat template where the vocabulary is here. */
+  private async render(user: string): Promise<{ prompt: Token[]; messages: ChatTurn[] }> {
+    const messages: ChatTurn[] = [
+      { role: "system", content: this.system },
+      { role: "user", content: user },
+    ];
+    const lm = this.lm;
+    if (!lm) return { prompt: [], messages };
+    const wrapper = await this.chatWrapper(lm);
     const history: ChatHistoryItem[] = [
       { type: "system", text: this.system },
       { type: "user", text: user },
       { type: "model", response: [] },
     ];
     const { contextText } = wrapper.generateContextState({ chatHistory: history });
-    return contextText.tokenize(this.lm.model.tokenizer);
+    return { prompt: contextText.tokenize(lm.model.tokenizer), messages };
+  }
+
+  /** A grammar: built (and so checked) where the vocabulary is here, else its text for the server. */
+  private build(text: string): Promise<{ readonly grammar: string }> {
+    return this.lm ? this.lm.llama.createGrammar({ grammar: text }) : Promise.resolve({ grammar: text });
   }
 
   private userText(steps: readonly Step[], tail: string): string {
@@ -114,9 +128,9 @@ export class InstructDialect implements Dialect {
 
   async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
     const what = ACTION_TEXT[action.kind].replace(/line L/g, `line ${action.line ?? "?"}`);
-    const prompt = await this.render(this.userText(steps, `Debugger action: ${what}.\nAnswer with the resulting state as JSON.`));
-    this.grammar ??= this.lm.llama.createGrammar({ grammar: jsonGrammar(this.src, this.opts.python) });
-    return { prompt, grammar: await this.grammar, stopTokens: [], maxTokens: this.opts.maxTokens };
+    const rendered = await this.render(this.userText(steps, `Debugger action: ${what}.\nAnswer with the resulting state as JSON.`));
+    this.grammar ??= this.build(jsonGrammar(this.src, this.opts.python));
+    return { ...rendered, grammar: await this.grammar, stopTokens: [], maxTokens: this.opts.maxTokens };
   }
 
   parse(text: string, steps: readonly Step[], action: Action): Step {
@@ -157,11 +171,11 @@ export class InstructDialect implements Dialect {
   }
 
   async question(steps: readonly Step[], expression: string): Promise<DialectRequest> {
-    const prompt = await this.render(
+    const rendered = await this.render(
       this.userText(steps, `Question: what is the value of the Python expression \`${expression}\` in the current state? Answer with its repr as one JSON string.`),
     );
-    this.stringGrammar ??= this.lm.llama.createGrammar({ grammar: jsonStringGrammar() });
-    return { prompt, grammar: await this.stringGrammar, stopTokens: [], maxTokens: this.opts.maxTokens };
+    this.stringGrammar ??= this.build(jsonStringGrammar());
+    return { ...rendered, grammar: await this.stringGrammar, stopTokens: [], maxTokens: this.opts.maxTokens };
   }
 
   answer(text: string): string {

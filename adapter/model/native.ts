@@ -10,7 +10,7 @@
 import type { LlamaGrammar, Token } from "node-llama-cpp";
 import { FORMAT_VERSION, STOP_TOKEN, TOKENS, parseSteps, serializeAction, serializeHead, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
-import type { LoadedModel } from "./backend.js";
+import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
 import { Reach } from "./reach.js";
@@ -58,7 +58,7 @@ export class NativeDialect implements Dialect {
   grammarProblem?: string;
 
   constructor(
-    private readonly lm: LoadedModel,
+    private readonly lm: Vocabulary,
     private readonly src: PySource,
     private readonly opts: NativeOptions,
   ) {

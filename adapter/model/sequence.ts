@@ -51,6 +51,26 @@ export interface GenerateResult {
 }
 
 /**
+ * What a session generates with: a context sequence in the inference host (remote.ts) or a model
+ * server (served.ts). The grammar goes as GBNF text; `messages` is the same request as a chat,
+ * for a server that applies its model's own chat template (the instruct dialect).
+ */
+export interface Generator {
+  readonly contextSize: number;
+  /** CPU threads its context evaluates with (0: not ours to say, a server's). */
+  readonly threads: number;
+  /** Draft tokens accepted and rejected so far (speculative decoding in the inference host). */
+  readonly predictions?: { validated: number; refuted: number; used: number };
+  generate(prompt: readonly Token[], opts: Omit<GenerateOptions, "grammar"> & { grammar?: { readonly grammar: string }; messages?: readonly ChatTurn[] }): Promise<GenerateResult>;
+  dispose(): Promise<void>;
+}
+
+export interface ChatTurn {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/**
  * node-llama-cpp samples inside its batch dispatcher; when the sampler throws there (a damaged
  * model picks a token its grammar refuses: "Unexpected empty grammar stack after accepting
  * piece"), the error becomes an unhandled rejection and the generation waiting for the token

@@ -11,11 +11,14 @@ import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { READ_VERSIONS, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
-import { loadModel, threadsFor, type GpuSetting, type LoadedModel } from "../model/backend.js";
+import { loadModel, threadsFor, type GpuSetting, type LoadedModel, type Vocabulary } from "../model/backend.js";
+import { isEndpoint } from "../model/endpoint.js";
+import { openServed, ServerSequence } from "../model/served.js";
 import { resolveModel } from "../model/resolve.js";
 import { ModelFileError } from "../model/gguf.js";
 import { readCalibration, shownConfidence, type Calibration, type StateScore } from "../model/calibration.js";
-import type { GenerateResult } from "../model/sequence.js";
+import type { Generator, GenerateResult } from "../model/sequence.js";
+import type { ModelFileInfo } from "../model/gguf.js";
 import { inferenceHost, RemoteSequence } from "../model/remote.js";
 import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
 import { NativeDialect } from "../model/native.js";
@@ -32,9 +35,11 @@ export interface ModelPredictorOptions {
   source?: string;
   /** Entry call such as `f([1, 2])`; absent: the file runs as a script. */
   call?: string;
-  /** GGUF path or URI; empty: the bundled model. */
+  /** GGUF path or URI, or an OpenAI-compatible endpoint (`http://host:port/v1`: model/endpoint.ts); empty: the bundled model. */
   model?: string;
   dialect?: "auto" | DialectName;
+  /** A model server's API key (default: $NDBG_API_KEY); false: none is sent (a launch from an untrusted workspace). */
+  apiKey?: string | false;
   gpu?: GpuSetting;
   /** CPU threads (0 or absent: from the machine). */
   threads?: number;
@@ -86,6 +91,26 @@ export type ModelStatus =
 
 const DEFAULT_CONTEXT = 8192;
 
+/** Where the model runs, as describe() tells it: read when asked (the inference host may move the model to another backend). */
+type Where = () => Pick<ModelDescription, "path" | "name" | "device" | "gpuNames" | "skipped" | "loadMs">;
+
+/** A model ready for a session: what it is, its vocabulary (if here), and how to open its generator. */
+interface Opened {
+  info: Pick<ModelFileInfo, "name" | "dialect" | "format" | "pythonVersions">;
+  /** The model in the inference host; absent on a server. */
+  loaded?: LoadedModel;
+  where: Where;
+  /** The vocabulary the dialects tokenize with; absent for a served chat model. */
+  vocab?: Vocabulary;
+  /** Why there is no vocabulary here, when there is none. */
+  noVocab?: string;
+  /** The context size a session gets when it asks for none. */
+  context: number;
+  /** The model's calibration, stored beside its GGUF (for a server: beside the GGUF it serves, where that file is here). */
+  calibration?: { calibration: Calibration; path: string };
+  open(contextSize: number, threads: number | undefined, moved: (from: string, why: string) => void): Promise<Generator>;
+}
+
 export class ModelPredictor implements Predictor {
   readonly source: string;
   readonly stats: StepStats[] = [];
@@ -107,9 +132,11 @@ export class ModelPredictor implements Predictor {
     /** The line map between the two; undefined when the model reads the program as written. */
     private readonly layout: CanonicalLayout | undefined,
     readonly call: string | undefined,
-    readonly loaded: LoadedModel,
+    private readonly where: Where,
+    /** The model in the inference host (undefined on a server). */
+    readonly loaded: LoadedModel | undefined,
     readonly dialect: Dialect,
-    readonly sequence: RemoteSequence,
+    readonly sequence: Generator,
     first: Frame,
     python: string,
     private readonly onToken?: (generated: number) => void,
@@ -134,22 +161,14 @@ export class ModelPredictor implements Predictor {
     const first = await firstFrame(seen, opts.call);
     const spec = opts.model ?? "";
     opts.onStatus?.({ stage: "resolving", model: spec || "(bundled)" });
-    const path = await resolveModel(spec, {
-      ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
-      ...(opts.cwd ? { cwd: opts.cwd } : {}),
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      onProgress: (p) => opts.onStatus?.({ stage: "downloading", model: spec, ...p }),
-    });
-    opts.signal?.throwIfAborted();
-    opts.onStatus?.({ stage: "loading", path });
-    const lm = await loadModel(path, { gpu: opts.gpu ?? "auto", ...(opts.log ? { log: opts.log } : {}) });
-    const calibration = await readCalibration(path, opts.log);
-    const trained = lm.info.contextLength ?? DEFAULT_CONTEXT;
-    const contextSize = Math.max(256, opts.contextSize ?? Math.min(DEFAULT_CONTEXT, trained));
-    const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : lm.info.dialect === "native" ? "native" : "instruct";
-    if (name === "native" && lm.info.format !== undefined && !READ_VERSIONS.includes(lm.info.format))
-      throw new ModelFileError(`${path} was trained on trajectory format version ${lm.info.format}; this debugger speaks versions ${READ_VERSIONS.join(" and ")}`, path);
-    const known = lm.info.pythonVersions ?? UNSAID_MODEL_PYTHON;
+    const m = isEndpoint(spec) ? await openEndpoint(spec, opts) : await openLocal(spec, opts);
+    const contextSize = Math.max(256, opts.contextSize ?? m.context);
+    const name: DialectName = opts.dialect && opts.dialect !== "auto" ? opts.dialect : m.vocab && m.info.dialect === "native" ? "native" : "instruct";
+    const what = m.where().path;
+    if (name === "native" && !m.vocab) throw new ModelFileError(`the native dialect cannot be used with ${what}: ${m.noVocab ?? "its vocabulary is not here"}`, what);
+    if (name === "native" && m.info.format !== undefined && !READ_VERSIONS.includes(m.info.format))
+      throw new ModelFileError(`${what} was trained on trajectory format version ${m.info.format}; this debugger speaks versions ${READ_VERSIONS.join(" and ")}`, what);
+    const known = m.info.pythonVersions ?? UNSAID_MODEL_PYTHON;
     const python = await sessionPython(opts, known);
     const shownPython = modelPython(known, python);
     if (shownPython !== python) opts.log?.(`the model was trained on Python ${known.join(", ")} traces: it is shown ${shownPython}'s, and only Python ${python}'s frames are admitted`);
@@ -157,28 +176,21 @@ export class ModelPredictor implements Predictor {
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(lm, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: lm.info.format ?? UNSAID_MODEL_FORMAT })
-        : new InstructDialect(lm, seen, { maxTokens, fileName: basename(opts.program), python });
-    const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : threadsFor(lm);
-    const sequence = await RemoteSequence.open(inferenceHost(), lm, { contextSize, threads, speculative: opts.speculative === true }, (from) =>
-      opts.onStatus?.({ stage: "moved", from, why: lm.skipped.find((k) => k.backend === from)?.reason ?? "it failed there", ...p.describe() }),
-    );
-    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, lm, dialect, sequence, first, python, opts.onToken, opts.compute !== false, calibration);
+        ? new NativeDialect(m.vocab!, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: m.info.format ?? UNSAID_MODEL_FORMAT })
+        : new InstructDialect(m.vocab, seen, { maxTokens, fileName: basename(opts.program), python });
+    const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : undefined;
+    const sequence = await m.open(contextSize, threads, (from, why) => opts.onStatus?.({ stage: "moved", from, why, ...p.describe() }));
+    const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, m.where, m.loaded, dialect, sequence, first, python, opts.onToken, opts.compute !== false, m.calibration);
     opts.onStatus?.({ stage: "ready", ...p.describe() });
     return p;
   }
 
   describe(): ModelDescription {
     return {
-      path: this.loaded.path,
-      name: this.loaded.info.name ?? basename(this.loaded.path),
+      ...this.where(),
       dialect: this.dialect.name,
-      device: this.loaded.device,
-      gpuNames: this.loaded.gpuNames,
-      skipped: this.loaded.skipped,
       threads: this.sequence.threads,
       contextSize: this.sequence.contextSize,
-      loadMs: this.loaded.loadMs,
       layout: this.layout ? "canonical" : "original",
       python: this.python,
       calibration: this.calibration?.path ?? null,
@@ -341,6 +353,52 @@ export class ModelPredictor implements Predictor {
     this.disposed = true;
     await this.sequence.dispose();
   }
+}
+
+/** A GGUF file (a path, a URI downloaded once, or the bundled model), its weights in the inference host. */
+async function openLocal(spec: string, opts: ModelPredictorOptions): Promise<Opened> {
+  const path = await resolveModel(spec, {
+    ...(opts.cacheDir ? { cacheDir: opts.cacheDir } : {}),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onProgress: (p) => opts.onStatus?.({ stage: "downloading", model: spec, ...p }),
+  });
+  opts.signal?.throwIfAborted();
+  opts.onStatus?.({ stage: "loading", path });
+  const lm = await loadModel(path, { gpu: opts.gpu ?? "auto", ...(opts.log ? { log: opts.log } : {}) });
+  const calibration = await readCalibration(path, opts.log);
+  return {
+    info: lm.info,
+    loaded: lm,
+    ...(calibration ? { calibration } : {}),
+    vocab: lm,
+    context: Math.min(DEFAULT_CONTEXT, lm.info.contextLength ?? DEFAULT_CONTEXT),
+    where: () => ({ path: lm.path, name: lm.info.name ?? basename(lm.path), device: lm.device, gpuNames: lm.gpuNames, skipped: lm.skipped, loadMs: lm.loadMs }),
+    open: (contextSize, threads, moved) =>
+      RemoteSequence.open(inferenceHost(), lm, { contextSize, threads: threads ?? threadsFor(lm), speculative: opts.speculative === true }, (from) =>
+        moved(from, lm.skipped.find((k) => k.backend === from)?.reason ?? "it failed there"),
+      ),
+  };
+}
+
+/** A model on a server (model/served.ts): its vocabulary here only for the native dialect. */
+async function openEndpoint(spec: string, opts: ModelPredictorOptions): Promise<Opened> {
+  opts.onStatus?.({ stage: "loading", path: spec });
+  const s = await openServed(spec, { apiKey: opts.apiKey === undefined ? process.env.NDBG_API_KEY : opts.apiKey || undefined, ...(opts.signal ? { signal: opts.signal } : {}) });
+  const device = `${s.info.kind === "vllm" ? "vLLM" : s.info.kind} server at ${s.endpoint.url}${s.info.build ? ` (${s.info.build})` : ""}`;
+  const calibration = s.vocab ? await readCalibration(s.vocab.path, opts.log) : undefined;
+  return {
+    info: s.vocab?.info ?? { name: s.info.model },
+    ...(calibration ? { calibration } : {}),
+    ...(s.vocab ? { vocab: s.vocab } : {}),
+    ...(s.noVocab ? { noVocab: s.noVocab } : {}),
+    context: s.contextSize,
+    where: () => ({ path: s.endpoint.url, name: s.vocab?.info.name ?? s.info.model, device, gpuNames: [], skipped: [], loadMs: s.loadMs }),
+    open: async (contextSize) => {
+      if (contextSize > s.contextSize) throw new ModelFileError(`the server at ${s.endpoint.url} gives a session ${s.contextSize} tokens of context, fewer than the ${contextSize} asked for`, spec);
+      return new ServerSequence(s, contextSize);
+    },
+  };
 }
 
 /** The canonical layout of the program, or undefined (and why, through `log`) when it cannot be had. */

@@ -145,6 +145,8 @@ export interface StepsReport {
   model: ModelDescription | null;
   seed: number;
   actionsPerProgram: number;
+  /** Programs predicted at once. */
+  concurrency: number;
   programs: { total: number; evaluated: number; skipped: Record<string, number> };
   actions: Record<ActionKind, ActionFigures>;
   overall: ActionFigures;
@@ -188,6 +190,8 @@ export interface StepsOptions extends ModelOptions {
   /** Cases per action kind per program (default 1). */
   actionsPerProgram?: number;
   seed?: number;
+  /** Programs predicted at once (default 1): for a model server, which batches them (`ndbg eval steps --concurrency`). */
+  concurrency?: number;
 }
 
 /** The reliability tables of a run's items (see StepsReport.reliability). */
@@ -227,79 +231,93 @@ export async function evalSteps(programs: readonly Program[], opts: StepsOptions
   const skipped: Record<string, number> = {};
   const skip = (why: string): void => void (skipped[why] = (skipped[why] ?? 0) + 1);
   const items: StepsItem[] = [];
-  let model: ModelDescription | null = null;
+  let model = null as ModelDescription | null; // set in the workers below
   let traceMs = 0;
   let predictMs = 0;
   let evaluatedTokens = 0;
   let evaluated = 0;
   const sealed = runsSealed(opts) ? await programFolder() : undefined;
-  try {
-    for (const [done, prog] of programs.entries()) {
-      const t1 = performance.now();
-      const file = sealed && (await programFile(prog, sealed.dir));
-      const run = await batch.trace(file ? { ...traceOf(prog), program: file } : traceOf(prog));
-      traceMs += performance.now() - t1;
-      if (run.exit.status === "limit") skip(`limit:${run.limit ?? "?"}`);
-      else if (!run.frames.length) skip("no-frames");
-      else {
-        const cases = sampleCases(run.frames, k, seed, prog.id);
-        let predictor: Predictor | undefined;
+  /** Each program's items, in the programs' order whatever order they finish in. */
+  const byProgram: StepsItem[][] = programs.map(() => []);
+  let finished = 0;
+  const one = async (prog: Program, out: StepsItem[]): Promise<void> => {
+    const t1 = performance.now();
+    const file = sealed && (await programFile(prog, sealed.dir));
+    const run = await batch.trace(file ? { ...traceOf(prog), program: file } : traceOf(prog));
+    traceMs += performance.now() - t1;
+    if (run.exit.status === "limit") skip(`limit:${run.limit ?? "?"}`);
+    else if (!run.frames.length) skip("no-frames");
+    else {
+      const cases = sampleCases(run.frames, k, seed, prog.id);
+      let predictor: Predictor | undefined;
+      try {
+        predictor = file ? await sealedPredictorFor(prog, opts, file) : await predictorFor(prog, opts);
+      } catch (e) {
+        if (!(e instanceof PySourceError)) throw e;
+        skip("unparsed");
+      }
+      if (predictor) {
+        if (predictor instanceof ModelPredictor) model ??= predictor.describe();
+        evaluated++;
         try {
-          predictor = file ? await sealedPredictorFor(prog, opts, file) : await predictorFor(prog, opts);
-        } catch (e) {
-          if (!(e instanceof PySourceError)) throw e;
-          skip("unparsed");
-        }
-        if (predictor) {
-          if (predictor instanceof ModelPredictor) model ??= predictor.describe();
-          evaluated++;
-          try {
-            for (const c of cases) {
-              const current = stateAt(run, c.from, c.from);
-              const truth = stateAt(run, c.to, c.from, c.action);
-              const from = fromState(predictor, current, run.frames[c.from], c.from);
-              const r = from
-                ? await predictOne(predictor, [from], c.action)
-                : { error: "the sealed run never reaches this state", ms: 0, tokens: 0, evaluated: 0 };
-              predictMs += r.ms;
-              evaluatedTokens += r.evaluated;
-              const s = score(r.step, truth);
-              const item: StepsItem = {
-                id: prog.id,
-                action: c.action.kind,
-                from: c.from,
-                to: c.to,
-                exact: s.exact,
-                lineOk: s.line,
-                localsOk: s.locals,
-                baseline: score(baselineStep(current.frame!), truth),
-                ms: r.ms,
-                tokens: r.tokens,
-                truth,
-              };
-              if (c.action.line !== undefined) item.line = c.action.line;
-              if (r.confidence !== undefined) item.confidence = r.confidence;
-              if (r.score) item.score = r.score;
-              if (r.step) item.predicted = r.step;
-              if (r.error !== undefined) item.error = r.error;
-              items.push(item);
-            }
-          } finally {
-            await predictor.dispose();
+          for (const c of cases) {
+            const current = stateAt(run, c.from, c.from);
+            const truth = stateAt(run, c.to, c.from, c.action);
+            const from = fromState(predictor, current, run.frames[c.from], c.from);
+            const r = from
+              ? await predictOne(predictor, [from], c.action)
+              : { error: "the sealed run never reaches this state", ms: 0, tokens: 0, evaluated: 0 };
+            predictMs += r.ms;
+            evaluatedTokens += r.evaluated;
+            const s = score(r.step, truth);
+            const item: StepsItem = {
+              id: prog.id,
+              action: c.action.kind,
+              from: c.from,
+              to: c.to,
+              exact: s.exact,
+              lineOk: s.line,
+              localsOk: s.locals,
+              baseline: score(baselineStep(current.frame!), truth),
+              ms: r.ms,
+              tokens: r.tokens,
+              truth,
+            };
+            if (c.action.line !== undefined) item.line = c.action.line;
+            if (r.confidence !== undefined) item.confidence = r.confidence;
+            if (r.score) item.score = r.score;
+            if (r.step) item.predicted = r.step;
+            if (r.error !== undefined) item.error = r.error;
+            out.push(item);
           }
+        } finally {
+          await predictor.dispose();
         }
       }
-      opts.onProgress?.(done + 1, programs.length, prog.id);
     }
+    opts.onProgress?.(++finished, programs.length, prog.id);
+  };
+  try {
+    // `concurrency` programs at once (a model server batches their requests); each program's cases in order.
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < programs.length) {
+        const i = next++;
+        await one(programs[i], byProgram[i]);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, programs.length)) }, worker));
   } finally {
     await batch.close();
     await sealed?.done();
   }
+  items.push(...byProgram.flat());
   const actions = Object.fromEntries(ACTION_KINDS.map((a) => [a, figures(items.filter((x) => x.action === a))])) as Record<ActionKind, ActionFigures>;
   return {
     model,
     seed,
     actionsPerProgram: k,
+    concurrency: Math.max(1, opts.concurrency ?? 1),
     programs: { total: programs.length, evaluated, skipped },
     actions,
     overall: figures(items),

@@ -5,6 +5,7 @@
 //   eval compare   models side by side on the same sets, one sitting: the model card's table (adapter/tools/compare.ts)
 // A readable table, or with --json one JSON object with every figure (and every item), last on stdout.
 import { disposeAll } from "../../model/backend.js";
+import { isEndpoint } from "../../model/endpoint.js";
 import { ModelFileError } from "../../model/gguf.js";
 import { DataError, readPrograms } from "../../tools/programs.js";
 import { evalCruxeval, type CruxReport } from "../../tools/cruxeval.js";
@@ -21,7 +22,7 @@ export const usage =
   "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
 
 const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR[:LIMIT] [--data ...] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval steps --data FILE.jsonl|DIR[:LIMIT] [--data ...] [--model PATH|URI|http://HOST:PORT/v1 [--concurrency N]] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
@@ -137,7 +138,7 @@ function stepsTable(r: StepsReport): string {
     "",
     reliabilityTable(r.reliability.raw, "reliability of the mean token probability (before calibration)"),
     "",
-    `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}); ${r.overall.tokens} tokens generated`,
+    `time: ${secs(r.time.totalMs)} in all (tracing ${secs(r.time.traceMs)}, predicting ${secs(r.time.predictMs)}${r.concurrency > 1 ? `, ${r.concurrency} programs at once` : ""}); ${r.overall.tokens} tokens generated; ${num(r.overall.count / (r.time.totalMs / 1000))} cases/s`,
   ].join("\n");
 }
 
@@ -162,16 +163,20 @@ export function dataFlag(text: string): { data: string; limit?: number } {
 }
 
 async function steps(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, data: { type: "string", multiple: true }, seed: { type: "string" }, "actions-per-program": { type: "string" } });
+  const { values, positionals } = flags(argv, { ...COMMON, data: { type: "string", multiple: true }, seed: { type: "string" }, "actions-per-program": { type: "string" }, concurrency: { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   // --data repeats: the sets are evaluated as one (one report, one reliability table).
   const sets = (values.data ?? []).map(dataFlag);
   const c = common("steps", { ...values, data: sets.length ? sets.map((d) => d.data).join(", ") : undefined });
   const seed = integer("--seed", values.seed, 0) ?? 0;
   const k = integer("--actions-per-program", values["actions-per-program"], 1) ?? 1;
+  const concurrency = integer("--concurrency", values.concurrency, 1) ?? 1;
+  // The inference host runs one decode at a time: only a server has something to batch.
+  if (concurrency > 1 && !isEndpoint(c.model.model ?? ""))
+    throw new InputError("--concurrency sends several programs' cases at once to a model server, which batches them: it needs --model http://HOST:PORT/v1", 2);
   const programs = [];
   for (const d of sets) programs.push(...(await readPrograms(d.data, { ...((d.limit ?? c.limit) !== undefined ? { limit: d.limit ?? c.limit } : {}) })));
-  const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k });
+  const r = await evalSteps(programs, { ...c.model, seed, actionsPerProgram: k, concurrency });
   const data = (values.data ?? []).join(", ");
   process.stdout.write((c.json ? JSON.stringify({ command: "eval steps", data, ...r }) : stepsTable(r)) + "\n");
   return 0;
