@@ -28,7 +28,7 @@ corpus (CRUXEval) by normalized text or AST is refused. Files are then split per
 seeded order of its files goes to the held-out set (at most --per-file lines each) while their
 lines stay within --heldout-share of its lines, the other files to training, and no function of
 the held-out set stays in training; --keep-heldout keeps the lines the held-out file has, first and
-as they are, and their files out of training. Every held-out file also gives up to --per-file calls
+as they are, and their files out of training (--frozen-heldout: and adds nothing to them). Every held-out file also gives up to --per-file calls
 that raise, after the lines it has (so a file held out before calls that raise were kept gains them).
 Standard library only; deterministic for the same sources and options. See training/DATA.md.
 """
@@ -172,6 +172,10 @@ def free_names(node: ast.stmt) -> set[str]:
             (loads if isinstance(n.ctx, ast.Load) else local).add(n.id)
         elif isinstance(n, ast.arg):
             local.add(n.arg)
+        elif n is not node and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(n.name)  # a helper defined inside the function (a dataclass file's tree walkers, mostly)
+        elif n is not node and isinstance(n, (ast.Import, ast.ImportFrom)):
+            local |= {(a.asname or a.name).split(".")[0] for a in n.names if a.name != "*"}  # checked by nested_imports
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             loads |= set(n.names)
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -261,6 +265,10 @@ class Module:
                 if why:
                     return None, why
                 continue
+            for inner in nested_imports(node):  # an import inside a function runs when it is called
+                why = import_refusal(inner)
+                if why:
+                    return None, why
             for free in sorted(free_names(node)):
                 found, why = mod.lookup(free)
                 if found is None:
@@ -354,6 +362,11 @@ class Repository:
                 if f.is_file() and f.resolve().is_relative_to(self.root):
                     return f.resolve()
         return None
+
+
+def nested_imports(node: ast.stmt) -> list[ast.stmt]:
+    """The imports a top-level statement makes below its first level (inside a function or class body)."""
+    return [n for n in ast.walk(node) if n is not node and isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
 def import_refusal(node: ast.stmt) -> str | None:
@@ -494,9 +507,10 @@ class Builder:
         numbered: Counter = Counter()  # calls that raise are numbered apart, so the others keep the ids they had
         cut: dict[str, tuple[str | None, str | None]] = {}
         rows = []
+        cap = getattr(a, "caps", {}).get(name, a.per_function)
         for n, c in enumerate(calls):
             func = c["func"]
-            if kept[func] >= a.per_function or func not in mod.funcs:
+            if kept[func] >= cap or func not in mod.funcs:
                 continue
             if func not in cut:
                 cut[func] = mod.program(func)
@@ -552,7 +566,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of each repository's lines whose files go to the held-out set")
     ap.add_argument("--keep-heldout", action="store_true",
                     help="keep the lines --out-heldout already has, as they are, and add the new ones after them")
+    ap.add_argument("--frozen-heldout", action="store_true",
+                    help="with --keep-heldout: add nothing to the held-out file (an evaluation set that must not move); "
+                         "its files stay out of training, every other file trains")
     ap.add_argument("--per-function", type=int, default=3, help="inputs kept per function")
+    ap.add_argument("--per-function-of", action="append", default=[], metavar="NAME=N",
+                    help="inputs kept per function of repository NAME (its own cap: keeps one large repository "
+                         "from outweighing the others when --per-function is raised)")
     ap.add_argument("--per-file", type=int, default=4, help="held-out lines per file")
     ap.add_argument("--seed", type=int, default=13, help="orders the files for the split")
     ap.add_argument("--min-events", type=int, default=5)
@@ -570,6 +590,12 @@ def main(argv: list[str] | None = None) -> int:
     for p in a.exclude:
         if not Path(p).is_file():
             ap.error(f"--exclude {p}: no such file")
+    if a.frozen_heldout and not a.keep_heldout:
+        ap.error("--frozen-heldout needs --keep-heldout")
+    try:
+        a.caps = {n: int(k) for n, _, k in (c.rpartition("=") for c in a.per_function_of)}
+    except ValueError:
+        ap.error("--per-function-of: NAME=N")
     if not 0 <= a.heldout_share < 1:
         ap.error("--heldout-share: a share from 0 to under 1")
     kept_lines = []
@@ -600,7 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     why, stats = b.why, b.stats
 
     kept = [json.loads(line) for line in kept_lines]
-    train, new_held, added = split(rows, a.heldout_share, a.per_file, a.seed, kept)
+    train, new_held, added = split(rows, 0.0 if a.frozen_heldout else a.heldout_share, a.per_file, a.seed, kept)
+    if a.frozen_heldout:
+        added = []  # calls that raise of the held-out files: held out, so not trained on, and not added either
     fn_key = lambda r: code_key(r["code"])  # noqa: E731
     kept_funcs = {fn_key(r) for r in kept}
     before = len(new_held)

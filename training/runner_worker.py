@@ -39,6 +39,12 @@ def stable(v, depth=0):
     return True
 
 
+def own_function(v):
+    """Whether v is a function the program itself defines (a helper defined inside a function, a lambda): its repr
+    names it and an address, which the tracer writes as " at 0x...", the same in every run."""
+    return isinstance(v, types.FunctionType) and v.__code__.co_filename == FILE
+
+
 def check(v, limit):
     """Why a value is unfit to show (None when it is fit)."""
     try:
@@ -77,8 +83,8 @@ def run(req):
             raise Budget()
         if bad[0] is None:
             for k, v in frame.f_locals.items():
-                if k.startswith("."):
-                    continue  # a comprehension's hidden iterator
+                if k.startswith(".") or own_function(v):
+                    continue  # a comprehension's hidden iterator; a helper the function defines (its name shows)
                 b = check(v, max_repr)
                 if b:
                     bad[0] = b

@@ -280,6 +280,11 @@ class Options(unittest.TestCase):
             self.assertEqual(runner.run("def f(n):\n    return 'x' * n\n", "10 ** 10")["why"], "memory")
             self.assertEqual(runner.run("def f(s):\n    return set(s)\n", "'abc'")["why"], "unordered")
             self.assertEqual(runner.run("def f(x):\n    return object()\n", "1")["why"], "address")
+            # a helper the function defines is a local whose repr has an address (the tracer masks it): fit to show;
+            # returned, it is the line's output, which must be a value
+            helper = "def f(x):\n    def twice(v):\n        return 2 * v\n    y = twice(x)\n    return {}\n"
+            self.assertEqual(runner.run(helper.format("y + 1"), "3").get("output"), "7")
+            self.assertEqual(runner.run(helper.format("twice"), "3")["why"], "address")
             self.assertEqual(runner.run("def f(x):\n    return [x] * 100\n", "1234")["why"], "long")
             # the budget running out inside a generator expression: the exception is swallowed there, the count is not
             nested = ("def f(word):\n    if not word:\n        raise ValueError('empty input')\n    for j in range(1, len(word)):\n"

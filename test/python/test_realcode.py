@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -229,6 +230,131 @@ class KeepsTheHeldout(unittest.TestCase):
     def test_refuses_a_missing_file(self):
         with self.assertRaisesRegex(AssertionError, "does not exist"):
             build("--no-exclude", "--keep-heldout")
+
+
+# A repository of one file: dataclasses whose reprs and fields need their module (a ClassVar under
+# `from __future__ import annotations` is only a string, which dataclasses resolves in the module sys.modules
+# names), and a function whose helpers are defined inside it and whose import is made there.
+DATACLASSES = '''from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+
+@dataclass(order=True)
+class Job:
+    priority: int
+    name: str = ""
+    tags: list = field(default_factory=list)
+    limit: ClassVar[int] = 3
+
+    def label(self) -> str:
+        return f"{self.name}:{self.priority}"
+
+
+def busiest(pairs: list) -> str:
+    """The label of the job of highest priority among at most Job.limit.
+
+    >>> busiest([(2, "b"), (5, "e"), (1, "a")])
+    'e:5'
+    >>> busiest([(1, "x")])
+    'x:1'
+    """
+    jobs = sorted(Job(p, n) for p, n in pairs[:Job.limit])
+    return jobs[-1].label()
+
+
+def longest_run(values: list) -> int:
+    """The length of the longest run of equal neighbours.
+
+    >>> longest_run([1, 1, 2, 2, 2, 3])
+    3
+    """
+    from operator import eq
+
+    def runs(xs: list) -> list:
+        out = [1]
+        for a, b in zip(xs, xs[1:]):
+            out.append(out[-1] + 1 if eq(a, b) else 1)
+        return out
+
+    return max(runs(values))
+
+
+def pretty(values: list) -> str:
+    """
+    >>> pretty([1, 2, 3, 4, 5, 6])
+    '[1, 2, 3, 4, 5, 6]'
+    """
+    from pprint import pformat  # not an import a line may make
+
+    def inner(v):
+        return pformat(v)
+
+    return inner(values)
+'''
+
+
+class DataclassesAndNestedHelpers(unittest.TestCase):
+    """A function that builds dataclasses is a line (the runner runs it in a module sys.modules knows), and so is one
+    whose helpers are defined inside it; an import inside a function is held to the imports a line may make."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        (Path(cls.tmp.name) / "jobs.py").write_text(DATACLASSES, encoding="utf-8")
+        cls.train, cls.held, cls.summary, _ = build("--no-exclude", "--heldout-share", "0", src=Path(cls.tmp.name))
+        cls.got = {(r["entry"], r["input"]): r["output"] for r in cls.train}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_a_dataclass_function_is_kept(self):
+        self.assertEqual(self.got[("busiest", "[(2, 'b'), (5, 'e'), (1, 'a')]")], "'e:5'")
+        code = next(r["code"] for r in self.train if r["entry"] == "busiest")
+        self.assertIn("@dataclass(order=True)\nclass Job:", code)
+        self.assertTrue(code.startswith("from __future__ import annotations\n"))
+        rerun_each(self, [r for r in self.train if r["entry"] == "busiest"])
+
+    def test_the_runner_resolves_the_dataclass_in_its_module(self):
+        # unresolved, the ClassVar would be a field: Job(1) would show limit=3 and sort on it
+        code = next(r["code"] for r in self.train if r["entry"] == "busiest")
+        runner = Runner(sys.executable, 5.0, 300, 120)
+        try:
+            res = runner.run(code + "\n\ndef show(p):\n    return repr(Job(p))\n", "1", "show")
+        finally:
+            runner.close()
+        self.assertEqual(res.get("output"), '"Job(priority=1, name=\'\', tags=[])"', res)
+
+    def test_helpers_defined_inside_a_function(self):
+        self.assertEqual(self.got[("longest_run", "[1, 1, 2, 2, 2, 3]")], "3")
+        self.assertNotIn("pretty", {r["entry"] for r in self.train})
+        self.assertGreaterEqual(self.summary["refused"]["needs-import"], 1)
+
+
+class FrozenHeldout(unittest.TestCase):
+    """--frozen-heldout: the held-out file is not touched (its files stay out of training); everything else trains."""
+
+    def test_adds_nothing_to_the_heldout_file(self):
+        kept = ('{"code": "def title_words(text):\\n    return text\\n", "input": "\'x\'", "entry": "title_words", "output": "\'x\'", '
+                '"id": "kept_words", "source": "realcode_tests/textkit/words.py"}\n')
+        train, held, summary, raw = build("--no-exclude", "--keep-heldout", "--frozen-heldout", "--per-function", "5",
+                                          src=TESTED, held_text=kept)
+        self.assertEqual(raw.rsplit(b"--\n", 1)[1], kept.encode())  # byte for byte: not even its calls that raise
+        self.assertEqual(summary["heldout_added_raising"] + summary["heldout_new"], 0)
+        self.assertNotIn("realcode_tests/textkit/words.py", {r["source"] for r in train})
+        self.assertIn("realcode_tests/textkit/slugs.py", {r["source"] for r in train})  # would be held out at 0.5
+
+    def test_needs_keep_heldout(self):
+        with self.assertRaisesRegex(AssertionError, "needs --keep-heldout"):
+            build("--no-exclude", "--frozen-heldout")
+
+    def test_a_repository_of_its_own_cap(self):
+        rows = lambda *extra: build("--no-exclude", "--heldout-share", "0", *extra, src=TESTED)[0]  # noqa: E731
+        per_func = lambda rs: max(Counter(r["entry"] for r in rs).values())  # noqa: E731
+        self.assertGreater(per_func(rows("--per-function", "5")), 1)
+        self.assertEqual(per_func(rows("--per-function", "5", "--per-function-of", "realcode_tests=1")), 1)
 
 
 class NeedsAnExcludedCorpus(unittest.TestCase):
