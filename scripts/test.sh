@@ -20,7 +20,7 @@ node_rc=${PIPESTATUS[0]}
 wait "$py_pid"
 py_rc=$?
 cat "$log/py.txt"
-pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# fail [0-9]+' "$log/node.txt" | awk '{print $3}')
+pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
 e2e_rc=0; e2epass=0; e2efail=0
