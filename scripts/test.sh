@@ -8,6 +8,7 @@ bash scripts/setup-system.sh || exit 1
 [ -d node_modules ] || npm install --no-audit --no-fund || exit 1
 npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
+export NDBG_DIST_BUILT=1   # the suites run over this build (test/support/dist.ts): none rebuilds it under another
 log=$(mktemp -d)
 # The Python suites run beside the TypeScript ones, and those two files at a time: most of their
 # time is spent waiting on the processes they drive (adapters, tracers, debugpy, the model's

@@ -4,22 +4,19 @@
 // process when its parent closes its stdin.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { runTrace } from "../adapter/real/tracer.js";
 import { connect, startServer, stopServer } from "./support/serve.js";
+import { buildDist } from "./support/dist.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const CALLS = join(ROOT, "test", "fixtures", "dap", "calls.py");
 const DEMO = join(ROOT, "examples", "demo.py");
 const THREAD = { threadId: 1 };
 
-before(() => {
-  const b = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
-  assert.equal(b.status, 0, `build failed: ${b.stderr}`);
-});
+before(() => buildDist());
 
 async function launch(dc: DebugClient, args: Record<string, unknown>): Promise<void> {
   const stopped = dc.waitForEvent("stopped");
