@@ -77,7 +77,9 @@ async function walk(model: string, c: (typeof CASES)[number]): Promise<{ states:
       states.push(unmarked(await inspect(s.dc)));
     }
     const stats = (await s.dc.customRequest(REQUESTS.stats, {})).body as StatsBody;
-    return { states, confidence: stats.steps.map((x) => x.confidence), errors: s.text("stderr") };
+    // The predicted end says how sure the model is: that figure is the confidence compared below.
+    const errors = s.text("stderr").replace(/\(predicted, \d+% sure\)/g, "(predicted, N% sure)");
+    return { states, confidence: stats.steps.map((x) => x.confidence), errors };
   } finally {
     await s.dc.stop();
   }
