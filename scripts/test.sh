@@ -10,14 +10,14 @@ npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 export NDBG_DIST_BUILT=1   # the suites run over this build (test/support/dist.ts): none rebuilds it under another
 log=$(mktemp -d)
-# The Python suites run beside the TypeScript ones, and those four files at a time: most of their
+# The Python suites run beside the TypeScript ones, and those three files at a time: most of their
 # time is spent waiting on the processes they drive (adapters, tracers, debugpy, the model's
-# host: two files at a time kept 2 cores about half busy, three at 60%), and each file's sessions, temp folders
+# host: two files at a time kept 2 cores about half busy), and each file's sessions, temp folders
 # and caches are its own. NDBG_TEST_JOBS=1: one at a time.
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1 &
 py_pid=$!
-node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-4}" test/*.test.ts 2>&1 | tee "$log/node.txt"
+node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" test/*.test.ts 2>&1 | tee "$log/node.txt"
 node_rc=${PIPESTATUS[0]}
 wait "$py_pid"
 py_rc=$?
