@@ -17,13 +17,13 @@ import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
 
 const T = { timeout: 600_000 };
-// Every other program of each folder (a model-alone session costs about a prediction a move; all
+// Every third program of each folder (a model-alone session costs about a prediction a move; all
 // of them took six minutes of the suite): NDBG_REACH_ALL=1 checks them all.
 const PROGRAMS = ["programs", "userstyle"].flatMap((dir) =>
   readdirSync(join(ROOT, "test", "fixtures", dir))
     .filter((f) => f.endsWith(".py"))
     .sort()
-    .filter((_, i) => process.env.NDBG_REACH_ALL === "1" || i % 2 === 0)
+    .filter((_, i) => process.env.NDBG_REACH_ALL === "1" || i % 3 === 0)
     .map((f) => join(ROOT, "test", "fixtures", dir, f)),
 );
 
