@@ -20,6 +20,15 @@ export interface Session {
 export async function openSession(timeout: number): Promise<Session> {
   const dc = new DebugClient(process.execPath, ADAPTER, "neural-python");
   dc.defaultTimeout = timeout;
+  // The client's requests wait for their answer with no limit: one the adapter never answers would
+  // keep a test (and the suite) waiting for ever. Each is bounded by the session's timeout.
+  const client = dc as unknown as { send(command: string, args?: unknown): Promise<DebugProtocol.Response> };
+  const send = client.send.bind(dc);
+  client.send = (command, args) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to ${command} within ${timeout} ms`)), timeout);
+      send(command, args).then(resolve, reject).finally(() => clearTimeout(timer));
+    });
   await dc.start();
   const output: DebugProtocol.OutputEvent["body"][] = [];
   dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body));
