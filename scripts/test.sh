@@ -10,19 +10,27 @@ npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 export NDBG_DIST_BUILT=1   # the suites run over this build (test/support/dist.ts): none rebuilds it under another
 log=$(mktemp -d)
-# The Python suites run beside the TypeScript ones, and those three files at a time: most of their
-# time is spent waiting on the processes they drive (adapters, tracers, debugpy, the model's
-# host: two files at a time kept 2 cores about half busy), and each file's sessions, temp folders
-# and caches are its own. NDBG_TEST_JOBS=1: one at a time.
+# Files that check what a session leaves running, or wait on the model's steps and probes, run
+# first, one at a time and alone: beside other files, on 2 cores, their cleanups and waits
+# stretched past their bounds. The rest run three files at a time with the Python suites beside
+# them: most of their time is spent waiting on the processes they drive (adapters, tracers,
+# debugpy), and each file's sessions, temp folders and caches are its own (NDBG_TEST_JOBS=N: N at a time).
+alone=(test/adapter-processes.test.ts test/adapter-cleanup.test.ts test/backend-probe.test.ts test/backend-fallback.test.ts test/inference-host.test.ts test/adapter-predict.test.ts test/sealed-hostile.test.ts)
+rest=()
+for f in test/*.test.ts; do [[ " ${alone[*]} " == *" $f "* ]] || rest+=("$f"); done
+node --import tsx --test --test-concurrency=1 "${alone[@]}" 2>&1 | tee "$log/alone.txt"
+alone_rc=${PIPESTATUS[0]}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1 &
 py_pid=$!
-node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" test/*.test.ts 2>&1 | tee "$log/node.txt"
-node_rc=${PIPESTATUS[0]}
+node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${rest[@]}" 2>&1 | tee "$log/rest.txt"
+rest_rc=${PIPESTATUS[0]}
+cat "$log/alone.txt" "$log/rest.txt" > "$log/node.txt"
+node_rc=$(( alone_rc || rest_rc ))
 wait "$py_pid"
 py_rc=$?
 cat "$log/py.txt"
-pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{print $3}'); fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}')
+pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}'); fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
 e2e_rc=0; e2epass=0; e2efail=0
