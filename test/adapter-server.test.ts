@@ -56,6 +56,8 @@ test("one warm process serves session after session, side by side, and outlives 
     await b.dc.disconnectRequest({});
     b.socket.end();
     assert.equal(server.proc.exitCode, null, server.stderr());
+    // The preload runs in the background beside the sessions: its line comes when it is done.
+    for (const until = Date.now() + 60_000; !/preloaded .*\.gguf on cpu/.test(server.stderr()) && Date.now() < until; ) await new Promise((r) => setTimeout(r, 200));
     assert.match(server.stderr(), /preloaded .*\.gguf on cpu/);
   } finally {
     // Its parent closing stdin ends it.
