@@ -3,7 +3,7 @@
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
 import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor } from "./predictor.js";
-import { breakpointCanHit, FORMAT_VERSION, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { breakpointCanHit, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
 import { cutText } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
@@ -232,7 +232,7 @@ export class Engine {
     if (!returned && !Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${name}" here`);
     if (repr.trim() === "") throw new Error("a value is needed");
     // The recorded objects were the old value's: an edited state has none under that name.
-    const objects = frame.objects && Object.fromEntries(Object.entries(frame.objects).filter(([path]) => path !== name && !path.startsWith(`${name}.`) && !path.startsWith(`${name}[`)));
+    const objects = frame.objects && Object.fromEntries(Object.entries(frame.objects).filter(([path]) => !reachedFrom(path, name)));
     const changed: Frame = returned ? { ...frame, value: repr } : { ...frame, locals: { ...frame.locals, [name]: repr }, ...(objects ? { objects } : {}) };
     const edited: Predicted = { ...cur, step: { ...cur.step, frame: changed } };
     delete edited.confidence;

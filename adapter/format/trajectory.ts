@@ -43,6 +43,9 @@ export interface Frame {
  */
 export type Objects = Record<string, [name: string, repr: string, path: string][]>;
 
+/** Whether an object's path in Objects is reached from the local `name` (`name`, `name.x`, `name[0]`). */
+export const reachedFrom = (path: string, name: string): boolean => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`);
+
 export type ExitStatus = keyof typeof FORMAT.exits;
 
 /** The end of the program: normally, by an uncaught exception (value), or cut off by a limit. */

@@ -3,7 +3,7 @@
 // predicted, at what confidence, and what is low), and a short text for clients that read only text.
 import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
-import { breakpointCanHit, type Exit, type Frame, type Objects } from "../format/trajectory.js";
+import { breakpointCanHit, reachedFrom, type Exit, type Frame, type Objects } from "../format/trajectory.js";
 import { mentions } from "../format/expr.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { LOW_MARK, REAL, markVariable, originOf, originOfGuess, scopeName, type Origin } from "../dap/marks.js";
@@ -138,7 +138,7 @@ export function valueOrigin(s: Viewed, frames: readonly Frame[], index: number, 
 
 export function variableView(name: string, repr: string, o: Origin, objects?: Objects): VariableView {
   const type = reprToNode(repr).type;
-  const reached = objects && Object.entries(objects).filter(([path]) => path === name || path.startsWith(`${name}.`) || path.startsWith(`${name}[`));
+  const reached = objects && Object.entries(objects).filter(([path]) => reachedFrom(path, name));
   const opened = reached?.length ? { objects: Object.fromEntries(reached.map(([path, children]) => [path, children.map(([n, v]) => ({ name: n, value: v }))])) } : {};
   return { name, value: repr, ...(type ? { type } : {}), ...opened, ...marksOf(o) };
 }
