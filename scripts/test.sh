@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Every test: type check, build, the TypeScript suites (node's test runner) with the Python suites
+# `npm test`: type check, build, the TypeScript suites (node's test runner) with the Python suites
 # beside them, and the end-to-end tests in a real VS Code on the packaged .vsix (scripts/package.mjs, then
 # scripts/e2e.mjs; NDBG_E2E=0 leaves them out).
+# `npm run test:slow` (this script with `slow`): the exhaustive checks of test/slow/, which CI runs
+# too: every state of real runs on four Pythons against the rules, every model session's states,
+# the llama.cpp server, seeded fuzzing of the protocol and of model headers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-system.sh || exit 1
@@ -10,14 +13,24 @@ npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 export NDBG_DIST_BUILT=1   # the suites run over this build (test/support/dist.ts): none rebuilds it under another
 log=$(mktemp -d)
+# Beside TAP, scripts/test-times.mjs writes each test's and file's time: the 20 slowest are printed at the end.
+times=(--test-reporter=tap --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
+if [ "${1:-}" = slow ]; then
+  node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/slow.times" test/slow/*.test.ts 2>&1 | tee "$log/slow.txt"
+  rc=${PIPESTATUS[0]}
+  node scripts/test-times.mjs "$log/slow.times"
+  echo "slow tests: $(grep -E '^# pass [0-9]+' "$log/slow.txt" | awk '{print $3}') passed, $(grep -E '^# (fail|cancelled) [0-9]+' "$log/slow.txt" | awk '{s+=$3} END {print s+0}') failed"
+  exit "$rc"
+fi
 # Files that check what a session leaves running, or wait on the model's steps and probes, run
 # first, one at a time and alone: beside other files, on 2 cores, their cleanups and waits
 # stretched past their bounds. The rest run three files at a time with the Python suites beside
 # them: most of their time is spent waiting on the processes they drive (adapters, tracers,
 # debugpy), and each file's sessions, temp folders and caches are its own (NDBG_TEST_JOBS=N: N at a time).
 alone=(test/adapter-processes.test.ts test/adapter-cleanup.test.ts test/backend-probe.test.ts test/backend-fallback.test.ts test/inference-host.test.ts test/adapter-predict.test.ts test/sealed-hostile.test.ts)
-rest=()
-for f in test/*.test.ts; do [[ " ${alone[*]} " == *" $f "* ]] || rest+=("$f"); done
+# The longest files first: one that starts last runs on alone.
+rest=(test/debugpy.test.ts test/adapter-compare.test.ts test/reach.test.ts test/gguf.test.ts)
+for f in test/*.test.ts; do [[ " ${alone[*]} ${rest[*]} " == *" $f "* ]] || rest+=("$f"); done
 node --import tsx --test --test-concurrency=1 "${alone[@]}" 2>&1 | tee "$log/alone.txt"
 alone_rc=${PIPESTATUS[0]}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3

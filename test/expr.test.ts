@@ -537,3 +537,9 @@ test("checkSingleExpression: entry calls are one expression", () => {
     assert.match(checkSingleExpression(bad) ?? "", why, bad);
   }
 });
+
+test("only the evaluator's builtins are builtins: the names JavaScript objects carry (constructor, toString) are not", () => {
+  assert.throws(() => evaluateExpression("constructor(1)", {}), (e: unknown) => e instanceof ExprError && /calling constructor\(\) is not supported/.test(e.message));
+  assert.throws(() => evaluateExpression("toString", {}), (e: unknown) => e instanceof ExprError && /NameError: name 'toString' is not defined/.test(e.message));
+  assert.equal(evaluateExpression("len(constructor)", { constructor: "[1, 2]" }), "2");
+});

@@ -53,12 +53,15 @@ test("a keystroke in a trace of 100,000 frames is re-read in a small part of a f
   const a = analyze(text);
   const at = text.indexOf("n=50000");
   const next = text.slice(0, at + 2) + "7" + text.slice(at + 2);
-  let t0 = performance.now();
-  const want = analyze(next);
-  const full = performance.now() - t0;
-  t0 = performance.now();
-  const got = reanalyze(text, a, next);
-  const part = performance.now() - t0;
-  assert.deepEqual(got, want);
+  // The fastest of five of each: a single timing on cores shared with other suites measures them.
+  const fastest = (f: () => unknown): number =>
+    Math.min(...Array.from({ length: 5 }, () => {
+      const t0 = performance.now();
+      f();
+      return performance.now() - t0;
+    }));
+  const full = fastest(() => analyze(next));
+  const part = fastest(() => reanalyze(text, a, next));
+  assert.deepEqual(reanalyze(text, a, next), analyze(next));
   assert.ok(part < full / 3, `re-read ${Math.round(part)} ms, full ${Math.round(full)} ms`);
 });

@@ -461,7 +461,7 @@ test("the grammars written from the rules parse in llama.cpp, for every state an
 // 3.12 runs list, dict and set comprehensions inline (PEP 709): no frame of their own, their
 // locals in the frame that runs them while they run. 3.11's side is checked against real traces
 // here; 3.12's against hand-written states with the version given explicitly, and against real
-// 3.12 and 3.13 traces in test/pyversion-traces.test.ts.
+// 3.12 and 3.13 traces in test/slow/pyversion-traces.test.ts.
 const COMPS = "def f(xs):\n    ys = [x * 2 for x in xs]\n    d = {k: k for k in ys}\n    s = {v for v in d}\n    g = sum(x for x in s)\n    h = (lambda a: a + 1)(g)\n    return h\n";
 const fAt = (n: number, locals: Record<string, string>): Frame => ({ event: "line", line: n, depth: 0, func: "f", locals });
 

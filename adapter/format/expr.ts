@@ -1021,7 +1021,7 @@ const arity = (name: string, args: PyValue[], kwargs: Map<string, PyValue>, min:
   }
 };
 
-const BUILTINS: Record<string, Builtin> = {
+const BUILTINS = {
   len: (args, kw) => {
     arity("len", args, kw, 1, 1);
     const v = args[0];
@@ -1106,7 +1106,7 @@ const BUILTINS: Record<string, Builtin> = {
     arity("tuple", args, kw, 0, 1);
     return built({ t: "tuple", items: args.length ? [...iterate(args[0])] : [] });
   },
-};
+} satisfies Record<string, Builtin>;
 
 // ---------------------------------------------------------------------------------------------
 // Attributes and methods of built-in values: only those that change nothing (an allow-list per
@@ -1546,6 +1546,7 @@ function methodOf(v: PyValue, name: string): Method {
 }
 
 /** The builtins an expression may call. */
+export type SupportedBuiltin = keyof typeof BUILTINS;
 export const SUPPORTED_BUILTINS: readonly string[] = Object.keys(BUILTINS);
 
 function dedupe(items: PyValue[]): PyValue[] {
@@ -1565,7 +1566,7 @@ function evaluate(n: Node, scope: Scope): PyValue {
     case "name": {
       const v = scope.get(n.id);
       if (v === undefined) {
-        if (n.id in BUILTINS) throw new ExprError(`the builtin ${n.id} can only be called, e.g. ${n.id}(x)`);
+        if (Object.hasOwn(BUILTINS, n.id)) throw new ExprError(`the builtin ${n.id} can only be called, e.g. ${n.id}(x)`);
         throw pyErr("NameError", `name '${n.id}' is not defined`);
       }
       return v;
@@ -1626,7 +1627,7 @@ function evaluate(n: Node, scope: Scope): PyValue {
       throw new ExprError("a slice is only valid inside [...]");
     case "call": {
       if (scope.has(n.fn)) throw new ExprError(`calling ${n.fn} would run code: not supported`);
-      const f = BUILTINS[n.fn];
+      const f = Object.hasOwn(BUILTINS, n.fn) ? (BUILTINS as Record<string, Builtin>)[n.fn] : undefined;
       if (!f) throw new ExprError(`calling ${n.fn}() is not supported (supported: ${SUPPORTED_BUILTINS.join(", ")})`);
       return f(...argumentsOf(n, scope));
     }

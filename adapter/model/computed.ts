@@ -7,7 +7,7 @@
 // (adapter/model/reach.ts) holds predictions to what they give; each is checked there against
 // real traces.
 import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
-import { ExprError, evaluateValue, iterate, pyEq, reads, truthy } from "../format/expr.js";
+import { ExprError, evaluateValue, iterate, pyEq, reads, truthy, type SupportedBuiltin } from "../format/expr.js";
 import { literalToRepr, literalToStr, parseRepr, type PyValue } from "../format/values.js";
 import type { FuncShape } from "./shapes.js";
 
@@ -438,8 +438,9 @@ export class Effects {
   }
 }
 
-// Builtins whose result does not depend on the order they meet a set's items in.
-const ORDER_FREE = new Set(["len", "min", "max", "sorted", "any", "all", "bool", "abs", "isinstance"]);
+// Builtins whose result does not depend on the order they meet a set's items in (typed as the
+// evaluator's: a name it cannot call is a type error, not a dead entry).
+const ORDER_FREE: ReadonlySet<string> = new Set<SupportedBuiltin>(["len", "min", "max", "sorted", "bool", "abs"]);
 /** Items of a loop computed (past them, the loop is left to the model). */
 const MAX_ITEMS = 10_000;
 /** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
@@ -467,7 +468,8 @@ function boundNames(src: PySource): Set<string> {
   return out;
 }
 
-const INEXACT = new Set(["pow", "sum", "round", "divmod"]);
+// Builtins whose float result CPython may round otherwise than the evaluator (a float sum, 3.12+).
+const INEXACT: ReadonlySet<string> = new Set<SupportedBuiltin>(["sum"]);
 
 /** Whether a value holds a number that `is` holds for, anywhere in it. */
 function hasNumber(v: PyValue, is: (x: PyValue) => boolean): boolean {

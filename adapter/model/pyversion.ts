@@ -3,7 +3,7 @@
 // holds them, where 3.11 gives each a frame of its own (`<listcomp>`, `<dictcomp>`, `<setcomp>`);
 // generator expressions and lambdas have frames of their own on both. The frame grammar and the
 // reachable states (grammar.ts, reach.ts) admit only the frames of the session's version. Real
-// 3.10 to 3.13 traces are checked against them (test/pyversion-traces.test.ts): 3.13 traces as
+// 3.10 to 3.13 traces are checked against them (test/slow/pyversion-traces.test.ts): 3.13 traces as
 // 3.12, 3.10 as 3.11, so a version before 3.12 is read as 3.11 and any later one as 3.12.
 import { PYTHON_VERSION_RE } from "../format/trajectory.js";
 

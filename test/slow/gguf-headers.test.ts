@@ -10,11 +10,11 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./support/dist.js";
-import { randomModel } from "./support/models.js";
-import { readGgufHeader } from "../adapter/model/gguf.js";
-import type { LoadOutcome } from "./support/load-model.js";
-import { behind, randomDamage, setKey, tensorInfo, type Damage } from "./support/gguf-damage.js";
+import { ROOT } from "../support/dist.js";
+import { randomModel } from "../support/models.js";
+import { readGgufHeader } from "../../adapter/model/gguf.js";
+import type { LoadOutcome } from "../support/load-model.js";
+import { behind, randomDamage, setKey, tensorInfo, type Damage } from "../support/gguf-damage.js";
 
 const PROGRAM = join(ROOT, "test", "fixtures", "dap", "script.py");
 const LOADER = join(ROOT, "test", "support", "load-model.ts");

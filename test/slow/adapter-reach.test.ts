@@ -9,12 +9,12 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
-import { Reach, refusal } from "../adapter/model/reach.js";
-import { lastFrame } from "../adapter/model/dialect.js";
-import { parsePython } from "../adapter/pyread/pysource.js";
-import { parse } from "../adapter/format/trajectory.js";
-import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
+import { Reach, refusal } from "../../adapter/model/reach.js";
+import { lastFrame } from "../../adapter/model/dialect.js";
+import { parsePython } from "../../adapter/pyread/pysource.js";
+import { parse } from "../../adapter/format/trajectory.js";
+import { ROOT, buildDist } from "../support/dist.js";
+import { THREAD, launchToFirstStop, openSession, stopAfter } from "../support/dap.js";
 
 const T = { timeout: 600_000 };
 // Every third program of each folder (a model-alone session costs about a prediction a move; all

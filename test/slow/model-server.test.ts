@@ -9,11 +9,11 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
-import { NDBG, ROOT, buildDist, sh } from "./support/dist.js";
-import { shippedModel } from "./support/models.js";
-import { freePort, startServer, type RunningServer } from "./support/llama-server.js";
-import { THREAD, inspect, launchToFirstStop, openSession, shown, stopAfter, type Session, type Stop } from "./support/dap.js";
-import { REQUESTS, type StatsBody } from "../adapter/protocol.js";
+import { NDBG, ROOT, buildDist, sh } from "../support/dist.js";
+import { shippedModel } from "../support/models.js";
+import { freePort, startServer, type RunningServer } from "../support/llama-server.js";
+import { THREAD, inspect, launchToFirstStop, openSession, shown, stopAfter, type Session, type Stop } from "../support/dap.js";
+import { REQUESTS, type StatsBody } from "../../adapter/protocol.js";
 
 const T = { timeout: 120_000 };
 /** The first build of llama-server takes minutes on two cores (README); later runs find it cached. */

@@ -4,8 +4,8 @@
 // problem. A failure names the case and its seed: `npm run fuzz -- --seed S --family F` repeats it.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { buildDist } from "./support/dist.js";
-import { FAMILIES, HEADER, row, runFuzz, total } from "./fuzz/run.js";
+import { buildDist } from "../support/dist.js";
+import { FAMILIES, HEADER, row, runFuzz, total } from "../fuzz/run.js";
 
 before(() => buildDist());
 
