@@ -31,12 +31,12 @@ alone=(test/adapter-processes.test.ts test/adapter-cleanup.test.ts test/backend-
 # The longest files first: one that starts last runs on alone.
 rest=(test/debugpy.test.ts test/adapter-compare.test.ts test/reach.test.ts test/gguf.test.ts)
 for f in test/*.test.ts; do [[ " ${alone[*]} ${rest[*]} " == *" $f "* ]] || rest+=("$f"); done
-node --import tsx --test --test-concurrency=1 "${alone[@]}" 2>&1 | tee "$log/alone.txt"
+node --import tsx --test --test-concurrency=1 "${times[@]}" --test-reporter-destination="$log/alone.times" "${alone[@]}" 2>&1 | tee "$log/alone.txt"
 alone_rc=${PIPESTATUS[0]}
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
 "$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1 &
 py_pid=$!
-node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${rest[@]}" 2>&1 | tee "$log/rest.txt"
+node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/rest.times" "${rest[@]}" 2>&1 | tee "$log/rest.txt"
 rest_rc=${PIPESTATUS[0]}
 cat "$log/alone.txt" "$log/rest.txt" > "$log/node.txt"
 node_rc=$(( alone_rc || rest_rc ))
@@ -60,6 +60,7 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   e2efail=$(grep -oE '# fail [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   [ "$e2e_rc" = 0 ] || [ "${e2efail:-0}" != 0 ] || e2efail=1   # it failed before its tests ran
 fi
+node scripts/test-times.mjs "$log/alone.times" "$log/rest.times"
 total_fail=$(( ${fail:-0} + ${pyfail:-0} + ${e2efail:-0} ))
 echo "tests: $(( ${pass:-0} + ${pyran:-0} - ${pyfail:-0} + ${e2epass:-0} )) passed, ${total_fail} failed (in VS Code: ${e2epass:-0} passed, ${e2efail:-0} failed)"
 [ "$node_rc" = 0 ] && [ "$py_rc" = 0 ] && [ "$e2e_rc" = 0 ]

@@ -65,6 +65,9 @@ test("the README's set-up commands are npm scripts, and CI runs its test command
   const ci = readFileSync(join(ROOT, ".ci", "run"), "utf8");
   const testCommand = commands.find(([, , s]) => s === "test")![1];
   for (const part of testCommand.split(" && ")) assert.ok(ci.includes(part), `.ci/run runs "${part}"`);
+  // The slower checks the README names beside it run in CI too.
+  for (const [, script] of readme.matchAll(/`npm run (test:\w+)`/g)) assert.ok(ci.includes(`npm run ${script}`) && script in pkg.scripts, `.ci/run runs npm run ${script}`);
+  assert.match(readme, /`npm run test:slow`/);
 });
 
 test("the lock file has an entry for every optional dependency, as npm ci requires", () => {
