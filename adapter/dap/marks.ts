@@ -12,7 +12,10 @@
 // real but for the values the model filled in: those are marked one by one, and so are values
 // computed from them ("from a predicted value"), and output written by a line that read one.
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { Guess, Predicted } from "../engine/predictor.js";
+import type { Engine } from "../engine/engine.js";
+import { RETURN_VALUE, type Guess, type Predicted, type Predictor } from "../engine/predictor.js";
+import { mentions } from "../format/expr.js";
+import type { Frame } from "../format/trajectory.js";
 
 /** Where a state's values come from: the real program (or the entry call's arguments), or the model. */
 export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean; derived?: boolean };
@@ -39,6 +42,55 @@ export function originOfGuess(g: Guess, threshold: number): Origin {
   if (g.set) return REAL;
   const o = predicted(g.confidence, threshold);
   return g.derived ? { ...o, derived: true } : o;
+}
+
+/** What a session's stop shows: its history (the engine), its predictor and its stack. */
+export interface Shown {
+  engine?: Engine;
+  predictor?: Predictor;
+  /** The session shows the model's states (predict mode, or compare mode with the model); a sealed run's are real but for its holes. */
+  predicts: boolean;
+  /** The user's low-confidence threshold. */
+  threshold: number;
+  /** The current stack, innermost first. */
+  frames: readonly Frame[];
+}
+
+/** Where each value of a session's stop comes from: a state's, a frame's of the stack, one value's. */
+export class Origins {
+  constructor(private readonly shown: Shown) {}
+
+  /** A state's values. */
+  of(p: Predicted | undefined): Origin {
+    return originOf(p, this.shown.predicts, this.shown.threshold);
+  }
+
+  /** A value the model filled into a real state. */
+  guess(g: Guess): Origin {
+    return originOfGuess(g, this.shown.threshold);
+  }
+
+  /** The values of the frame at `index` of the stack: those of the state it was shown in (a caller's frame is its latest state). */
+  frame(index: number): Origin {
+    const { engine, predicts, frames } = this.shown;
+    if (!engine || !predicts) return REAL;
+    if (index === 0) return this.of(engine.current);
+    return this.of(engine.history.find((p) => p.step.frame === frames[index]) ?? engine.current);
+  }
+
+  /**
+   * One value of the frame at `index`: the frame's, or, in a real state (hybrid mode, predict
+   * mode's holes), the model's for a value it filled in. `name`: a local, "(return)", or an
+   * expression (predicted when it reads a predicted local).
+   */
+  value(index: number, name: string): Origin {
+    const o = this.frame(index);
+    const frame = this.shown.frames[index];
+    const guesses = frame && !o.predicted ? this.shown.predictor?.guessed?.(frame) : undefined;
+    if (!guesses?.size) return o;
+    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && mentions(name, n))?.[1];
+    return g ? this.guess(g) : o;
+  }
 }
 
 /** "predicted", or for a value computed from one, "from a predicted value". */

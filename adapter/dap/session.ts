@@ -15,7 +15,7 @@ import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "..
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
-import { ExprError, evaluateExpression, mentions } from "../format/expr.js";
+import { ExprError, evaluateExpression } from "../format/expr.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
@@ -23,7 +23,7 @@ import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
-import { REAL, logBody, markEvaluation, originOf, originOfGuess, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked } from "./marks.js";
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
 import { comparisonOf, createPredictor } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
@@ -508,7 +508,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       reason = "exception";
       ev.body.reason = reason;
       ev.body.text = frame.value;
-      ev.body.description = `${this.originOfFrame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
+      ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
       const hit = this.breakpoints.hitIds(frame, (p) => this.isProgram(p));
       if (hit.length) {
@@ -562,7 +562,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       this.sendEvent(ev);
     };
     const logsAt = (p: Predicted | undefined): void => {
-      for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.originOf(l.state)));
+      for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.origins.of(l.state)));
       if (p) logs.splice(0, logs.length, ...logs.filter((l) => l.state !== p));
     };
     const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
@@ -573,7 +573,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       this.printed.add(key(p));
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
       const guess = text ? this.predictor?.guessedOutput?.(p.step) : undefined;
-      if (text) send(outputBody(text, guess ? originOfGuess(guess, this.config?.lowConfidence ?? 1) : this.originOf(p)));
+      if (text) send(outputBody(text, guess ? this.origins.guess(guess) : this.origins.of(p)));
       // A real run's standard error (record mode), in order with its output and stops.
       const err = p.step.frame?.stderr ?? p.step.exit?.stderr;
       if (err) send({ category: "stderr", output: err });
@@ -584,7 +584,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   private exitProgram(exit: Exit): void {
     // A predicted end is the model's guess, and says how sure it is.
-    const o = this.originOf(this.engine?.current);
+    const o = this.origins.of(this.engine?.current);
     const guess = o.predicted ? (o.confidence !== undefined ? ` (predicted, ${Math.round(o.confidence * 100)}% sure)` : " (predicted)") : "";
     if (exit.status === "normal") this.console(`Program exited normally${guess}.`);
     else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}${guess}`, "stderr");
@@ -621,15 +621,15 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
     if (this.comparison && at.index === 0) {
       const refs = { predicted: this.variables.ref({ kind: "compare", side: "predicted" }), real: this.variables.ref({ kind: "compare", side: "real" }) };
-      response.body = { scopes: compareScopes(this.originOfFrame(0), refs) };
+      response.body = { scopes: compareScopes(this.origins.frame(0), refs) };
       return this.sendResponse(response);
     }
-    const scope = new Scope(scopeName(this.originOfFrame(at.index)), this.variables.ref({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
+    const scope = new Scope(scopeName(this.origins.frame(at.index)), this.variables.ref({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
     scope.presentationHint = "locals";
     const scopes: DebugProtocol.Scope[] = [scope];
     // The module's names, as its frame stands on the stack (the program's outermost frame, when it runs from its top).
     const module = this.frames.length - 1;
-    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.originOfFrame(module), "Globals", "Predicted globals"), this.variables.ref({ kind: "scope", frame: module, globals: true }), false));
+    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.origins.frame(module), "Globals", "Predicted globals"), this.variables.ref({ kind: "scope", frame: module, globals: true }), false));
     response.body = { scopes };
     this.sendResponse(response);
   }
@@ -641,35 +641,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return c?.mode === "predict" || (c?.mode === "compare" && c.predictor === "model");
   }
 
-  /** Where a state's values come from (see adapter/dap/marks.ts). */
-  private originOf(p: Predicted | undefined): Origin {
-    return originOf(p, this.predicts, this.config?.lowConfidence ?? 1);
-  }
-
-  /**
-   * The origin of the values of the frame at `index` of the current stack: the history state it
-   * was shown in (a caller's frame is its latest state).
-   */
-  private originOfFrame(index: number): Origin {
-    const engine = this.engine;
-    if (!engine || !this.predicts) return REAL;
-    if (index === 0) return this.originOf(engine.current);
-    const frame = this.frames[index];
-    return this.originOf(engine.history.find((p) => p.step.frame === frame) ?? engine.current);
-  }
-
-  /**
-   * The origin of one value of the frame at `index`: the state's, or, in a real state (hybrid
-   * mode), the model's for a value it filled in. `name`: a local, "(return)", or an expression
-   * (predicted when it reads a predicted local).
-   */
-  private originOfValue(index: number, name: string): Origin {
-    const o = this.originOfFrame(index);
-    const frame = this.frames[index];
-    const guesses = frame && !o.predicted ? this.predictor?.guessed?.(frame) : undefined;
-    if (!guesses?.size) return o;
-    const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && mentions(name, n))?.[1];
-    return g ? originOfGuess(g, this.config?.lowConfidence ?? 1) : o;
+  /** Where each value of the current stop comes from (adapter/dap/marks.ts). */
+  private get origins(): Origins {
+    return new Origins({ engine: this.engine, predictor: this.predictor, predicts: this.predicts, threshold: this.config?.lowConfidence ?? 1, frames: this.frames });
   }
 
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
@@ -678,7 +652,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (c.kind === "compare") {
       const variable: MakeVariable = (...a) => this.variables.variable(...a);
       try {
-        response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.originOfFrame(0), variable) };
+        response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.origins.frame(0), variable) };
       } catch (e) {
         return this.fail(response, errorMessage(e));
       }
@@ -688,19 +662,19 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (c.kind === "scope") {
       const frame = this.frames[c.frame];
       if (!frame) return this.fail(response, "this frame is gone");
-      const origin = this.originOfFrame(c.frame);
+      const origin = this.origins.frame(c.frame);
       const returned = c.frame === 0 && !c.globals ? this.returnedHere() : undefined;
       if (returned) {
         // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
         const hole = this.predictor?.guessed?.(returned.frame)?.get(RETURN_VALUE);
-        const origin = hole ? originOfGuess(hole, this.config?.lowConfidence ?? 1) : this.originOf(returned.state);
+        const origin = hole ? this.origins.guess(hole) : this.origins.of(returned.state);
         const rv = this.variables.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
         rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
         // Settable where the state may be edited: a predicted return, or a hole's value in hybrid mode.
-        const rv = this.variables.variable(RETURN_VALUE, reprToNode(frame.value), undefined, this.originOfValue(0, RETURN_VALUE));
+        const rv = this.variables.variable(RETURN_VALUE, reprToNode(frame.value), undefined, this.origins.value(0, RETURN_VALUE));
         rv.presentationHint = this.editRefusal(RETURN_VALUE) ? { kind: "virtual", attributes: ["readOnly"] } : { kind: "virtual" };
         vars.push(rv);
       }
@@ -709,7 +683,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.originOfValue(c.frame, name), frame.objects));
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.origins.value(c.frame, name), frame.objects));
     } else vars = this.variables.children(c);
     vars = page(vars, c, args);
     response.body = { variables: vars };
@@ -746,7 +720,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       // What the expression wrote (a method that prints) goes to the Debug Console first.
       if (result.stdout) this.sendEvent(new OutputEvent(result.stdout, "stdout"));
       const node = reprToNode(result.value);
-      const origin = this.originOfValue(at?.index ?? 0, expression);
+      const origin = this.origins.value(at?.index ?? 0, expression);
       const v = this.variables.variable(expression, node, result.path ?? expression, origin, result.objects);
       const body = { result: result.value, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       response.body = markEvaluation(body, origin, args.context);
@@ -895,7 +869,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const repr = frame.value ?? "";
     const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
     // VS Code's exception widget shows the description: a predicted exception says it is one.
-    const description = this.originOfFrame(0).predicted ? `${repr} (predicted)` : repr;
+    const description = this.origins.frame(0).predicted ? `${repr} (predicted)` : repr;
     response.body = { exceptionId: type, description, breakMode: this.engine?.uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
     this.sendResponse(response);
   }

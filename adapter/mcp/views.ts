@@ -4,9 +4,8 @@
 import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
 import { breakpointCanHit, reachedFrom, type Exit, type Frame, type Objects } from "../format/trajectory.js";
-import { mentions } from "../format/expr.js";
 import { cutText, reprToNode } from "../format/values.js";
-import { LOW_MARK, REAL, markVariable, originOf, originOfGuess, scopeName, type Origin } from "../dap/marks.js";
+import { LOW_MARK, Origins, markVariable, scopeName, type Origin } from "../dap/marks.js";
 import type { LaunchConfig } from "../dap/launch.js";
 
 /** What the views read of a session. */
@@ -111,30 +110,18 @@ export function marksOf(o: Origin): Marks {
   return m;
 }
 
+/** Where the values of a session's stop come from (adapter/dap/marks.ts, as the adapter marks them). */
+const origins = (s: Viewed, frames: readonly Frame[] = []): Origins =>
+  new Origins({ engine: s.engine, predictor: s.predictor, predicts: predicts(s), threshold: s.config.lowConfidence, frames });
+
 /** Where a state's values come from. */
-export const originAt = (s: Viewed, p: Predicted | undefined): Origin => originOf(p, predicts(s), s.config.lowConfidence);
+export const originAt = (s: Viewed, p: Predicted | undefined): Origin => origins(s).of(p);
 
-/** The origin of the frame at `index` of `frames` (the stack at the current state): the history state it was last seen in. */
-export function frameOrigin(s: Viewed, frames: readonly Frame[], index: number): Origin {
-  if (!predicts(s)) return REAL;
-  const e = s.engine;
-  if (index === 0) return originAt(s, e.current);
-  return originAt(s, e.history.find((p) => p.step.frame === frames[index]) ?? e.current);
-}
+/** The origin of the frame at `index` of `frames` (the stack at the current state). */
+export const frameOrigin = (s: Viewed, frames: readonly Frame[], index: number): Origin => origins(s, frames).frame(index);
 
-/**
- * The origin of one value of the frame at `index`: the state's, or in a real state (hybrid mode)
- * the model's for a value it filled in. `name`: a local, RETURN_VALUE, or an expression (marked
- * when it reads a filled-in local).
- */
-export function valueOrigin(s: Viewed, frames: readonly Frame[], index: number, name: string): Origin {
-  const o = frameOrigin(s, frames, index);
-  const frame = frames[index];
-  const guesses = frame && !o.predicted ? s.predictor.guessed?.(frame) : undefined;
-  if (!guesses?.size) return o;
-  const g = guesses.get(name) ?? [...guesses].find(([n]) => n !== RETURN_VALUE && mentions(name, n))?.[1];
-  return g ? originOfGuess(g, s.config.lowConfidence) : o;
-}
+/** The origin of one value of the frame at `index` (a local, RETURN_VALUE, or an expression). */
+export const valueOrigin = (s: Viewed, frames: readonly Frame[], index: number, name: string): Origin => origins(s, frames).value(index, name);
 
 export function variableView(name: string, repr: string, o: Origin, objects?: Objects): VariableView {
   const type = reprToNode(repr).type;
@@ -205,7 +192,7 @@ function returnedView(s: Viewed): VariableView | undefined {
   const r = returnedHere(s.engine);
   if (!r) return undefined;
   const hole = s.predictor.guessed?.(r.frame)?.get(RETURN_VALUE);
-  const o = hole ? originOfGuess(hole, s.config.lowConfidence) : originAt(s, r.state);
+  const o = hole ? origins(s).guess(hole) : originAt(s, r.state);
   return variableView(`(return) ${r.frame.func}`, r.frame.value!, o);
 }
 
