@@ -433,6 +433,18 @@ def trajectory_header(text: str, where: str) -> tuple[int, str | None]:
     return version, python
 
 
+def read_texts(paths: Iterable[str | Path], limit: int) -> Iterator[str]:
+    """The texts of the records of JSONL files, in order, until `limit` characters have been read
+    (a tokenizer trains on the first of them: a few million characters are plenty)."""
+    left = limit
+    for p in paths:
+        for rec in read_jsonl(p):
+            if left <= 0:
+                return
+            left -= len(rec["text"])
+            yield rec["text"]
+
+
 def read_jsonl(path: str | Path) -> Iterator[dict]:
     """Records of an `ndbg data` file ({"id", "text", "targets"}), plain or compressed (.xz, .gz:
     the files that travel to a training machine); a bad line or a broken file is a clear error."""
@@ -496,15 +508,7 @@ def main(argv: list[str] | None = None) -> int:
                 ntok += len(tok.encode(rec["text"]))
             print(json.dumps({"chars": chars, "bytes": nbytes, "tokens": ntok, "chars_per_token": round(chars / max(ntok, 1), 3)}))
         else:
-            def texts() -> Iterator[str]:
-                left = a.limit_chars
-                for p in a.data:
-                    for rec in read_jsonl(p):
-                        if left <= 0:
-                            return
-                        left -= len(rec["text"])
-                        yield rec["text"]
-            tok = train(texts(), a.vocab)
+            tok = train(read_texts(a.data, a.limit_chars), a.vocab)
             tok.save(a.out)
             print(json.dumps({"out": a.out, "vocab": tok.vocab_size, "merges": len(tok.merges), **tok.stats}))
     except TokenizerError as err:

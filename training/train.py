@@ -72,7 +72,7 @@ if __package__ in (None, ""):  # run as a script: make "training" importable
 
 from training import distributed  # noqa: E402
 from training.gguf import GGUFError, load_config, read_model, read_tensors, write_tensors  # noqa: E402
-from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, trajectory_header, train as train_tokenizer  # noqa: E402
+from training.tokenizer import Tokenizer, TokenizerError, read_jsonl, read_texts, trajectory_header, train as train_tokenizer  # noqa: E402
 
 OPENBLAS_DIR = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
 CACHE_VERSION = 3  # bump when what the token cache holds changes
@@ -884,16 +884,8 @@ def _make_tokenizer(args, tc: dict, tok_path: Path, resume, log) -> None:
     elif not tok_path.exists():
         t0 = time.time()
         vocab = args.vocab or tc.get("vocab", 4096)
-
-        def texts():  # the first 20M characters are plenty for a few thousand merges
-            left = 20_000_000
-            for p in args.data:
-                for rec in read_jsonl(p):
-                    if left <= 0:
-                        return
-                    left -= len(rec["text"])
-                    yield rec["text"]
-        tok = train_tokenizer(texts(), vocab)
+        # the first 20M characters are plenty for a few thousand merges
+        tok = train_tokenizer(read_texts(args.data, 20_000_000), vocab)
         tok.save(tok_path)
         log({"event": "tokenizer", "vocab": tok.vocab_size, "seconds": round(time.time() - t0, 1)})
 
