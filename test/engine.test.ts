@@ -9,6 +9,7 @@ import { Engine } from "../adapter/engine/engine.js";
 import { RETURN_VALUE } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { evaluateValues, sealedExecutor } from "../adapter/real/sealed.js";
 import { transition } from "../adapter/real/semantics.js";
 import { parse, serialize, type Frame } from "../adapter/format/trajectory.js";
 import type { Predicted, Predictor } from "../adapter/engine/predictor.js";
@@ -51,7 +52,7 @@ function historyOnly(p: RecordedPredictor): Predictor {
 
 async function engine(run: TraceResult | Promise<TraceResult>, opts: { first?: number; maxSteps?: number; historyOnly?: boolean } = {}): Promise<Engine> {
   const recorded = new RecordedPredictor(await run, { first: opts.first });
-  const e = new Engine(opts.historyOnly ? historyOnly(recorded) : recorded, { maxSteps: opts.maxSteps });
+  const e = new Engine(opts.historyOnly ? historyOnly(recorded) : recorded, { maxSteps: opts.maxSteps, evaluator: evaluateValues });
   await e.start();
   return e;
 }
@@ -249,11 +250,11 @@ test("conditions: false hits are passed and kept in the history; unevaluable con
   never.setBreakpoints([{ line: 4, condition: "y > 100" }]);
   assert.equal(at(await never.continue()), "exit normal");
 
-  // A condition the evaluator cannot compute counts as true, with a note.
+  // A condition that raises counts as true, with a note that says what CPython said.
   const odd = await engine(r);
-  odd.setBreakpoints([{ line: 4, condition: "x.to_bytes(2, 'big') > b''" }]);
+  odd.setBreakpoints([{ line: 4, condition: "x / y > 1" }]);
   assert.deepEqual(frameOf(await odd.continue()).locals, { x: "0", y: "0" });
-  assert.match(odd.takeNotes().join("\n"), /condition "x\.to_bytes\(2, 'big'\) > b''" on line 4 could not be evaluated/);
+  assert.match(odd.takeNotes().join("\n"), /condition "x \/ y > 1" on line 4 could not be evaluated \(ZeroDivisionError: division by zero\)/);
 
   // Two breakpoints on one line: either condition holding stops.
   const two = await engine(r);
@@ -381,7 +382,7 @@ test("settle: once per move at its last state, with the breakpoints' conditions;
     },
     dispose: () => {},
   };
-  const e = new Engine(wrapped);
+  const e = new Engine(wrapped, { evaluator: evaluateValues });
   await e.start();
   e.setBreakpoints([{ line: 4, condition: "x == 1" }]);
   const p = await e.continue();
@@ -405,7 +406,7 @@ test("settle: once per move at its last state, with the breakpoints' conditions;
   assert.equal(e.history.length, e.cursor + 1, "the known future is dropped");
 });
 
-test("evaluate: expressions over the current locals, never running code", async () => {
+test("evaluate: expressions over the current values, by CPython, sealed, never in the program", async () => {
   const r = await loop();
   const e = await engine(r);
   await e.runTo(4);
@@ -414,8 +415,10 @@ test("evaluate: expressions over the current locals, never running code", async 
   assert.equal((await e.evaluate("[x] * y")).value, "[1, 1]");
   assert.equal((await e.evaluate("x == 1 and y > 1")).value, "True");
   assert.equal((await e.evaluate("x.bit_length()")).value, "1");
-  await assert.rejects(e.evaluate("x.to_bytes(2, 'big')"), /cannot evaluate "x\.to_bytes\(2, 'big'\)": int\.to_bytes\(\) is not supported/);
-  await assert.rejects(e.evaluate("nope"), /cannot evaluate/);
+  assert.equal((await e.evaluate("x.to_bytes(2, 'big')")).value, "b'\\x00\\x01'");
+  assert.deepEqual(await e.evaluate("print(x, y) or sorted({y: 1, x: 2}.items())"), { value: "[(1, 2), (2, 1)]", stdout: "1 2\n" });
+  await assert.rejects(e.evaluate("nope"), /cannot evaluate "nope": NameError: name 'nope' is not defined/);
+  await assert.rejects(e.evaluate("open('/etc/hostname').read()"), /cannot evaluate .*(FileNotFoundError|No such file)/);
   await e.continue();
   await assert.rejects(e.evaluate("x"), /program has ended/);
 });
@@ -471,7 +474,7 @@ test("operations issued together run one at a time, in order", async () => {
 });
 
 test("a session before start refuses to step", async () => {
-  const e = new Engine(new RecordedPredictor(await loop()));
+  const e = new Engine(new RecordedPredictor(await loop()), { evaluator: evaluateValues });
   await assert.rejects(e.step("step_into"), /not started/);
   assert.throws(() => e.current, /not started/);
 });
@@ -608,4 +611,27 @@ test("exception stops: raised exceptions where they are raised, uncaught ones wh
   const normal = await engine(await loop());
   normal.setExceptionStops({ raised: false, uncaught: true });
   assert.equal(at(await normal.continue()), "exit normal");
+});
+
+test("the engine asks the predictor only where an expression reads a value known by its repr alone; CPython's own answers and errors stand", async () => {
+  const r = await trace("objects", "class Cart:\n    pass\n\ndef f(x):\n    cart = Cart()\n    y = x + 1\n    return y\n", "f(2)");
+  // The recording, answering questions as a chat model does (a recording itself answers none).
+  const recorded = new RecordedPredictor(r);
+  const asked: string[] = [];
+  const answering: Predictor = {
+    source: recorded.source,
+    start: (o) => recorded.start(o),
+    predict: (h, a, o) => recorded.predict(h, a, o),
+    evaluate: async (_h, expression) => (asked.push(expression), "42"),
+    dispose: () => {},
+  };
+  const e = new Engine(answering, { evaluator: evaluateValues });
+  await e.start();
+  await e.runTo(6);
+  assert.equal((await e.evaluate("x * 10")).value, "20");
+  assert.equal((await e.evaluate("cart.total()")).value, "42");
+  await assert.rejects(e.evaluate("x / 0"), /ZeroDivisionError: division by zero/);
+  await assert.rejects(e.evaluate("nope"), /NameError/);
+  assert.match((await e.evaluate("['a'*10**6]*10**6")).value, /^\['aaa.*…\(cut\)$/);
+  assert.deepEqual(asked, ["cart.total()"]);
 });

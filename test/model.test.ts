@@ -16,6 +16,7 @@ import { HISTORY_TOKENS } from "../adapter/model/native.js";
 import { resolveModel } from "../adapter/model/resolve.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { runTrace } from "../adapter/real/tracer.js";
+import { evaluateValues } from "../adapter/real/sealed.js";
 import type { Predicted } from "../adapter/engine/predictor.js";
 import { Engine } from "../adapter/engine/engine.js";
 import type { Action, Frame, Step } from "../adapter/format/trajectory.js";
@@ -307,10 +308,10 @@ test("continue with breakpoints asks for the most plausible breakpoint first", T
   }
 });
 
-test("evaluate answers from the state through the engine (locals, what expr.ts computes); a native model answers nothing else", T, async () => {
+test("evaluate answers from the state through the engine (its values, by CPython, sealed); a native model answers nothing else", T, async () => {
   const p = await create({ program: join(BROKEN, "syntax_error.py"), call: "fine(3, 'a', scale=2)" });
   try {
-    const engine = new Engine(p);
+    const engine = new Engine(p, { evaluator: evaluateValues });
     const history = [await engine.start()];
     assert.equal((await engine.evaluate("n")).value, "3");
     assert.equal((await engine.evaluate("rest")).value, "('a',)");

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
-  bytesRepr, floatRepr, literalToRepr, parseLiteral, parseRepr, readNumber, readString, reprToNode, strRepr,
+  bytesRepr, floatRepr, literalToRepr, MAX_REPR, parseLiteral, parseRepr, readNumber, readString, ReprTooLong, reprPreview, reprToNode, strRepr,
   ValueSyntaxError, type PyValue, type ValueNode,
 } from "../adapter/format/values.js";
 import { findPython } from "../adapter/real/tracer.js";
@@ -199,3 +199,21 @@ test("reprs from a real Python read back and print exactly the same", async () =
     assert.equal(literalToRepr(v), r);
   }
 });
+
+test("reprs are written under a limit, and the Variables view makes children only when they are expanded", () => {
+  const shared = parseRepr("[0, 1, 2]");
+  const wide = { t: "list" as const, items: Array(1_000).fill(shared) };
+  assert.throws(() => literalToRepr(wide, 1_000), ReprTooLong);
+  assert.equal(literalToRepr(wide).length, 1_000 * 11);
+  assert.equal(reprPreview(wide, 20), "[[0, 1, 2], [0, 1, 2…");
+  assert.ok(MAX_REPR >= 1_000_000);
+  // A 3-million-character repr: the tree is read at once, one level of children when asked.
+  const repr = `[${Array(1_000).fill(`[${Array(1_000).fill("0").join(", ")}]`).join(", ")}]`;
+  const t0 = performance.now();
+  const node = reprToNode(repr);
+  assert.equal(node.children?.length, 1_000);
+  assert.equal(node.children?.[999].node.display, `[${Array(1_000).fill("0").join(", ")}]`);
+  assert.equal(node.children?.[0].node.children?.[999].node.display, "0");
+  assert.ok(performance.now() - t0 < 2_000);
+});
+

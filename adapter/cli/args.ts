@@ -2,7 +2,7 @@
 // exit code instead of crashes. Every command goes through `guarded`.
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_TIMEOUT_S, runTrace, type TraceOptions, type TraceResult } from "../real/tracer.js";
-import { checkSingleExpression } from "../format/expr.js";
+import { checkSingleExpression } from "../pyread/expressions.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 
 /** Flags shared with `steps`: where and how to run the program. */

@@ -5,7 +5,7 @@ import { Breakpoint } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { BreakpointSpec } from "../engine/engine.js";
 import { breakpointProblem, type ClientBreakpoint } from "../engine/breakpoints.js";
-import { parseExpression } from "../format/expr.js";
+import { expressionProblem } from "../pyread/expressions.js";
 import { breakpointCanHit, type Frame } from "../format/trajectory.js";
 import { parsePythonSync } from "../pyread/pysource.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
@@ -44,6 +44,11 @@ export class BreakpointTable {
         problem = `cannot read ${path}: ${errorMessage(e)}`;
       }
     }
+    const problems = new Map<string, string | undefined>();
+    for (const w of wanted) {
+      const c = w.condition?.trim();
+      if (c && !problems.has(c)) problems.set(c, await expressionProblem(c));
+    }
     const kept: ClientBreakpoint[] = [];
     const out = wanted.map((w) => {
       const id = this.nextId++;
@@ -51,13 +56,8 @@ export class BreakpointTable {
       // A condition that does not parse still stops (as one that cannot be evaluated does); a bad hit count or log message does not.
       const refused = problem ?? (lines && !lines.has(w.line) ? "no code on this line" : breakpointProblem(w));
       let message = refused;
-      if (!message && condition) {
-        try {
-          parseExpression(condition);
-        } catch (e) {
-          message = `condition: ${errorMessage(e)}`;
-        }
-      }
+      const unread = !message && condition ? problems.get(condition) : undefined;
+      if (unread) message = `condition: ${unread}`;
       const verified = !refused;
       if (verified) kept.push({ id, line: w.line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
       const bp = new Breakpoint(verified, w.line) as DebugProtocol.Breakpoint;

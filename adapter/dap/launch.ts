@@ -3,7 +3,7 @@
 // a bad argument gets one clear message naming the attribute.
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { checkSingleExpression } from "../format/expr.js";
+import { checkSingleExpression } from "../pyread/expressions.js";
 import { LAYOUTS, type LayoutName } from "../pyread/layout.js";
 import { quoted } from "./requests.js";
 import { MAX_TIMEOUT_S } from "../real/tracer.js";

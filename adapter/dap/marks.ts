@@ -14,7 +14,7 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Guess, type Predicted, type Predictor } from "../engine/predictor.js";
-import { mentions } from "../format/expr.js";
+import { mentions } from "../pyread/expressions.js";
 import type { Frame } from "../format/trajectory.js";
 
 /** Where a state's values come from: the real program (or the entry call's arguments), or the model. */

@@ -2,7 +2,9 @@
 // Predict, hybrid and compare modes load what they need only when chosen. Predict mode runs the
 // program sealed and asks the model only for its holes; `compute: false` is the model alone.
 import { dirname } from "node:path";
+import { Engine } from "../engine/engine.js";
 import type { Predictor } from "../engine/predictor.js";
+import { evaluateValues } from "../real/sealed.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import { ComparePredictor, startComparison } from "../predictors/compare.js";
@@ -119,4 +121,26 @@ async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Pr
     { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
     inner,
   );
+}
+
+/** Most states a continue predicts event by event (exception stops) where a model predicts them: one that circles would predict for minutes. */
+const PREDICTED_EVENTS = 300;
+
+/** Whether a model predicts the session's states (predict mode's model alone, compare mode's prediction), not a run. */
+export function modelPredicts(config: LaunchConfig | undefined, predictor: Predictor | undefined): boolean {
+  if (!config || predictor?.guessed) return false;
+  return config.mode === "predict" || (config.mode === "compare" && config.predictor === "model");
+}
+
+/**
+ * The engine over a launch's predictor, as the adapter and MCP both make it. Step Over stops at
+ * breakpoints in the calls it steps over where the states of a run come one by one: record,
+ * replay of a run, hybrid, predict mode's sealed run (not compare mode, whose real side follows
+ * each action as one, nor a replayed session's saved stops; the model alone is given the
+ * breakpoints with every prediction). Expressions over states are CPython's, sealed.
+ */
+export function createEngine(predictor: Predictor, config: LaunchConfig): Engine {
+  const stepOverStops = config.mode !== "compare" && predictor.eventByEvent === true;
+  const maxEvents = modelPredicts(config, predictor) ? PREDICTED_EVENTS : config.maxSteps;
+  return new Engine(predictor, { maxSteps: config.maxSteps, maxEvents, stepOverStops, evaluator: evaluateValues });
 }

@@ -2,8 +2,8 @@
 // argument gets an error response naming it (never an exception inside a handler, which would
 // answer with a stack trace or, in an async handler, not at all), and a request this debugger
 // does not support is refused rather than acknowledged as if it had done something.
-import { MAX_EXPRESSION_LENGTH } from "../format/expr.js";
 import { cutText } from "../format/values.js";
+import { MAX_EXPRESSION_LENGTH } from "../pyread/expressions.js";
 
 /** A problem with the value at `at`, or undefined. */
 type Check = (v: unknown, at: string) => string | undefined;

@@ -10,12 +10,11 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
-import { ExprError, evaluateExpression } from "../format/expr.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
@@ -25,7 +24,7 @@ import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
 import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked } from "./marks.js";
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
-import { comparisonOf, createPredictor } from "./modes.js";
+import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { VariableStore, page } from "./variables.js";
 
@@ -34,8 +33,6 @@ const THREAD_ID = 1;
 const MAX_MESSAGE = 2_000;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
 const TRACE_SOURCE = 1;
-/** Most states a continue predicts event by event (exception stops) when a model predicts them. */
-const PREDICTED_EVENTS = 300;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
@@ -252,13 +249,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
           ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
           : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
       );
-    // Exception stops go event by event: a model that circles would predict for minutes.
-    // Step Over stops at breakpoints in the calls it steps over, where the states of a run come one
-    // by one: record, replay of a run, hybrid, predict mode's sealed run (not compare mode, whose
-    // real side follows each action as one, nor a replayed session's saved stops; the model alone
-    // is given the breakpoints with every prediction).
-    const stepOverStops = config.mode !== "compare" && predictor.eventByEvent === true;
-    const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: this.predicts ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
+    const engine = createEngine(predictor, config);
     this.engine = engine;
     this.printed = new WeakSet();
     if (first) {
@@ -636,9 +627,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** Whether the session's states are the model's (predict mode, or compare mode with the model); a sealed run's are real but for its holes (`guessed`). */
   private get predicts(): boolean {
-    const c = this.config;
-    if (this.predictor?.guessed) return false;
-    return c?.mode === "predict" || (c?.mode === "compare" && c.predictor === "model");
+    return modelPredicts(this.config, this.predictor);
   }
 
   /** Where each value of the current stop comes from (adapter/dap/marks.ts). */
@@ -736,7 +725,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
-    await this.answer(response, () => {
+    await this.answer(response, async () => {
       const engine = this.engine;
       if (!engine || !this.predictor) throw new Error("the program has not been launched");
       if (this.ended || engine.ended) throw new Error("the program has ended");
@@ -745,12 +734,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
       const refusal = this.editRefusal(args.name);
       if (refusal) throw new Error(refusal);
-      const frame = engine.current.step.frame!;
       let repr: string;
       try {
-        repr = evaluateExpression(unmarked(args.value), frame.locals);
+        repr = await engine.valueFor(unmarked(args.value));
       } catch (e) {
-        throw new Error(e instanceof ExprError ? `cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${e.message}` : errorMessage(e));
+        throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
       }
       const edited = engine.setVariable(args.name, repr);
       this.comparison?.edited(edited, engine.cursor);

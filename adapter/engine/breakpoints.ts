@@ -1,9 +1,8 @@
 // What a breakpoint does when the program reaches it, beyond stopping: hit conditions ("3",
 // ">= 2", "% 2": which hits stop, as debugpy reads them) and log points ("x is {x}": a message
 // with expressions in braces, written instead of stopping); and the exception filters a client
-// can turn on. Expressions are evaluated by adapter/format/expr.ts over the state's locals: nothing runs.
-import { evaluateValue, ExprError, parseExpression } from "../format/expr.js";
-import { cutText, literalToStr } from "../format/values.js";
+// can turn on. Expressions are evaluated by the engine's evaluator (CPython, sealed) over the state's values.
+import { cutText, type ValueResult } from "../format/values.js";
 
 /** A breakpoint as the client set it and the session keeps it (the engine's spec, with the client's id). */
 export interface ClientBreakpoint {
@@ -90,7 +89,8 @@ type Part = string | { expr: string };
 
 /**
  * A log message's parts: text, and the expressions between braces ("{{" and "}}" are braces
- * themselves). Throws an Error for an unclosed brace or an expression that does not parse.
+ * themselves). Throws an Error for an unclosed brace; an expression that does not parse says so
+ * where the message is written, as any expression that cannot be evaluated does.
  */
 export function parseLogMessage(message: string): Part[] {
   const parts: Part[] = [];
@@ -107,11 +107,6 @@ export function parseLogMessage(message: string): Part[] {
       for (; j < message.length && depth; j++) depth += message[j] === "{" ? 1 : message[j] === "}" ? -1 : 0;
       if (depth) throw new Error(`log message: "{" at ${i} is not closed`);
       const expr = message.slice(i + 1, j - 1);
-      try {
-        parseExpression(expr);
-      } catch (e) {
-        throw new Error(`log message: {${cutText(expr, 60)}}: ${(e as Error).message}`);
-      }
       if (text) parts.push(text);
       text = "";
       parts.push({ expr });
@@ -122,17 +117,17 @@ export function parseLogMessage(message: string): Part[] {
   return parts;
 }
 
-/** A log message written over `locals`: each {expression} as str() gives it, or why it could not be evaluated. */
-export function formatLogMessage(message: string, locals: Record<string, string>): string {
-  return parseLogMessage(message)
+/** A log message written with `evaluate`: each {expression} as str() gives it, or why it could not be evaluated. */
+export async function formatLogMessage(message: string, evaluate: (expressions: string[]) => Promise<ValueResult[]>): Promise<string> {
+  const parts = parseLogMessage(message);
+  const exprs = parts.flatMap((p) => (typeof p === "string" ? [] : [p.expr]));
+  const values = await evaluate(exprs);
+  let k = 0;
+  return parts
     .map((p) => {
       if (typeof p === "string") return p;
-      try {
-        return literalToStr(evaluateValue(p.expr, locals));
-      } catch (e) {
-        if (!(e instanceof ExprError)) throw e;
-        return `<cannot evaluate ${cutText(p.expr, 60)}: ${e.message}>`;
-      }
+      const r = values[k++];
+      return "error" in r ? `<cannot evaluate ${cutText(p.expr, 60)}: ${r.error}>` : r.str;
     })
     .join("");
 }

@@ -2,10 +2,9 @@
 // breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
-import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor } from "./predictor.js";
+import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
 import { breakpointCanHit, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
-import { evaluateCondition, evaluateExpression, ExprError, ExprTooLarge } from "../format/expr.js";
-import { cutText } from "../format/values.js";
+import { cutText, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
@@ -40,6 +39,11 @@ export interface EngineOptions {
    * over as the model does, in one prediction.
    */
   stepOverStops?: boolean;
+  /**
+   * What evaluates expressions over a state's values: breakpoint conditions, log messages, the
+   * Debug Console where the predictor has no run to ask. Without one, each is "not evaluated".
+   */
+  evaluator?: ValueEvaluator;
 }
 
 type StepKind = "step_into" | "step_over" | "step_return";
@@ -60,11 +64,15 @@ export class Engine {
   private exceptionStops: ExceptionStops = { raised: false, uncaught: false };
   /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
   private hitMemo = new WeakMap<Predicted, Map<BreakpointSpec, number>>();
+  /** Each expression's value over a state's names, evaluated once (conditions are read again by hit counts and reverse continue). */
+  private valueMemo = new WeakMap<Predicted, Map<string, ValueResult>>();
+  private readonly evaluator: ValueEvaluator;
 
   constructor(private readonly predictor: Predictor, opts: EngineOptions = {}) {
     this.maxSteps = Math.max(1, opts.maxSteps ?? 10_000);
     this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
     this.stepOverStops = opts.stepOverStops ?? false;
+    this.evaluator = opts.evaluator ?? (async (_names, expressions) => expressions.map(() => ({ error: "no evaluator of Python expressions was given to this session" })));
   }
 
   /** The states the session knows, in program order; each later entry carries the forward action that leads to it from the one before. */
@@ -111,7 +119,7 @@ export class Engine {
     return this.run(signal, async () => {
       const first = await abortable(this.predictor.start({ signal }), signal);
       this.commit([first]);
-      this.arrived(this.hist, 0);
+      await this.arrived(this.hist, 0, 0, signal);
       return this.settle(signal);
     }, false);
   }
@@ -165,7 +173,7 @@ export class Engine {
       const stop = uncaught && path.at(-1)!.step.exit?.status === "error" ? raisedAt(path, from) : path.length - 1;
       this.commit(path);
       this.pos = stop;
-      this.arrived(path, from, stop);
+      await this.arrived(path, from, stop, signal);
       return this.settle(signal);
     });
   }
@@ -193,7 +201,7 @@ export class Engine {
   reverseContinue(signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
       let k = this.pos - 1;
-      while (k > 0 && !this.stopsAt(this.hist, k)) k--;
+      while (k > 0 && !(await this.stopsAt(this.hist, k, signal))) k--;
       this.pos = Math.max(0, k);
       return this.hist[this.pos];
     });
@@ -217,6 +225,20 @@ export class Engine {
 
   setExceptionStops(stops: ExceptionStops): void {
     this.exceptionStops = { ...stops };
+  }
+
+  /**
+   * The repr of a Python expression's value over the current frame's values (one typed for a
+   * variable, setVariable's; a function's output given to predict its input), by the evaluator:
+   * never in the program's frame, since an edit changes the state, not the run. Throws an Error
+   * that says why it has no value.
+   */
+  async valueFor(expression: string, signal?: AbortSignal): Promise<string> {
+    const [r] = await abortable(this.evaluator(namesOf(this.stack()), [expression], signal), signal);
+    if ("error" in r) throw new Error(r.error);
+    // (a state holds what a run could write: a value whose repr is cut short is no value)
+    if (r.cut) throw new Error(`too large to set: its repr is longer than a trace keeps (${cutText(r.value, 60)})`);
+    return r.value;
   }
 
   /** Edits a local of the current state, or its return value (RETURN_VALUE, at a return); see edit. */
@@ -281,26 +303,23 @@ export class Engine {
 
   /**
    * Evaluates an expression at the current state, in its frame `at` (0, or the n-th caller's on
-   * the stack): in the program's own frame where the predictor can run it there (sealed), else over
-   * the locals without running code, the predictor answering what the evaluator cannot (for the
-   * current frame).
+   * the stack): in the program's own frame where the predictor can run it there (sealed), else by
+   * the evaluator over the values the state holds, the predictor answering (for the current frame)
+   * where the expression reads a value the state knows only by its repr.
    */
   evaluate(expression: string, signal?: AbortSignal, at = 0): Promise<Evaluated> {
     return this.run(signal, async () => {
       const frame = this.current.step.frame;
       let reason = "the program has ended";
-      // A value too large to compute is too large for the predictor to write out, too.
       let ask = at === 0;
       if (frame) {
         const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, at, { signal }) ?? Promise.resolve(undefined), signal);
         if (live) return live;
-        try {
-          return { value: evaluateExpression(expression, namesOf(this.stack().slice(at))) };
-        } catch (e) {
-          if (!(e instanceof ExprError)) throw e;
-          reason = e.message;
-          ask &&= !(e instanceof ExprTooLarge);
-        }
+        const [r] = await abortable(this.evaluator(namesOf(this.stack().slice(at)), [expression], signal), signal);
+        if (!("error" in r)) return { value: r.value, ...(r.stdout ? { stdout: r.stdout } : {}) };
+        reason = r.error;
+        // The predictor answers only for a value the state does not hold (an object known by its repr); CPython's own error is the answer.
+        ask &&= r.unknown !== undefined;
       }
       const answer = ask ? await abortable(this.predictor.evaluate?.(this.hist.slice(0, this.pos + 1), expression, { signal }) ?? Promise.resolve(undefined), signal) : undefined;
       if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
@@ -320,7 +339,7 @@ export class Engine {
   private async forward(action: Action, signal?: AbortSignal): Promise<Predicted> {
     const next = this.hist[this.pos + 1];
     if (next && sameAction(next.step.action, action)) {
-      this.arrived(this.hist, ++this.pos);
+      await this.arrived(this.hist, ++this.pos, this.pos, signal);
       return this.current;
     }
     const cur = this.current;
@@ -328,7 +347,7 @@ export class Engine {
     const base = this.hist.slice(0, this.pos + 1);
     const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.bps }), signal);
     this.commit([...base, p]);
-    this.arrived(this.hist, this.pos);
+    await this.arrived(this.hist, this.pos, this.pos, signal);
     return this.settle(signal);
   }
 
@@ -355,9 +374,9 @@ export class Engine {
       path.push(p);
       const g = p.step.frame;
       if (!g || g.depth <= limit) return undefined;
-      if (this.stopsAt(path, path.length - 1)) {
+      if (await this.stopsAt(path, path.length - 1, signal)) {
         this.commit(path);
-        this.arrived(path, from, path.length - 1);
+        await this.arrived(path, from, path.length - 1, signal);
         return this.settle(signal);
       }
     }
@@ -377,7 +396,7 @@ export class Engine {
       const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.bps }), signal);
       path.push(p);
       const i = path.length - 1;
-      if (p.step.exit || this.stopsAt(path, i)) break;
+      if (p.step.exit || (await this.stopsAt(path, i, signal))) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
       if (!stepping && !this.hits(p.step.frame).length) break;
@@ -390,11 +409,12 @@ export class Engine {
   }
 
   /** States path[from..to] have been reached going forwards: the log points they hit write their messages. */
-  private arrived(path: readonly Predicted[], from: number, to = from): void {
+  private async arrived(path: readonly Predicted[], from: number, to = from, signal?: AbortSignal): Promise<void> {
     for (let i = from; i <= to; i++) {
       const f = path[i].step.frame;
       for (const b of this.hits(f))
-        if (b.logMessage !== undefined && this.fires(path, i, b)) this.pendingLogs.push({ text: formatLogMessage(b.logMessage, this.namesAt(path, i)), state: path[i] });
+        if (b.logMessage !== undefined && (await this.fires(path, i, b, signal)))
+          this.pendingLogs.push({ text: await formatLogMessage(b.logMessage, (exprs) => this.valuesAt(path, i, exprs, signal)), state: path[i] });
     }
   }
 
@@ -421,41 +441,46 @@ export class Engine {
   }
 
   /** Whether state path[i] stops a run: a breakpoint (not a log point) hit there whose condition and hit condition hold. */
-  private stopsAt(path: readonly Predicted[], i: number): boolean {
-    return this.hits(path[i].step.frame).some((b) => b.logMessage === undefined && this.fires(path, i, b));
+  private async stopsAt(path: readonly Predicted[], i: number, signal?: AbortSignal): Promise<boolean> {
+    for (const b of this.hits(path[i].step.frame)) if (b.logMessage === undefined && (await this.fires(path, i, b, signal))) return true;
+    return false;
   }
 
   /** Whether breakpoint `b`, hit at path[i], counts there: its condition holds and, with the hit count so far, its hit condition. */
-  private fires(path: readonly Predicted[], i: number, b: BreakpointSpec): boolean {
-    if (!this.holds(b, path, i, true)) return false;
-    return !b.hitCondition || parseHitCondition(b.hitCondition)(this.hitCount(path, i, b));
+  private async fires(path: readonly Predicted[], i: number, b: BreakpointSpec, signal?: AbortSignal): Promise<boolean> {
+    if (!(await this.holds(b, path, i, true, signal))) return false;
+    return !b.hitCondition || parseHitCondition(b.hitCondition)(await this.hitCount(path, i, b, signal));
   }
 
-  /** The names an expression reads at path[i] (see namesOf). */
-  private namesAt(path: readonly Predicted[], i: number): Record<string, string> {
-    return namesOf(this.stackOf(path.slice(0, i + 1)));
+  /** Expressions evaluated over the names path[i] has (see namesOf), each once per state. */
+  private async valuesAt(path: readonly Predicted[], i: number, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> {
+    let memo = this.valueMemo.get(path[i]);
+    if (!memo) this.valueMemo.set(path[i], (memo = new Map()));
+    const fresh = [...new Set(expressions.filter((e) => !memo!.has(e)))];
+    if (fresh.length) {
+      const results = await abortable(this.evaluator(namesOf(this.stackOf(path.slice(0, i + 1))), fresh, signal), signal);
+      fresh.forEach((e, k) => memo!.set(e, results[k]));
+    }
+    return expressions.map((e) => memo!.get(e)!);
   }
 
   /** Whether `b`'s condition holds at path[i] (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
-  private holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean): boolean {
+  private async holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
     if (!b.condition) return true;
-    try {
-      return evaluateCondition(b.condition, this.namesAt(path, i));
-    } catch (e) {
-      if (!(e instanceof ExprError)) throw e;
-      if (tell) this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${e.message}); stopping there`);
-      return true;
-    }
+    const [r] = await this.valuesAt(path, i, [b.condition], signal);
+    if (!("error" in r) && r.truth !== undefined) return r.truth;
+    if (tell) this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${"error" in r ? r.error : "its truth could not be told"}); stopping there`);
+    return true;
   }
 
   /** How many times `b` has been hit (with its condition holding) along the path up to path[i], path[i] included. */
-  private hitCount(path: readonly Predicted[], i: number, b: BreakpointSpec): number {
+  private async hitCount(path: readonly Predicted[], i: number, b: BreakpointSpec, signal?: AbortSignal): Promise<number> {
     let k = i;
     while (k >= 0 && this.hitMemo.get(path[k])?.get(b) === undefined) k--;
     let n = k >= 0 ? this.hitMemo.get(path[k])!.get(b)! : 0;
     for (let j = k + 1; j <= i; j++) {
       const f = path[j].step.frame;
-      if (f && this.hits(f).includes(b) && this.holds(b, path, j, false)) n++;
+      if (f && this.hits(f).includes(b) && (await this.holds(b, path, j, false, signal))) n++;
       let memo = this.hitMemo.get(path[j]);
       if (!memo) this.hitMemo.set(path[j], (memo = new Map()));
       memo.set(b, n);

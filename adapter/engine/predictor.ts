@@ -1,6 +1,7 @@
 // What the engine asks of a source of states. A predictor never knows about DAP; the engine
 // never knows which predictor it has (recorded trace, model, ...).
 import type { Action, Frame, Objects, Step } from "../format/trajectory.js";
+import type { ValueResult } from "../format/values.js";
 
 /** A state with what produced it. */
 export interface Predicted {
@@ -31,6 +32,12 @@ export interface Evaluated {
   /** What evaluating it wrote to standard output. */
   stdout?: string;
 }
+
+/**
+ * What evaluates Python expressions over a state's values, names to reprs, one result each:
+ * CPython, sealed (`evaluateValues`, adapter/real/sealed.ts), given to the engine by whoever makes it.
+ */
+export type ValueEvaluator = (names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal) => Promise<ValueResult[]>;
 
 /** A breakpoint: a line of the program, and the condition under which a continue stops there. */
 export interface BreakpointSpec {
@@ -114,8 +121,8 @@ export interface Predictor {
    */
   callers?(history: readonly Predicted[]): Frame[] | undefined;
   /**
-   * Answers an expression about the last state of `history` that the engine could not compute from
-   * the state itself (adapter/format/expr.ts), without running code; undefined when it cannot.
+   * Answers an expression about the last state of `history` that reads a value the state knows only
+   * by its repr (an object), without running code; undefined when it cannot.
    */
   evaluate?(history: readonly Predicted[], expression: string, opts?: PredictOptions): Promise<string | undefined>;
   /**

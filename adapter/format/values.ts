@@ -1,5 +1,5 @@
 // Python values as the debugger sees them: parsed from the reprs a trace or a model gives, shown
-// as expandable trees in the Variables view, and computed on by adapter/format/expr.ts. Only literal
+// as expandable trees in the Variables view, and rebuilt as values by CPython (python/sealed.py). Only literal
 // syntax is read; any other repr (`<Foo object at 0x...>`, `Foo(a=1)`, a cut repr) is opaque text.
 
 export type PyValue =
@@ -20,6 +20,47 @@ export type PyValue =
 export type PyType = PyValue["t"];
 
 export class ValueSyntaxError extends Error {}
+
+/**
+ * What CPython is asked over values rebuilt from reprs (`evaluate` in adapter/python/sealed.py):
+ * an expression; a statement run over them (the rules of the model alone ask this: an assignment,
+ * a print); or an iterable's first `max` items.
+ */
+export type Evaluation = string | { exec: string } | { items: string; max: number };
+
+/**
+ * What an expression or statement reads, by CPython's reading of it: names loaded, names called,
+ * whether a method is called, whether a set is built, whether it has scopes of its own (a
+ * comprehension, a generator, a lambda: frames of their own when the program runs).
+ */
+export interface Reads {
+  names: string[];
+  calls: string[];
+  methods: boolean;
+  set: boolean;
+  scopes: boolean;
+}
+
+/**
+ * One Python expression evaluated over values rebuilt from reprs (by CPython, sealed:
+ * `evaluateValues` in adapter/real/sealed.ts): its repr, its str() (a log message's text), its
+ * truth (a condition's; absent where bool() raised), its type and whether the repr was cut short
+ * (`cut`: too long to send whole, as the tracer cuts one); or the error, one line
+ * ("NameError: name 'x' is not defined"), with `unknown`, the name it read whose repr is no value
+ * (`<__main__.Cart object at 0x...>`), where that was why. `stdout`: what it printed; `reads`:
+ * what it read.
+ */
+export type ValueResult = ({ value: string; str: string; type: string; truth?: boolean; cut?: true; reads?: Reads } | { error: string; unknown?: string }) & { stdout?: string };
+
+/** CPython's answer to one Evaluation: an expression's (ValueResult), a statement's (the names it bound or changed, their reprs), an iterable's items. */
+export type Answer = ValueResult | RanAnswer | ItemsAnswer;
+/** A statement run: the names it bound or changed, with their reprs. */
+export type RanAnswer = { names: Record<string, string>; reads?: Reads; stdout?: string };
+/** An iterable's first items (`more`: it has more than were asked). */
+export type ItemsAnswer = { items: string[]; more?: true; reads?: Reads; stdout?: string };
+
+/** Asks CPython, sealed, each evaluation over `names` (name -> repr); `hidden` names have no value there (a builtin the program shadows). */
+export type PythonAsk = (names: Record<string, string>, entries: readonly Evaluation[], opts?: { hidden?: readonly string[]; signal?: AbortSignal }) => Promise<Answer[]>;
 
 // ---------------------------------------------------------------------------------------------
 // Reading literals
@@ -151,7 +192,7 @@ function readStrings(src: string, pos: number, skip: (p: number) => number): { v
   }
 }
 
-/** The deepest nesting a repr is read with (and, in adapter/format/expr.ts, a value is built with). */
+/** The deepest nesting a repr is read with. */
 export const MAX_NESTING = 100;
 const OPEN: Record<string, string> = { "(": ")", "[": "]", "{": "}" };
 

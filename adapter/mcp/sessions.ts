@@ -3,17 +3,17 @@
 // by the adapter's own check (validateLaunch, adapter/dap/launch.ts), so a session here steps,
 // stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
-import { Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/engine.js";
 import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters } from "../engine/breakpoints.js";
-import { ExprError, evaluateExpression, parseExpression } from "../format/expr.js";
+import { expressionProblem } from "../pyread/expressions.js";
 import { cutText } from "../format/values.js";
 import type { Action, Frame } from "../format/trajectory.js";
 import { findFunction, initPython, parsePython, parsePythonSync } from "../pyread/pysource.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import type { ModelDescription } from "../protocol.js";
-import { createPredictor } from "../dap/modes.js";
+import { createEngine, createPredictor } from "../dap/modes.js";
 import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../dap/launch.js";
 import { originOf, unmarked } from "../dap/marks.js";
 import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
@@ -41,9 +41,6 @@ export interface ServerOptions {
 
 /** The modes a tool may start: those that need no editor (compare mode's view is the editor's). */
 export const MCP_MODES = ["predict", "record", "hybrid", "replay"] as const satisfies readonly Mode[];
-
-/** Most states one continue predicts event by event (exception stops) when the model predicts them, as in the adapter. */
-const PREDICTED_EVENTS = 300;
 
 /** The launch arguments start_session passes on as they are (validateLaunch reads them). */
 export const LAUNCH_ARGS = [
@@ -202,7 +199,7 @@ export class McpSession implements Viewed {
         result = await this.engine.evaluate(text, signal, frame);
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
-        throw new ToolInputError(e instanceof ExprError ? `cannot evaluate "${cutText(text)}": ${e.message}` : errorText(e));
+        throw new ToolInputError(errorText(e));
       }
       // Its objects are named from the expression as the program's run wrote them (parenthesized where it is no plain name).
       const { name: _, ...v } = variableView(result.path ?? text, result.value, valueOrigin(this, frames, frame, text), result.objects);
@@ -213,19 +210,19 @@ export class McpSession implements Viewed {
   // ---- changing ----
 
   setVariable(name: string, value: string, client?: AbortSignal): Promise<StopView & { set: VariableView }> {
-    return this.call(client, "setting a variable", () => {
+    return this.call(client, "setting a variable", async (signal) => {
       const e = this.engine;
       if (e.ended) throw new ToolInputError("the program has ended: there are no variables to set");
       const p = this.predictor;
       const refusal = p.refuseEdit ? p.refuseEdit(e.current, name) : p.editRefusal;
       if (refusal) throw new ToolInputError(refusal);
-      const frame = e.current.step.frame!;
       let repr: string;
       try {
-        // The value is a Python expression over the current locals, computed, never run.
-        repr = evaluateExpression(unmarked(value), frame.locals);
+        // The value is a Python expression over the current frame's values (CPython, sealed), never run in the program.
+        repr = await e.valueFor(unmarked(value), signal);
       } catch (err) {
-        throw new ToolInputError(err instanceof ExprError ? `cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${err.message}` : errorText(err));
+        if (isAbort(err) || signal.aborted) throw err;
+        throw new ToolInputError(`cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${errorText(err)}`);
       }
       let edited: Predicted;
       try {
@@ -254,14 +251,9 @@ export class McpSession implements Viewed {
       for (const w of wanted) {
         const refused = !lines.has(w.line) ? "no code on this line" : breakpointProblem(w);
         let message = refused;
-        if (!message && w.condition) {
-          try {
-            parseExpression(w.condition);
-          } catch (e) {
-            // As in the adapter: a condition that cannot be read still stops (as one that cannot be evaluated does).
-            message = `condition: ${errorText(e)}; it stops there every time`;
-          }
-        }
+        // As in the adapter: a condition that cannot be read still stops (as one that cannot be evaluated does).
+        const unread = !message && w.condition ? await expressionProblem(w.condition) : undefined;
+        if (unread) message = `condition: ${unread}; it stops there every time`;
         if (!refused) kept.set(w.line, w);
         answers.push({ ...w, verified: !refused, ...(message ? { message } : {}) });
       }
@@ -300,9 +292,10 @@ export class McpSession implements Viewed {
     return this.call(client, "predicting the input", async (signal) => {
       let value: string;
       try {
-        value = evaluateExpression(output, {});
+        value = await this.engine.valueFor(output, signal);
       } catch (e) {
-        throw new ToolInputError(`"output" must be a Python value such as [1, 2] or 'abc': ${e instanceof ExprError ? e.message : errorText(e)}`);
+        if (isAbort(e) || signal.aborted) throw e;
+        throw new ToolInputError(`"output" must be a Python value such as [1, 2] or 'abc': ${errorText(e)}`);
       }
       await initPython();
       const src = await parsePython(this.predictor.source);
@@ -523,12 +516,7 @@ export class SessionTable {
         signal,
         (late) => void late.dispose(),
       );
-      // As the adapter makes it: step over stops at a breakpoint inside the call it steps over,
-      // where the states come one by one (not a replayed session's saved stops, nor the model alone).
-      const stepOverStops = predictor.eventByEvent === true;
-      // Exception stops go event by event: a model that predicts every state and circles would predict for minutes.
-      const modelAlone = config.mode === "predict" && !predictor.guessed;
-      const engine = new Engine(predictor, { maxSteps: config.maxSteps, maxEvents: modelAlone ? PREDICTED_EVENTS : config.maxSteps, stepOverStops });
+      const engine = createEngine(predictor, config);
       session = new McpSession(id, config, predictor, engine, this.opts, model);
       for (const n of notes) session.note(n);
       // The exception stops a client gets unless it says otherwise: the filters' defaults, as the editor offers them.

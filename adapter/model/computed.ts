@@ -1,14 +1,15 @@
-// What a statement computes from a frame's locals alone, where CPython computes the same: the
-// values an assignment binds or an item assignment leaves, the branch a test takes, the item a
-// loop goes on with, the value a `return` gives. The evaluator (adapter/format/expr.ts) reads
-// literals and computes with Python's rules without running anything; these rules decline
-// wherever CPython could get another answer (a set's order, a float power, a builtin the file
-// shadows, a class that prints itself, a loop whose iterable changes under it). Reach
-// (adapter/model/reach.ts) holds predictions to what they give; each is checked there against
-// real traces.
+// What a statement computes from a frame's locals alone, where the run would compute the same:
+// the values an assignment binds or an item assignment leaves, the branch a test takes, the item a
+// loop goes on with, the value a `return` gives, what a print writes. CPython computes them,
+// sealed, over the locals rebuilt from their reprs (`evaluate` in adapter/python/sealed.py, given
+// to the rules as a PythonAsk); these rules only choose what to ask and decline wherever the
+// program's own run could get another answer (a set's order, a builtin the file shadows, a class
+// that prints itself, a loop whose iterable changes under it, an object several names hold).
+// CPython is asked ahead (`know`, asynchronously); the rules read its answers synchronously, inside
+// the grammar of the model's next state. Reach (adapter/model/reach.ts) holds predictions to what
+// they give; each is checked there against real traces.
 import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
-import { ExprError, evaluateValue, iterate, pyEq, reads, truthy, type SupportedBuiltin } from "../format/expr.js";
-import { literalToRepr, literalToStr, parseRepr, type PyValue } from "../format/values.js";
+import { literalToRepr, parseRepr, type Answer, type Evaluation, type ItemsAnswer, type PythonAsk, type PyValue, type Reads } from "../format/values.js";
 import type { FuncShape } from "./shapes.js";
 
 type Statement = PySource["statements"][number];
@@ -31,27 +32,116 @@ export interface UserCall {
 
 /** The statements of one program, as far as they are computed from the locals. */
 export class Effects {
-  /** Every name the file binds anywhere (a builtin it shadows is not the builtin); undefined where nothing is computed (`literalsAreValues`). */
+  /** Every name the file binds anywhere (a builtin it shadows is not the builtin); undefined where nothing is computed (`literalsAreValues`, or no CPython to ask). */
   private readonly bound?: Set<string>;
+  /** Names CPython is told have no value: those the file binds, and builtins whose values are the sealed process's own. */
+  private readonly hidden: string[];
   private readonly rows: string[];
   private readonly texts = new Map<number, string>();
+  /** CPython's answers, by what was asked over which locals (`key`); the oldest go first past MAX_ANSWERS. */
+  private readonly answers = new Map<string, Answer>();
+  /** What the rules asked while `know` collected, unanswered. */
+  private readonly misses = new Map<string, { names: Record<string, string>; entry: Evaluation }>();
+  private collecting = false;
 
-  /** `globals`: the names some function declares `global`. */
+  /**
+   * `globals`: the names some function declares `global`; `python`: the minor version whose states
+   * these are (a float sum rounds otherwise before 3.12); `ask`: CPython, sealed (none: nothing is
+   * computed).
+   */
   constructor(
     private readonly src: PySource,
     private readonly globals: ReadonlySet<string>,
+    private readonly python: string | undefined,
+    private readonly ask?: PythonAsk,
   ) {
     this.rows = src.source.split("\n");
-    this.bound = literalsAreValues(src) ? boundNames(src) : undefined;
-    this.mutableGlobals = !this.bound || this.sharedGlobals();
+    this.bound = ask && literalsAreValues(src) ? boundNames(src) : undefined;
+    this.hidden = [...new Set([...(this.bound ?? []), ...PROCESS_BOUND])];
   }
 
   /**
    * Some function reads a module-level name that may hold an object changed in place (bound at
    * the top level other than by a def, class, import or a computed value with no list, dict or
-   * set in it): a call may then change what its caller holds without being given it.
+   * set in it): a call may then change what its caller holds without being given it. Known once
+   * `know` has run (until then, true).
    */
-  readonly mutableGlobals: boolean;
+  get mutableGlobals(): boolean {
+    return !this.bound || (this.shared ?? true);
+  }
+
+  private shared?: boolean;
+
+  /**
+   * Asks CPython, ahead, all that the rules read of `stmt` over `locals` (of a frame of `g`), and
+   * on the first call what the module's top-level statements compute; afterwards the rules answer
+   * synchronously from what it said. Asking again is free.
+   */
+  async know(g: FuncShape, stmt: Statement, locals: Record<string, string>, signal?: AbortSignal): Promise<void> {
+    if (!this.bound) return;
+    if (this.shared === undefined) this.shared = await this.collected(() => this.sharedGlobals(), signal);
+    await this.collected(() => {
+      this.assigned(g, stmt, locals);
+      this.printed(stmt, locals);
+      this.test(stmt, locals);
+      this.returned(g, stmt, locals);
+      this.defines(stmt, locals);
+      this.call(g, stmt, locals);
+      this.iteration(g, stmt, locals);
+    }, signal);
+  }
+
+  /** Runs `read` until it asks nothing CPython has not answered (each answer may lead it to ask another), then once more for its result. */
+  private async collected<T>(read: () => T, signal?: AbortSignal): Promise<T> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      this.misses.clear();
+      this.collecting = true;
+      try {
+        read();
+      } finally {
+        this.collecting = false;
+      }
+      if (!this.misses.size) break;
+      await this.fill(signal);
+    }
+    return read();
+  }
+
+  /** Asks CPython what was missed, one request per set of locals. */
+  private async fill(signal?: AbortSignal): Promise<void> {
+    const groups = new Map<string, { names: Record<string, string>; keys: string[]; entries: Evaluation[] }>();
+    for (const [key, m] of this.misses) {
+      const id = JSON.stringify(m.names);
+      const group = groups.get(id) ?? { names: m.names, keys: [], entries: [] };
+      group.keys.push(key);
+      group.entries.push(m.entry);
+      groups.set(id, group);
+    }
+    for (const group of groups.values()) {
+      let answers: Answer[];
+      try {
+        answers = await this.ask!(group.names, group.entries, { hidden: this.hidden, signal });
+      } catch (e) {
+        signal?.throwIfAborted();
+        // (no CPython to ask here: the rules decline, and the model predicts)
+        answers = group.entries.map(() => ({ error: e instanceof Error ? e.message : String(e) }));
+      }
+      group.keys.forEach((key, i) => this.remember(key, answers[i] ?? { error: "no answer" }));
+    }
+  }
+
+  private remember(key: string, answer: Answer): void {
+    if (this.answers.size >= MAX_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(key, answer);
+  }
+
+  /** CPython's answer to `entry` over `names`, where it has given one; else undefined (noted while `know` collects). */
+  private answer(entry: Evaluation, names: Record<string, string>): Answer | undefined {
+    const key = JSON.stringify([entry, names]);
+    const a = this.answers.get(key);
+    if (a === undefined && this.collecting) this.misses.set(key, { names, entry });
+    return a;
+  }
 
   private sharedGlobals(): boolean {
     const changeable = new Set<string>();
@@ -78,14 +168,14 @@ export class Effects {
 
   /**
    * `a = EXPR`, `a, b = EXPR`, `a += EXPR`, `d[k] = EXPR` (one subscript: a nested list may be one
-   * object several times over) or `xs.append(EXPR)`, where the evaluator (adapter/format/expr.ts)
-   * computes EXPR from the frame's `locals` alone: literals, locals, builtins the file does not
-   * shadow, methods that change nothing. Such a statement calls no code of the program: once it
-   * has run, the names it binds or whose list or dict it changes hold those values; `others`:
-   * whether other locals may change too (an item assigned or appended, or a list or dict
-   * augmented, changes the object in place, which other names may hold). Undefined for any other
-   * statement, a value with a set in it (CPython orders a set by hashes, salted per process for
-   * strings) and one long enough to be cut in a trace.
+   * object several times over) or `xs.append(EXPR)`, run by CPython over the frame's `locals`
+   * alone: literals, locals, builtins the file does not shadow. Such a statement calls no code of
+   * the program: once it has run, the names it binds or whose list or dict it changes hold those
+   * values; `others`: whether other locals may change too (an item assigned or appended, or a list
+   * or dict augmented, changes the object in place, which other names may hold). Undefined for any
+   * other statement, one that changes anything but its targets or writes output, a value with a
+   * set in it (CPython orders a set by hashes, salted per process for strings) and one long enough
+   * to be cut in a trace.
    */
   assigned(g: FuncShape, stmt: Statement, locals: Record<string, string>): { values: Map<string, string>; others: boolean } | undefined {
     if (!this.bound || !stmt.simple) return undefined;
@@ -94,54 +184,45 @@ export class Effects {
     // (a function's `global` name is not its local)
     const own = (n: string): boolean => local.has(n) && !(g.kind !== "module" && this.globals.has(n));
     const append = /^([A-Za-z_]\w*)\s*\.\s*append\s*\(([\s\S]*)\)$/.exec(text);
+    let targets: string[];
+    let inPlace: boolean;
     if (append) {
-      const list = Object.hasOwn(locals, append[1]) ? parseRepr(locals[append[1]]) : undefined;
-      if (list?.t !== "list" || !own(append[1]) || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
-      const item = this.computed(append[2], locals, false);
-      return item ? this.settled(new Map([[append[1], { t: "list", items: [...list.items, item] }]]), true) : undefined;
+      if (parseRepr(locals[append[1]] ?? "None").t !== "list" || !own(append[1]) || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
+      [targets, inPlace] = [[append[1]], true];
+    } else {
+      const split = splitAssignment(text);
+      if (!split) return undefined;
+      const parsed = (split.op === "=" ? splitTop(split.lhs) : [split.lhs]).map(parseTarget);
+      if (parsed.some((t) => !t || !own(t.name))) return undefined;
+      targets = parsed.map((t) => t!.name);
+      // An item assigned, or a list or dict augmented, changes the object in place, which other names may hold.
+      inPlace = parsed.some((t) => t!.index !== undefined) || (split.op !== "=" && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]] ?? "None").t));
+      // Names bound to what other names hold (`c = a`, `a, b = b, a`): the same values, objects too; nothing to compute.
+      const sources = split.op === "=" && !inPlace ? splitTop(split.rhs) : [];
+      if (sources.length === targets.length && sources.every((x) => /^[A-Za-z_]\w*$/.test(x) && Object.hasOwn(locals, x)))
+        return this.settled(new Map(targets.map((t, i) => [t, locals[sources[i]]])), false);
     }
-    const split = splitAssignment(text);
-    if (!split) return undefined;
-    const targets = (split.op === "=" ? splitTop(split.lhs) : [split.lhs]).map(parseTarget);
-    if (targets.some((t) => !t || !own(t.name))) return undefined;
-    const augmented = split.op !== "=";
-    const value = this.computed(augmented ? `(${split.lhs}) ${split.op.slice(0, -1)} (${split.rhs})` : split.rhs, locals, false);
-    if (!value) return undefined;
-    const items = targets.length === 1 ? [value] : (value.t === "list" || value.t === "tuple") && value.items.length === targets.length ? value.items : undefined;
-    if (!items) return undefined;
-    // The targets are bound left to right, each subscript read with what the ones before it bound.
-    const work = { ...locals };
-    const out = new Map<string, PyValue>();
-    for (const [i, t] of targets.entries()) {
-      let v = items[i];
-      if (t!.index !== undefined) {
-        const index = this.computed(t!.index, work, false);
-        const container = Object.hasOwn(work, t!.name) ? parseRepr(work[t!.name]) : undefined;
-        const set = index && container ? withItem(container, index, v) : undefined;
-        if (!set) return undefined;
-        v = set;
-      }
-      out.set(t!.name, v);
-      work[t!.name] = literalToRepr(v);
+    const ran = this.answer({ exec: text }, locals);
+    if (!ran || !("names" in ran) || ran.stdout || !this.readsValues(ran.reads, locals, false)) return undefined;
+    // (what changed is the targets alone; a target bound to the value it held is unchanged)
+    if (Object.keys(ran.names).some((n) => !targets.includes(n))) return undefined;
+    const values = new Map<string, string>();
+    for (const t of targets) {
+      const r = ran.names[t] ?? locals[t];
+      if (r === undefined) return undefined;
+      values.set(t, r);
     }
-    // An item assigned, or a list or dict augmented, changes the object in place, which other names may hold.
-    const inPlace = targets.some((t) => t!.index !== undefined) || (augmented && ["list", "dict", "opaque"].includes(parseRepr(locals[targets[0]!.name] ?? "None").t));
-    return this.settled(out, inPlace);
+    return this.settled(values, inPlace);
   }
 
-  /** `values` as the reprs an assignment leaves; undefined where one holds a set or is long enough to be cut in a trace. */
-  private settled(values: Map<string, PyValue>, others: boolean): { values: Map<string, string>; others: boolean } | undefined {
-    const out = new Map<string, string>();
-    for (const [n, v] of values) {
-      const r = hasSet(v) ? undefined : literalToRepr(v);
-      if (r === undefined || r.length > MAX_COMPUTED || r.includes("…(")) return undefined;
-      out.set(n, r);
-    }
-    return { values: out, others };
+  /** `values` as an assignment leaves them; undefined where one holds a set or is long enough to be cut in a trace. */
+  private settled(values: Map<string, string>, others: boolean): { values: Map<string, string>; others: boolean } | undefined {
+    for (const r of values.values()) if (r.length > MAX_COMPUTED || r.includes("…(") || hasSet(parseRepr(r))) return undefined;
+    return { values, others };
   }
 
   /**
-   * Where an `if`, `elif` or `while` header's test is one the evaluator computes from the frame's
+   * Where an `if`, `elif` or `while` header's test is one CPython computes from the frame's
    * `locals` alone: the statement its frame goes to next (pysource's `branch`); undefined where the
    * test is not computed or that statement is not known.
    */
@@ -150,41 +231,47 @@ export class Effects {
     return holds === undefined ? undefined : holds ? stmt.branch!.yes : stmt.branch!.no;
   }
 
-  /** Whether an `if`, `elif` or `while` header's test holds, where the evaluator computes it from the frame's `locals` alone. */
+  /** Whether an `if`, `elif` or `while` header's test holds, where CPython computes it from the frame's `locals` alone. */
   test(stmt: Statement, locals: Record<string, string>): boolean | undefined {
     if (!stmt.branch || !this.bound) return undefined;
     const m = /^(?:if|elif|while)\b([\s\S]*):$/.exec(this.code(stmt));
-    const test = m ? this.computed(m[1], locals, true) : undefined;
-    if (!test || test.t === "opaque") return undefined; // (the truth of an object is its own code's)
-    return truthy(test);
+    // (the truth of an object is its own code's: its repr is no value, and CPython declines it)
+    return m ? this.evaluated(m[1].trim(), locals, true)?.truth : undefined;
   }
 
   /**
-   * The value of `expr` from `locals` alone, where it is the one CPython gets (adapter/format/expr.ts):
-   * undefined where it reads a name the frame does not hold, calls a builtin the file shadows or
-   * builds a set. A set read from a repr iterates in that repr's order, as CPython's does, but one
-   * computed from it (`s | t`) would not: `setsRead` allows reading sets only where the order
-   * cannot show (no method, only builtins that ignore it).
+   * The value of `expr` from `locals` alone, as CPython computes it (with its truth): undefined
+   * where it reads a name the frame does not hold, a value known only by its repr, a builtin the
+   * file shadows, raises, or builds a set. A set read from a repr iterates in that repr's order,
+   * as CPython's does, but one computed from it (`s | t`) would not: `setsRead` allows reading
+   * sets only where the order cannot show (no method, only builtins that ignore it).
    */
+  private evaluated(expr: string, locals: Record<string, string>, setsRead: boolean): { value: PyValue; repr: string; truth?: boolean } | undefined {
+    const a = this.answer(expr, locals);
+    if (!a || !("value" in a) || a.cut || !this.readsValues(a.reads, locals, setsRead, a.value)) return undefined;
+    return { value: parseRepr(a.value), repr: a.value, ...(a.truth !== undefined ? { truth: a.truth } : {}) };
+  }
+
   private computed(expr: string, locals: Record<string, string>, setsRead: boolean): PyValue | undefined {
-    try {
-      const r = reads(expr);
-      if (r.set || r.builtins.some((b) => this.bound!.has(b) || Object.hasOwn(locals, b)) || r.names.some((n) => !Object.hasOwn(locals, n))) return undefined;
-      const orderFree = setsRead && !r.methods.length && r.builtins.every((b) => ORDER_FREE.has(b));
-      const values = r.names.map((n) => parseRepr(locals[n]));
-      if (!orderFree && values.some(hasSet)) return undefined;
-      // CPython rounds a float power by the platform's pow(), a float sum (3.12+) by compensated summation and
-      // a true division of ints past 2**53 in one step: this evaluator may differ in the last digit there.
-      const float = (v: PyValue): boolean => hasNumber(v, (x) => x.t === "float" || x.t === "complex");
-      const powered = r.ops.includes("**") || r.builtins.some((b) => INEXACT.has(b));
-      if (powered && (r.float || r.ops.includes("/") || r.builtins.includes("float") || values.some(float))) return undefined;
-      if (r.ops.includes("/") && values.some((v) => hasNumber(v, (x) => x.t === "int" && (x.v >= 2n ** 53n || x.v <= -(2n ** 53n))))) return undefined;
-      const value = evaluateValue(expr, locals);
-      return powered && float(value) ? undefined : value;
-    } catch (e) {
-      if (e instanceof ExprError) return undefined;
-      throw e;
-    }
+    return this.evaluated(expr, locals, setsRead)?.value;
+  }
+
+  /**
+   * Whether what an expression or statement read (`reads`, CPython's account) leaves its answer
+   * the one the program's run gets, in one step: it has no scope of its own (a comprehension's
+   * frame is a step of the run), builds no set, reads no set but where the order cannot show
+   * (`setsRead`), and rounds no float sum otherwise than the session's Python would (3.12 added
+   * compensated summation; the sealed CPython is 3.12).
+   */
+  private readsValues(reads: Reads | undefined, locals: Record<string, string>, setsRead: boolean, result?: string): boolean {
+    // (a comprehension, generator or lambda runs as a frame of its own: the run stops in it)
+    if (!reads || reads.set || reads.scopes) return false;
+    const values = reads.names.filter((n) => Object.hasOwn(locals, n)).map((n) => parseRepr(locals[n]));
+    const orderFree = setsRead && !reads.methods && reads.calls.every((b) => ORDER_FREE.has(b));
+    if (!orderFree && values.some(hasSet)) return false;
+    const float = (v: PyValue): boolean => hasNumber(v, (x) => x.t === "float" || x.t === "complex");
+    if (reads.calls.includes("sum") && !SUMS_AS_SEALED(this.python) && (values.some(float) || (result !== undefined && float(parseRepr(result))))) return false;
+    return true;
   }
 
   /**
@@ -197,34 +284,23 @@ export class Effects {
     const m = /^(?:return|yield)(?![\w.])\s*([\s\S]*)$/.exec(this.code(stmt));
     if (!m || /^from\b/.test(m[1]) || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
     if (!m[1]) return "None";
-    const v = this.computed(m[1], locals, false);
-    const r = v && !hasSet(v) ? literalToRepr(v) : undefined;
-    return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") ? r : undefined;
+    const r = this.evaluated(m[1].trim(), locals, false)?.repr;
+    return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") && !hasSet(parseRepr(r)) ? r : undefined;
   }
 
   /**
-   * What a `print(...)` statement of computed values writes (its arguments' str() joined by
-   * `sep`, then `end`); undefined for any other statement, a `file=` or `*args`, or output long
-   * enough to be cut.
+   * What a `print(...)` statement writes, run by CPython over the frame's `locals` alone (its
+   * arguments' str() joined by `sep`, then `end`); undefined for any other statement, one that
+   * writes elsewhere (`file=`) or prints an object (whose str() is its own code's), or output
+   * long enough to be cut.
    */
   printed(stmt: Statement, locals: Record<string, string>): string | undefined {
     if (!this.bound || !stmt.simple || this.bound.has("print") || Object.hasOwn(locals, "print")) return undefined;
     const text = this.code(stmt);
-    const m = /^print\s*\(([\s\S]*)\)$/.exec(text);
-    if (!m || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
-    const parts: string[] = [];
-    const opts: Record<string, string> = { sep: " ", end: "\n" };
-    for (const arg of m[1].trim() ? splitTop(m[1]) : []) {
-      const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*([\s\S]+)$/.exec(arg);
-      if (kw && !["sep", "end"].includes(kw[1])) return undefined;
-      if (!kw && (arg.startsWith("*") || !arg)) return undefined;
-      const v = this.computed(kw ? kw[2] : arg, locals, false);
-      // (an object's str() is its own code's; inside a list or dict it prints by its repr)
-      if (!v || v.t === "opaque" || hasSet(v) || (kw && v.t !== "str" && v.t !== "none")) return undefined;
-      if (kw) opts[kw[1]] = v.t === "str" ? v.v : kw[1] === "sep" ? " " : "\n";
-      else parts.push(literalToStr(v));
-    }
-    const out = parts.join(opts.sep) + opts.end;
+    if (!/^print\s*\(/.test(text) || closing(text, text.indexOf("(")) !== text.length - 1) return undefined;
+    const ran = this.answer({ exec: text }, locals);
+    if (!ran || !("names" in ran) || Object.keys(ran.names).length || !this.readsValues(ran.reads, locals, false)) return undefined;
+    const out = ran.stdout ?? "";
     return out.length <= MAX_COMPUTED ? out : undefined;
   }
 
@@ -232,7 +308,7 @@ export class Effects {
    * Whether an undecorated `def` header runs nothing but the binding of its function: no
    * annotation (evaluated there, it may name what is not bound yet) and only defaults computed
    * from the locals. (Other statements run none of the program's code where their values are
-   * computed: the evaluator computes nothing with an object, whose methods the file may define.)
+   * computed: CPython has no value for an object, known by its repr alone, whose methods the file may define.)
    */
   defines(stmt: Statement, locals: Record<string, string>): boolean {
     const f = stmt.header === "def" && this.bound ? this.src.functions.find((x) => x.defLine === stmt.line) : undefined;
@@ -340,19 +416,15 @@ export class Effects {
     const local = new Set([...g.required, ...g.optional]);
     if (!this.bound || g.deletes || new Set(targets).size !== targets.length || targets.some((t) => !local.has(t) || (g.kind !== "module" && this.globals.has(t)))) return open;
     const iter = m[2].trim();
-    let names: string[];
-    try {
-      names = reads(iter).names;
-    } catch (e) {
-      if (e instanceof ExprError) return open;
-      throw e;
-    }
+    const asked = this.answer({ items: iter, max: MAX_ITEMS }, locals);
+    if (!asked || !("items" in asked) || !asked.reads) return open;
+    const names = asked.reads.names;
     // (statements' targets, parameters included)
     const rebinds = (n: string, where: (l: number) => boolean): boolean => this.src.statements.some((x) => where(x.line) && g.lines.includes(x.line) && x.binds.includes(n));
     const inBody = (l: number): boolean => stmt.endLine < l && l <= loop.endLine;
     const bodyText = this.rows.slice(stmt.endLine, loop.endLine).join("\n");
     if (names.some((n) => targets.includes(n) || rebinds(n, inBody) || mutates(bodyText, n))) return open;
-    const known = this.loopItems(iter, names, locals, targets.length);
+    const known = this.loopItems(iter, asked, locals, targets.length);
     if (!known) return open;
     const { reprs, keys } = known;
     const next: (number | "exit")[] = [];
@@ -372,16 +444,16 @@ export class Effects {
   }
 
   /**
-   * The reprs of the values a loop's `n` targets take, item by item, over `iter` read from the
-   * `names` of `locals` (and each item's key: the reprs joined); undefined where they are not
-   * known, too many, or too long. Kept for the last few iterables: a loop asks at every item.
+   * The reprs of the values a loop's `n` targets take, item by item, over `iter` (CPython's
+   * items of it, `asked`, over `locals`), and each item's key (the reprs joined); undefined where
+   * they are not known, too many, or too long. Kept for the last few iterables: a loop asks at
+   * every item.
    */
-  private loopItems(iter: string, names: readonly string[], locals: Record<string, string>, n: number): LoopItems | undefined {
-    const key = [iter, n, ...names.map((x) => locals[x])].join("\u0000");
+  private loopItems(iter: string, asked: ItemsAnswer, locals: Record<string, string>, n: number): LoopItems | undefined {
+    const key = [iter, n, ...asked.reads!.names.map((x) => locals[x])].join("\u0000");
     if (this.loops.has(key)) return this.loops.get(key);
-    const all = this.itemsOf(iter, locals);
-    const items = all && all.length <= MAX_ITEMS ? all : undefined;
-    const rows = items?.map((it) => (n === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === n ? it.items : undefined));
+    const all = this.itemsOf(iter, asked, locals);
+    const rows = all?.map((it) => (n === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === n ? it.items : undefined));
     const reprs = rows && !rows.some((r) => !r) ? rows.map((r) => r!.map((v) => literalToRepr(v))) : undefined;
     let out: LoopItems | undefined;
     if (reprs && !reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) {
@@ -397,50 +469,32 @@ export class Effects {
 
   private readonly loops = new Map<string, LoopItems | undefined>();
 
-  /** The items a `for` loop over `expr` takes, computed from `locals`; undefined where they are not known. */
-  private itemsOf(expr: string, locals: Record<string, string>): PyValue[] | undefined {
-    const call = /^(range|enumerate|zip|reversed)\s*\(([\s\S]*)\)$/.exec(expr);
-    try {
-      if (call && closing(expr, expr.indexOf("(")) === expr.length - 1) {
-        if (this.bound!.has(call[1]) || Object.hasOwn(locals, call[1])) return undefined;
-        const args = this.computed(`(${call[2]},)`, locals, false);
-        if (args?.t !== "tuple" || !args.items.length) return undefined;
-        const [a, b, c] = args.items;
-        const int = (v: PyValue | undefined): bigint | undefined => (v?.t === "int" ? v.v : v?.t === "bool" ? BigInt(v.v) : undefined);
-        switch (call[1]) {
-          case "range": {
-            const [lo, hi, step] = args.items.length === 1 ? [0n, int(a), 1n] : [int(a), int(b), c ? int(c) : 1n];
-            if (lo === undefined || hi === undefined || !step || args.items.length > 3) return undefined;
-            const n = step > 0n ? (hi - lo + step - 1n) / step : (lo - hi - step - 1n) / -step;
-            if (n > BigInt(MAX_ITEMS)) return undefined;
-            return Array.from({ length: Math.max(0, Number(n)) }, (_, i) => ({ t: "int" as const, v: lo + BigInt(i) * step }));
-          }
-          case "enumerate": {
-            const from = b ? int(b) : 0n;
-            if (from === undefined || args.items.length > 2) return undefined;
-            return iterate(a).map((v, i) => ({ t: "tuple" as const, items: [{ t: "int" as const, v: from + BigInt(i) }, v] }));
-          }
-          case "zip": {
-            const its = args.items.map(iterate);
-            return Array.from({ length: Math.min(...its.map((x) => x.length)) }, (_, i) => ({ t: "tuple" as const, items: its.map((x) => x[i]) }));
-          }
-          default:
-            return args.items.length === 1 && ["list", "tuple", "str"].includes(a.t) ? iterate(a).reverse() : undefined;
-        }
-      }
-      // A set read from a repr iterates in that repr's order, as CPython's does; one computed here would not.
-      const value = this.computed(expr, locals, /^[A-Za-z_]\w*$/.test(expr));
-      return value && value.t !== "opaque" && !(hasSet(value) && !/^[A-Za-z_]\w*$/.test(expr)) ? iterate(value) : undefined;
-    } catch (e) {
-      if (e instanceof ExprError) return undefined;
-      throw e;
-    }
+  /**
+   * The items a `for` loop over `expr` takes: CPython's (`asked`), where they do not depend on a
+   * set's order; a set held by a bare name iterates in its repr's order, as CPython's does (the
+   * repr is written by iterating it), where a set rebuilt from it may not.
+   */
+  private itemsOf(expr: string, asked: ItemsAnswer, locals: Record<string, string>): PyValue[] | undefined {
+    if (asked.more) return undefined;
+    const bare = /^[A-Za-z_]\w*$/.test(expr) && Object.hasOwn(locals, expr) ? parseRepr(locals[expr]) : undefined;
+    if (bare && (bare.t === "set" || bare.t === "frozenset")) return bare.items;
+    if (!this.readsValues(asked.reads, locals, false)) return undefined;
+    const items = asked.items.map(parseRepr);
+    return items.some((v) => v.t === "opaque" || hasSet(v)) ? undefined : items;
   }
 }
 
-// Builtins whose result does not depend on the order they meet a set's items in (typed as the
-// evaluator's: a name it cannot call is a type error, not a dead entry).
-const ORDER_FREE: ReadonlySet<string> = new Set<SupportedBuiltin>(["len", "min", "max", "sorted", "bool", "abs"]);
+// Builtins whose result does not depend on the order they meet a set's items in.
+const ORDER_FREE: ReadonlySet<string> = new Set(["len", "min", "max", "sorted", "bool", "abs", "any", "all"]);
+// Builtins whose values belong to the process that computes them (an address, a salted hash, a
+// namespace, input, files), or that run code given as text: CPython is told they have no value.
+const PROCESS_BOUND = ["id", "hash", "input", "open", "breakpoint", "exit", "quit", "help", "globals", "locals", "vars", "dir", "__import__", "eval", "exec", "compile", "memoryview", "object", "super"];
+/** Rounds of asking CPython for one statement (an answer may lead the rules to ask another: a subscript read with what the targets before it bound). */
+const MAX_ROUNDS = 4;
+/** CPython's answers kept (a loop's statements ask again at every item). */
+const MAX_ANSWERS = 20_000;
+/** Whether the session's Python sums floats as the sealed CPython (3.12) does: with compensated summation, from 3.12 on. */
+const SUMS_AS_SEALED = (python: string | undefined): boolean => python !== undefined && Number(python.split(".")[1]) >= 12;
 /** Items of a loop computed (past them, the loop is left to the model). */
 const MAX_ITEMS = 10_000;
 /** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
@@ -451,7 +505,7 @@ const NUMERIC_LIBRARY = /^\s*(?:import|from)\s+(numpy|pandas|torch|jax|tensorflo
 const LITERAL_TYPES = new Set(["int", "float", "complex", "bool", "str", "bytes", "bytearray", "list", "dict", "tuple", "set", "frozenset", "UserList", "UserDict", "UserString"]);
 
 /**
- * Whether every value in this file that prints as a literal is one (so that the evaluator may
+ * Whether every value in this file that prints as a literal is one (so that CPython may
  * compute with it): no class of its own prints itself (`__repr__`) or extends a literal's type,
  * no numeric library, no `import *` (which may shadow a builtin).
  */
@@ -467,9 +521,6 @@ function boundNames(src: PySource): Set<string> {
   for (const c of src.classes) [c.name, ...c.scope.binds].forEach((n) => out.add(n));
   return out;
 }
-
-// Builtins whose float result CPython may round otherwise than the evaluator (a float sum, 3.12+).
-const INEXACT: ReadonlySet<string> = new Set<SupportedBuiltin>(["sum"]);
 
 /** Whether a value holds a number that `is` holds for, anywhere in it. */
 function hasNumber(v: PyValue, is: (x: PyValue) => boolean): boolean {
@@ -555,30 +606,4 @@ function parseTarget(text: string): { name: string; index?: string } | undefined
   return closing(text, open) === text.length - 1 && !/^\s*$/.test(m[3]) && splitTop(m[3]).every((x) => !x.includes(":")) ? { name: m[1], index: m[3] } : undefined;
 }
 
-/** `container` with `container[index] = value` done as CPython does for a list or dict; undefined where that raises or is not known. */
-function withItem(container: PyValue, index: PyValue, value: PyValue): PyValue | undefined {
-  if (container.t === "list") {
-    const i = index.t === "int" ? index.v : index.t === "bool" ? BigInt(index.v) : undefined;
-    const n = BigInt(container.items.length);
-    if (i === undefined || i >= n || i < -n) return undefined;
-    const items = [...container.items];
-    items[Number(i < 0n ? i + n : i)] = value;
-    return { t: "list", items };
-  }
-  if (container.t === "dict" && hashable(index)) {
-    // An equal key already there keeps its place and its own form (d[1.0] = x keeps the key 1).
-    const at = container.entries.findIndex(([k]) => hashable(k) && pyEq(k, index));
-    const entries = [...container.entries];
-    if (at >= 0) entries[at] = [entries[at][0], value];
-    else entries.push([index, value]);
-    return { t: "dict", entries };
-  }
-  return undefined;
-}
-
-/** Whether a value can be a dict's key (and its equality is known: no opaque part). */
-function hashable(v: PyValue): boolean {
-  if (v.t === "tuple") return v.items.every(hashable);
-  return ["int", "bool", "float", "complex", "none", "str", "bytes"].includes(v.t);
-}
 

@@ -10,6 +10,7 @@ import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "./grammar.js";
 import { Reach } from "./reach.js";
+import type { PythonAsk } from "../format/values.js";
 
 export interface InstructOptions {
   maxTokens: number;
@@ -19,6 +20,8 @@ export interface InstructOptions {
   fileName?: string;
   /** The minor version of the session's Python (the prompt says it; the grammar admits only its frames). */
   python?: string;
+  /** CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is. */
+  ask?: PythonAsk;
 }
 
 const ACTION_TEXT: Record<Action["kind"], string> = {
@@ -64,7 +67,7 @@ export class InstructDialect implements Dialect {
     private readonly opts: InstructOptions,
   ) {
     this.table = scopeTable(src, opts.python);
-    this.reach = new Reach(src, opts.python);
+    this.reach = new Reach(src, opts.python, opts.ask);
     this.system = [
       "You are a Python debugger that predicts program execution without running the program.",
       "A state is where execution stands: the event (call, line, return or exception), the line number, the function, the call depth (0 for the first traced frame) and the local variables as Python reprs.",
@@ -127,6 +130,7 @@ export class InstructDialect implements Dialect {
   }
 
   async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
+    await this.reach.know(steps);
     const what = ACTION_TEXT[action.kind].replace(/line L/g, `line ${action.line ?? "?"}`);
     const rendered = await this.render(this.userText(steps, `Debugger action: ${what}.\nAnswer with the resulting state as JSON.`));
     this.grammar ??= this.build(jsonGrammar(this.src, this.opts.python));

@@ -14,6 +14,7 @@ import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
 import { Reach } from "./reach.js";
+import type { PythonAsk } from "../format/values.js";
 
 export interface NativeOptions {
   contextSize: number;
@@ -25,6 +26,8 @@ export interface NativeOptions {
   historyTokens?: number;
   /** The minor version of the session's Python: the grammar admits only its frames (unknown: 3.11's). */
   python?: string;
+  /** CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is. */
+  ask?: PythonAsk;
   /** The trajectory format the model was trained on (default: this one's); a version 1 prompt has no Python version. */
   format?: number;
   /** The Python version the prompt's header shows (one the model knows; see pyversion.ts's modelPython). */
@@ -63,7 +66,7 @@ export class NativeDialect implements Dialect {
     private readonly opts: NativeOptions,
   ) {
     this.table = scopeTable(src, opts.python);
-    this.reach = new Reach(src, opts.python);
+    this.reach = new Reach(src, opts.python, opts.ask);
     const m = lm.model;
     const bos = m.tokens.shouldPrependBosToken && m.tokens.bos !== null ? [m.tokens.bos] : [];
     const format = opts.format ?? FORMAT_VERSION;
@@ -166,6 +169,7 @@ export class NativeDialect implements Dialect {
   }
 
   async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
+    await this.reach.know(steps);
     const prompt = this.promptTokens(steps, action);
     // A next state is about as long as the current one (a return adds its value, a call its
     // arguments): a cap near that stops a runaway answer early without cutting a real one.

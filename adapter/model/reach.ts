@@ -12,7 +12,7 @@
 import { setLocal, type Action, type EventKind, type ExitStatus, type Frame, type Step } from "../format/trajectory.js";
 import { blockExit, classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
 import { Effects, type Span } from "./computed.js";
-import { literalToRepr, parseRepr, type PyValue } from "../format/values.js";
+import { literalToRepr, parseRepr, type PythonAsk, type PyValue } from "../format/values.js";
 import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
 import type { FuncShape, Next, NextFrame } from "./shapes.js";
 
@@ -27,15 +27,19 @@ export class Reach {
   private readonly effects: Effects;
   private readonly rows: string[];
 
-  /** `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown, 3.11's. */
+  /**
+   * `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown,
+   * 3.11's. `ask`: CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is.
+   */
   constructor(
     private readonly src: PySource,
     python?: string,
+    ask?: PythonAsk,
   ) {
     this.nonlocal = /\bnonlocal\b/.test(src.source);
     this.rows = src.source.split("\n");
     for (const m of src.source.matchAll(/^[ \t]*global[ \t]+([\w \t,]+)/gm)) for (const n of m[1].split(",")) if (n.trim()) this.globals.add(n.trim());
-    this.effects = new Effects(src, this.globals);
+    this.effects = new Effects(src, this.globals, python, ask);
     const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
     const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
     for (const s of scopeTable(src, python)) {
@@ -440,10 +444,11 @@ export class Reach {
    * return goes back to the caller that made such a call. Undefined wherever anything else could
    * come. The state is always one `next` allows: the two read the same rules.
    */
-  decided(steps: readonly Step[], action: Action): Frame | undefined {
+  async decided(steps: readonly Step[], action: Action, signal?: AbortSignal): Promise<Frame | undefined> {
     if (action.kind !== "step_into" && action.kind !== "step_over") return undefined;
-    return this.fueled(() => {
+    return this.fueled(async () => {
       if (this.fuel-- <= 0 || this.nesting > MAX_NESTING) return undefined;
+      await this.know(steps, signal);
       const stack = callStack(steps);
       const cur = stack.at(-1);
       const g = cur && cur.file === undefined ? this.funcs.get(cur.func) : undefined;
@@ -452,7 +457,7 @@ export class Reach {
       let frame: Frame | undefined;
       if (cur.event === "call") {
         if (g.firstLine !== undefined && cur.line === g.callLines[0] && g.firstLines?.length === 1) frame = lineOf(cur, g.firstLines[0], { ...cur.locals });
-      } else if (cur.event === "line") frame = this.lineDecided(steps, cur, g, action);
+      } else if (cur.event === "line") frame = await this.lineDecided(steps, cur, g, action, signal);
       else if (cur.event === "return" && cur.value !== undefined) frame = this.returnedTo(stack, cur);
       if (!frame) return undefined;
       const next = this.next(steps, action);
@@ -464,13 +469,28 @@ export class Reach {
   private fuel = 0;
   private nesting = 0;
 
-  private fueled<T>(f: () => T): T {
+  private async fueled<T>(f: () => Promise<T>): Promise<T> {
     if (this.nesting === 0) this.fuel = MAX_AHEAD;
     this.nesting++;
     try {
-      return f();
+      return await f();
     } finally {
       this.nesting--;
+    }
+  }
+
+  /**
+   * Asks CPython, ahead, what the statements of the last state of `steps` compute (its frame's,
+   * and where it returns, its caller's): `next` and the rules then read it synchronously. Every
+   * caller of `next` knows first (the dialects' `request`); `decided` and `ahead` know as they go.
+   */
+  async know(steps: readonly Step[], signal?: AbortSignal): Promise<void> {
+    const stack = callStack(steps);
+    const cur = stack.at(-1);
+    for (const f of cur?.event === "return" ? [cur, stack[cur.depth - 1]] : [cur]) {
+      const g = f && f.file === undefined ? this.funcs.get(f.func) : undefined;
+      const stmt = g && f!.event === "line" ? this.src.statements.find((s) => s.line <= f!.line && f!.line <= s.endLine) : undefined;
+      if (stmt) await this.effects.know(g!, stmt, f!.locals, signal);
     }
   }
 
@@ -482,21 +502,21 @@ export class Reach {
    * its frame's return; a breakpoint, or a continue, steps into them, to the first line event on
    * `stops` (the breakpoint's line, the session's breakpoints) in any frame.
    */
-  ahead(steps: readonly Step[], action: Action, stops: readonly number[] = []): { frame: Frame } | { passed: Step[] } {
+  async ahead(steps: readonly Step[], action: Action, stops: readonly number[] = [], signal?: AbortSignal): Promise<{ frame: Frame } | { passed: Step[] }> {
     if (action.kind === "step_into" || action.kind === "step_over") {
-      const frame = this.decided(steps, action);
+      const frame = await this.decided(steps, action, signal);
       return frame ? { frame } : { passed: [] };
     }
     if (action.kind !== "step_return" && action.kind !== "breakpoint" && action.kind !== "continue") return { passed: [] };
     const returning = action.kind === "step_return";
     const at = action.kind === "breakpoint" ? [action.line] : action.kind === "continue" ? stops : [];
     const move: Action = { kind: returning ? "step_over" : "step_into" };
-    return this.fueled(() => {
+    return this.fueled(async () => {
       const passed: Step[] = [];
       // The last state passed at each depth: with `steps`, all a step needs of the history (its frame and the callers').
       let frames: Step[] = [];
       while (passed.length < MAX_AHEAD) {
-        const frame = this.decided([...steps, ...frames], move);
+        const frame = await this.decided([...steps, ...frames], move, signal);
         if (!frame) break;
         if (returning ? frame.event === "return" : frame.event === "line" && at.includes(frame.line)) {
           // (a jump's state holds all the output written on the way)
@@ -512,7 +532,7 @@ export class Reach {
   }
 
   /** `decided` from a line event: the statement there, when it stands on that one line, runs no code of the program and has every effect computed, or calls one of its functions. */
-  private lineDecided(steps: readonly Step[], cur: Frame, g: FuncShape, action: Action): Frame | undefined {
+  private async lineDecided(steps: readonly Step[], cur: Frame, g: FuncShape, action: Action, signal?: AbortSignal): Promise<Frame | undefined> {
     const stmt = this.src.statements.find((s) => s.line <= cur.line && cur.line <= s.endLine);
     // (an inline comprehension's names come and go on its lines; `nonlocal` lets a callee rebind any local)
     if (!stmt || oneLine(g, stmt) !== cur.line || [...g.inlined.values()].some((ls) => ls.includes(cur.line)) || this.nonlocal) return undefined;
@@ -545,7 +565,7 @@ export class Reach {
       const into: Step = { action: { kind: "step_into" }, frame: entry };
       if (action.kind === "step_into") return entry;
       // Over the call: the callee's steps to its return, all decided, then back here.
-      const out = this.ahead([...steps, into], { kind: "step_return" });
+      const out = await this.ahead([...steps, into], { kind: "step_return" }, [], signal);
       if (!("frame" in out) || out.frame.value === undefined) return undefined;
       const back = this.returnedTo(callStack([...steps, into, { action: { kind: "step_return" }, frame: out.frame }]), out.frame);
       return back && out.frame.stdout ? { ...back, stdout: out.frame.stdout } : back;

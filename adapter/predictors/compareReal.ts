@@ -24,7 +24,7 @@ import { parsePython, scopeAt, type PySource } from "../pyread/pysource.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "../real/debugpy.js";
 import { transition } from "../real/semantics.js";
 import { SESSION_OBJECTS } from "../real/tracer.js";
-import { evaluateCondition, ExprError } from "../format/expr.js";
+import { evaluateValues } from "../real/sealed.js";
 import { breakpointCanHit, type Action, type Exit, type Frame, type Objects, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import type { Observable, RealOrigin } from "../protocol.js";
@@ -195,12 +195,9 @@ export class RealSide {
       if (atStop && cur.kind === "stop" && cur.frames[0]) {
         if (await this.dbg.conditionHolds(b.condition!, cur.frames[0].id)) return true;
       } else {
-        try {
-          if (evaluateCondition(b.condition!, f.locals)) return true;
-        } catch (e) {
-          if (e instanceof ExprError) return true;
-          throw e;
-        }
+        // (a condition that cannot be evaluated stops, as the engine's does)
+        const [r] = await evaluateValues(f.locals, [b.condition!]);
+        if ("error" in r || r.truth !== false) return true;
       }
     }
     return false;

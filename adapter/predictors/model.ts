@@ -27,6 +27,7 @@ import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
 import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../pyread/layout.js";
 import { byVersion, checkPythonVersion, modelPython, UNSAID_MODEL_FORMAT, UNSAID_MODEL_PYTHON } from "../model/pyversion.js";
 import { whichPython } from "../real/tracer.js";
+import { askPython } from "../real/sealed.js";
 import type { ModelDescription, StepStats } from "../protocol.js";
 
 export interface ModelPredictorOptions {
@@ -176,8 +177,8 @@ export class ModelPredictor implements Predictor {
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(m.vocab!, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: m.info.format ?? UNSAID_MODEL_FORMAT })
-        : new InstructDialect(m.vocab, seen, { maxTokens, fileName: basename(opts.program), python });
+        ? new NativeDialect(m.vocab!, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: m.info.format ?? UNSAID_MODEL_FORMAT, ask: askPython })
+        : new InstructDialect(m.vocab, seen, { maxTokens, fileName: basename(opts.program), python, ask: askPython });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : undefined;
     const sequence = await m.open(contextSize, threads, (from, why) => opts.onStatus?.({ stage: "moved", from, why, ...p.describe() }));
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, m.where, m.loaded, dialect, sequence, first, python, opts.onToken, opts.compute !== false, m.calibration);
@@ -252,7 +253,7 @@ export class ModelPredictor implements Predictor {
       stops = layout ? lines.map((l) => layout.statementAfter(l)).filter((l) => l !== undefined) : lines;
     }
     const seenAction = this.toSeen({ action }).action!;
-    const ahead = this.compute ? this.dialect.reach.ahead(steps, seenAction, stops) : { passed: [] };
+    const ahead = this.compute ? await this.dialect.reach.ahead(steps, seenAction, stops, opts.signal) : { passed: [] };
     if ("frame" in ahead) {
       const reached: Action = action.kind === "continue" ? { kind: "breakpoint", line: ahead.frame.line } : seenAction;
       return { step: { action: reached, frame: ahead.frame }, computed: true, tokens: 0, ms: performance.now() - t0 };
@@ -335,8 +336,8 @@ export class ModelPredictor implements Predictor {
   }
 
   /**
-   * An expression the engine could not compute from the state (adapter/format/expr.ts): a chat
-   * model's answer; a native model has none. Never by running code.
+   * An expression that reads a value the state knows only by its repr: a chat model's answer; a
+   * native model has none. Never by running code.
    */
   async evaluate(history: readonly Predicted[], expression: string, opts: PredictOptions = {}): Promise<string | undefined> {
     if (!this.dialect.question || !this.dialect.answer) return undefined;

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Language, Parser, type Node } from "web-tree-sitter";
-import { evaluateExpression, ExprError } from "../format/expr.js";
+import { evaluateValues, SealedUnavailableError } from "../real/sealed.js";
 
 export class PySourceError extends Error {}
 
@@ -176,6 +176,9 @@ function getParser(): Promise<Parser> {
   );
   return parserReady;
 }
+
+/** tree-sitter's parser of Python, loaded once. */
+export const pythonParser = getParser;
 
 /** Loads the parser (once); afterwards parsePythonSync can be used. */
 export async function initPython(): Promise<void> {
@@ -966,17 +969,23 @@ export interface CallBinding {
 }
 
 /**
- * The repr of an argument (`[1,2]` -> `[1, 2]`, `-3`, `'a' * 2`), or undefined when it is not
- * something adapter/format/expr.ts computes without running code (a call of the program's functions,
- * an unknown name).
+ * The reprs of arguments (`[1,2]` -> `[1, 2]`, `-3`, `'a' * 2` -> `'aa'`), each evaluated alone
+ * by CPython, sealed; a text with no value alone (a call of the program's functions, a name of
+ * the program) has none, nor has any where the sealed CPython cannot be had.
  */
-export function argumentRepr(text: string): string | undefined {
+async function argumentReprs(texts: readonly string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(texts.map((t) => t.trim()))];
+  const out = new Map<string, string>();
   try {
-    return evaluateExpression(text.trim(), {});
+    const results = await evaluateValues({}, unique);
+    unique.forEach((t, i) => {
+      const r = results[i];
+      if (!("error" in r)) out.set(t, r.value);
+    });
   } catch (e) {
-    if (e instanceof ExprError) return undefined;
-    throw e;
+    if (!(e instanceof SealedUnavailableError)) throw e;
   }
+  return out;
 }
 
 interface CallArg {
@@ -1016,8 +1025,8 @@ async function parseCallText(call: string): Promise<{ callee: string; args: Call
 
 /**
  * Binds an entry call's arguments to the callee's parameters, as Python would (positional,
- * keyword, defaults, *args, **kwargs), with arguments turned into reprs
- * where they are values (literals and what adapter/format/expr.ts computes from them).
+ * keyword, defaults, *args, **kwargs), with arguments turned into reprs where they are values
+ * alone (argumentReprs).
  */
 export async function bindCall(src: PySource, call: string): Promise<CallBinding> {
   const { callee, args } = await parseCallText(call);
@@ -1026,6 +1035,8 @@ export async function bindCall(src: PySource, call: string): Promise<CallBinding
     const known = src.functions.filter((f) => !f.qualname.includes("<locals>")).map((f) => f.qualname);
     throw new PySourceError(`the entry call "${call}" names ${callee}, which this file does not define${known.length ? ` (it defines ${known.join(", ")})` : ""}`);
   }
+  const reprs = await argumentReprs([...args.map((a) => a.text), ...func.params.flatMap((p) => (p.default !== undefined ? [p.default] : []))]);
+  const argumentRepr = (text: string): string | undefined => reprs.get(text.trim());
   const unevaluated: string[] = [];
   const value = (name: string, text: string): string => {
     const r = argumentRepr(text);

@@ -8,6 +8,22 @@ exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request 
    "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
    "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}}
 
+or, for expressions over a state's values where no run of the program is there to ask (a recorded
+or predicted state, a breakpoint's condition, a value typed into the Variables view),
+
+  {"evaluate": {"names": {NAME: REPR, ...}, "expressions": [EXPR, ...], "hidden"?: [NAME, ...], "reads"?: true}}
+
+which rebuilds each name's value from its repr (a literal: `[1, 2]`, `{'a': (1.5, None)}`,
+`set()`, `inf`) and evaluates each expression over them, answering a JSON list of
+{"value": REPR, "str": TEXT, "truth": BOOL, "type": NAME, "cut"?: true, "stdout"?: TEXT} or
+{"error": TEXT} ("cut": the repr was cut short, as the tracer cuts a long one). An entry may
+also be {"exec": STATEMENT} (answered {"names": {NAME: REPR}}, the names it bound or changed) or
+{"items": EXPR, "max": N} (answered {"items": [REPR, ...], "more"?: true}): the debugger's rules
+for the model alone ask those. "hidden" names have no value (a builtin the program shadows);
+"reads" adds what each entry reads: {"names", "calls", "methods", "set", "scopes"}.
+A name whose repr is no literal (`<__main__.Cart object at 0x...>`, a repr cut short) is no
+value: an expression that reads it gets an error that says so, with "unknown": NAME.
+
 With "inspect" the run stops at its N-th record, after an "inspect" record that holds each
 expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
@@ -27,10 +43,15 @@ and `import _imp` get refuses to build their C parts again. JavaScript itself is
 generation, Node's permission model): what a program might still reach there can do nothing.
 """
 
+import ast
+import builtins
+import copy
 import io
+import itertools
 import json
 import os
 import random
+import re
 import sys
 import time
 import types
@@ -214,6 +235,8 @@ def _write_files(program, source, files):
 
 def run(request):
     req = json.loads(request)
+    if "evaluate" in req:
+        return json.dumps(evaluate(req["evaluate"]))
     program, source = req["program"], req["source"]
     _clock.reset()
     random.seed(0)
@@ -225,3 +248,152 @@ def run(request):
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None
     tracer._run_program(out, _NoWatchdog(), None, program, source, req.get("call"), opts, os.path.dirname(program), hybrid)
     return "\n".join(out.lines)
+
+
+# ---- expressions over values read from reprs ----
+
+# What a repr may be made of to be rebuilt: literals, and the calls and names CPython writes in
+# reprs of builtin values (set(), frozenset({1}), bytearray(b''), range(0, 3), inf, nan).
+_REPR_CALLS = {"set": set, "frozenset": frozenset, "bytearray": bytearray, "range": range}
+_REPR_NAMES = {"inf": float("inf"), "nan": float("nan")}
+_REPR_NODES = (ast.Expression, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.USub,
+               ast.UAdd, ast.BinOp, ast.Add, ast.Sub, ast.Load, ast.Name, ast.Call)
+
+
+def _rebuilt(text):
+    """The value whose repr is `text`, or raises ValueError: only what CPython writes for values
+    of builtin types is read, so that a repr is never run as code (a model may have written it)."""
+    tree = ast.parse(text.strip(), mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _REPR_NODES):
+            raise ValueError(type(node).__name__)
+        if isinstance(node, ast.Name) and node.id not in _REPR_NAMES and node.id not in _REPR_CALLS:
+            raise ValueError(node.id)
+        if isinstance(node, ast.Call) and (not isinstance(node.func, ast.Name) or node.func.id not in _REPR_CALLS or node.keywords):
+            raise ValueError("call")
+    return eval(compile(tree, "<repr>", "eval"), {"__builtins__": {}, **_REPR_CALLS, **_REPR_NAMES})
+
+
+def _repr_of(value):
+    """repr(value) as the tracer writes it in records (cut past its limit, no addresses)."""
+    return tracer.Run.repr(types.SimpleNamespace(max_repr=tracer.DEFAULTS["maxRepr"]), value)
+
+
+# Characters of a str() the debugger is sent (a log message's part).
+_MAX_STR = 100_000
+
+
+def _str_of(value):
+    """str(value), for a log message: a container's is its repr, cut as the repr is (a list of a
+    million strings prints in gigabytes, and is cheap to hold); any other's cut past _MAX_STR."""
+    text = _repr_of(value) if type(value) in tracer._CONTAINERS else str(value)
+    return text if len(text) <= _MAX_STR else text[:_MAX_STR] + tracer._CUT_MARK
+
+
+def _cut(r):
+    """Whether the tracer cut this repr short (its marks stand at the end, after any closing quote)."""
+    return r.endswith(tracer._CUT_MARK) or re.search(r"…\(\+\d+ chars\)$", r) is not None
+
+
+def _error(e):
+    """One line, as a console shows an error ("NameError: name 'x' is not defined")."""
+    return tracer.traceback.format_exception_only(type(e), e)[-1].strip()
+
+
+class _NotAValue(Exception):
+    """A name read by an expression whose repr is no value."""
+
+    def __init__(self, name, why):
+        super().__init__(why)
+        self.name = name
+
+
+def _reads(tree):
+    """What an expression or statement reads, for the debugger's rules: the names it loads, the
+    names it calls, whether it calls a method, whether it builds a set, whether it has scopes of
+    its own (a comprehension, a generator, a lambda: frames of their own when the program runs)."""
+    names, calls, methods, builds_set, scopes = set(), set(), False, False, False
+    for node in ast.walk(tree):
+        # (a comprehension, generator or lambda is a frame of its own in the program's run, traced)
+        scopes = scopes or isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda))
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                calls.add(node.func.id)
+                builds_set = builds_set or node.func.id in ("set", "frozenset")
+            elif isinstance(node.func, ast.Attribute):
+                methods = True
+        elif isinstance(node, (ast.Set, ast.SetComp)):
+            builds_set = True
+    return {"names": sorted(names), "calls": sorted(calls), "methods": methods, "set": builds_set, "scopes": scopes}
+
+
+def _one(entry, values, unknown, with_reads):
+    """One entry of an evaluate request: an expression (a str, or {"eval": EXPR}), a statement run
+    over the values ({"exec": TEXT}: the names it binds or changes), or an iterable's first items
+    ({"items": EXPR, "max": N})."""
+    if isinstance(entry, str):
+        entry = {"eval": entry}
+    kind = "exec" if "exec" in entry else "items" if "items" in entry else "eval"
+    text = entry[kind]
+    tree = ast.parse(text, mode="exec" if kind == "exec" else "eval")
+    code = compile(tree, "<expression>", "exec" if kind == "exec" else "eval", dont_inherit=True)
+    reads = _reads(tree)
+    blind = [n for n in reads["names"] if n in unknown]
+    if blind:
+        raise _NotAValue(blind[0], unknown[blind[0]])
+    # Each entry has values of its own: an expression may change a list it reads (xs.pop()).
+    # Names are the globals, so that a lambda or generator in the expression sees them too.
+    scope = {"__builtins__": builtins, **{n: copy.deepcopy(v) for n, v in values.items()}}
+    result = {"reads": reads} if with_reads else {}
+    if kind == "exec":
+        before = {n: _repr_of(v) for n, v in values.items()}
+        exec(code, scope)
+        result["names"] = {n: _repr_of(v) for n, v in scope.items() if n != "__builtins__" and before.get(n) != _repr_of(v)}
+        return result
+    value = eval(code, scope)
+    if kind == "items":
+        limit = int(entry.get("max") or 10000)
+        items = [_repr_of(v) for v in itertools.islice(iter(value), limit + 1)]
+        result["items"] = items[:limit]
+        if len(items) > limit:
+            result["more"] = True
+        return result
+    r = _repr_of(value)
+    result.update({"value": r, "str": _str_of(value), "type": type(value).__name__})
+    if _cut(r):
+        result["cut"] = True
+    result["truth"] = bool(value)
+    return result
+
+
+def evaluate(request):
+    _clock.reset()
+    random.seed(0)
+    values, unknown = {}, {}
+    for name, text in (request.get("names") or {}).items():
+        try:
+            values[name] = _rebuilt(text)
+        except Exception:
+            unknown[name] = "the value of %s is not known here, only its repr: %s" % (name, text[:80])
+    # Names the program binds (a builtin it shadows) and names whose value is this process's own (id, open): no values here.
+    for name in request.get("hidden") or ():
+        if name not in values:
+            unknown.setdefault(name, "%s is the program's own name here, whose value is not known" % name)
+    out = []
+    for entry in request.get("expressions") or ():
+        stdout, real_stdout = io.StringIO(), sys.stdout
+        sys.stdout = stdout
+        try:
+            result = _one(entry, values, unknown, bool(request.get("reads")))
+        except _NotAValue as e:
+            result = {"error": str(e), "unknown": e.name}
+        except Exception as e:
+            result = {"error": _error(e)}
+        finally:
+            sys.stdout = real_stdout
+        if stdout.getvalue():
+            result["stdout"] = stdout.getvalue()
+        out.append(result)
+    return out

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { killTree, own } from "../system/processes.js";
 import { normalizeSource, type Frame, type Objects } from "../format/trajectory.js";
+import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
 import {
   DEFAULT_TIMEOUT_S,
   KILL_MARGIN_S,
@@ -60,7 +61,9 @@ export interface SealedInfo {
   pyodide: string;
 }
 
-interface SealedRequest {
+type SealedRequest = RunRequest | { evaluate: { names: Record<string, string>; expressions: readonly Evaluation[]; reads?: boolean; hidden?: readonly string[] } };
+
+interface RunRequest {
   program: string;
   source: string;
   call?: string;
@@ -223,8 +226,12 @@ class SealedProcess {
   }
 
   kill(): void {
-    // Gone from now on: the next run starts another, without waiting for the exit to be reported.
+    // Gone from now on: the next run starts another, without waiting for the exit to be reported
+    // (which an idle process, holding nothing else, might never see: the child is unreferenced).
     this.exited = true;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.reject(new Error("the sealed process was stopped"));
     killTree(this.child.pid);
     try {
       this.child.kill("SIGKILL");
@@ -318,6 +325,48 @@ export function sealedExecutor(): SealedExecutor {
   return shared;
 }
 
+/** How long one batch of expressions over values may take (seconds): past it the child is killed. */
+const EVALUATE_TIMEOUT_S = 5;
+
+/**
+ * Evaluations over a state's values, by CPython, sealed: each name's value is rebuilt from its
+ * repr (a literal; any other repr is no value, and what reads it gets an error saying so), then
+ * each entry evaluated over them (python/sealed.py, `evaluate`), with what it read. The one
+ * evaluator of Python where no run of the program is there to ask. Rejects
+ * (SealedUnavailableError) where the sealed CPython cannot be had.
+ */
+export const askPython: PythonAsk = async (names, entries, opts = {}) => {
+  if (!entries.length) return [];
+  const executor = sealedExecutor();
+  const request = { evaluate: { names, expressions: entries, reads: true, ...(opts.hidden?.length ? { hidden: opts.hidden } : {}) } };
+  const ran = await executor.run(request, EVALUATE_TIMEOUT_S, opts.signal);
+  if ("killed" in ran) return entries.map(() => ({ error: `the evaluation took longer than ${EVALUATE_TIMEOUT_S} s` }));
+  if ("died" in ran) return entries.map(() => ({ error: `the sealed interpreter failed: ${ran.died}` }));
+  const answer = JSON.parse(ran.records) as unknown;
+  return entries.map((_, i) => readAnswer(Array.isArray(answer) ? answer[i] : undefined));
+};
+
+/** Expressions over a state's values (askPython, expressions only): the engine's evaluator of conditions, log messages and the Debug Console. */
+export async function evaluateValues(names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> {
+  const answers = await askPython(names, expressions, { signal });
+  return answers.map((a) => ("value" in a || "error" in a ? a : { error: "no value came back" }));
+}
+
+/** One answer of `evaluate`, checked (an expression can print, but never writes the channel: still, trust nothing). */
+function readAnswer(x: unknown): Answer {
+  const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === "string");
+  const stdout = typeof o.stdout === "string" && o.stdout ? { stdout: o.stdout } : {};
+  const r = o.reads as Record<string, unknown> | undefined;
+  const flags = r && typeof r.methods === "boolean" && typeof r.set === "boolean" && typeof r.scopes === "boolean";
+  const reads = flags && strings(r.names) && strings(r.calls) ? { reads: { names: r.names, calls: r.calls, methods: r.methods as boolean, set: r.set as boolean, scopes: r.scopes as boolean } } : {};
+  if (typeof o.value === "string" && typeof o.str === "string" && typeof o.type === "string")
+    return { value: o.value, str: o.str, type: o.type, ...(typeof o.truth === "boolean" ? { truth: o.truth } : {}), ...(o.cut === true ? { cut: true } : {}), ...reads, ...stdout };
+  if (typeof o.names === "object" && o.names !== null && Object.values(o.names).every((v) => typeof v === "string")) return { names: o.names as Record<string, string>, ...reads, ...stdout };
+  if (strings(o.items)) return { items: o.items, ...(o.more === true ? { more: true } : {}), ...reads, ...stdout };
+  return { error: typeof o.error === "string" ? o.error : "no value came back", ...(typeof o.unknown === "string" ? { unknown: o.unknown } : {}), ...stdout };
+}
+
 /** The other .py files of the program's folder (its own modules), so that its imports work sealed. */
 async function siblingModules(file: string): Promise<Record<string, string>> {
   const dir = path.dirname(file);
@@ -364,7 +413,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
   const told = new Set<string>();
   for (;;) {
     const call = entryCall(opts.call);
-    const request: SealedRequest = { program: file, source: text, opts: numbers, files, ...(call !== undefined ? { call } : {}) };
+    const request: RunRequest = { program: file, source: text, opts: numbers, files, ...(call !== undefined ? { call } : {}) };
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
     const ran = await executor.run(request, timeout, opts.signal);

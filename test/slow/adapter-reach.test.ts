@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
-import { Reach, refusal } from "../../adapter/model/reach.js";
+import { refusal } from "../../adapter/model/reach.js";
+import { nextOf, rules } from "../support/reach.js";
 import { lastFrame } from "../../adapter/model/dialect.js";
 import { parsePython } from "../../adapter/pyread/pysource.js";
 import { parse } from "../../adapter/format/trajectory.js";
@@ -62,11 +63,11 @@ test("every predicted state of every session is reachable: no function never cal
       const trajectory = parse(text);
       const steps = trajectory.steps;
       // The rules of the Python version whose states the session shows (3.12 runs comprehensions inline).
-      const reach = new Reach(src, trajectory.python);
+      const reach = rules(src, trajectory.python);
       for (let k = 1; k < steps.length; k++) {
         const action = steps[k].action;
         assert.ok(action, `state ${k} of ${program} has its action`);
-        const next = reach.next(steps.slice(0, k), action);
+        const next = await nextOf(reach, steps.slice(0, k), action);
         const why = next && refusal(next, steps[k], lastFrame(steps.slice(0, k)));
         if (why) refused.push(`${program} state ${k} (${action.kind}): ${why}`);
         states++;

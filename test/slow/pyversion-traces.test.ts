@@ -11,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Reach, refusal } from "../../adapter/model/reach.js";
+import { refusal } from "../../adapter/model/reach.js";
 import { scopeTable } from "../../adapter/model/grammar.js";
 import { checkFrame } from "../../adapter/model/dialect.js";
 import { parsePython } from "../../adapter/pyread/pysource.js";
@@ -19,7 +19,7 @@ import { stateAt } from "../../adapter/tools/sampling.js";
 import { TraceBatch, tracerScript, type TraceResult } from "../../adapter/real/tracer.js";
 import { readPrograms, traceOf } from "../../adapter/tools/programs.js";
 import { buildDist, NDBG, ROOT } from "../support/dist.js";
-import { fixturePrograms, refusedStates } from "../support/reach.js";
+import { fixturePrograms, nextOf, refusedStates, rules } from "../support/reach.js";
 import { realPython, type RealPython } from "../support/pythons.js";
 
 const T = { timeout: 600_000 };
@@ -78,13 +78,13 @@ test("3.12 runs comprehensions inline: its trace passes 3.12's rules and fails 3
   assert.deepEqual(f.filter((x) => x.line === 2).map((x) => x.locals.x), [undefined, "1", "2"]);
   assert.deepEqual(f.find((x) => x.line === 3)!.locals, { xs: "[1, 2]", ys: "[2, 4]" });
 
-  const refused = (run: TraceResult, v: string): string[] => {
-    const reach = new Reach(src, v);
+  const refused = async (run: TraceResult, v: string): Promise<string[]> => {
+    const reach = rules(src, v);
     const table = scopeTable(src, v);
     const out: string[] = [];
     for (let i = 0; i + 1 < run.frames.length; i++) {
       const truth = stateAt(run, i + 1, i, { kind: "step_into" });
-      const next = reach.next([stateAt(run, i, i)], { kind: "step_into" });
+      const next = await nextOf(reach, [stateAt(run, i, i)], { kind: "step_into" });
       const why = next ? refusal(next, truth, run.frames[i]) : `no rules for ${run.frames[i].func}`;
       if (why) out.push(why);
       try {
@@ -95,13 +95,13 @@ test("3.12 runs comprehensions inline: its trace passes 3.12's rules and fails 3
     }
     return out;
   };
-  assert.deepEqual(refused(runs["3.12"], "3.12"), []);
-  assert.deepEqual(refused(runs["3.11"], "3.11"), []);
+  assert.deepEqual(await refused(runs["3.12"], "3.12"), []);
+  assert.deepEqual(await refused(runs["3.11"], "3.11"), []);
   // 3.11's rules expect a <listcomp> frame: f with the comprehension's variable is not one of its states.
-  const as311 = refused(runs["3.12"], "3.11");
+  const as311 = await refused(runs["3.12"], "3.11");
   assert.ok(as311.some((r) => /f has no local "x"/.test(r)) && as311.some((r) => /f has no local "k"/.test(r)), as311.join("\n"));
   // 3.12's rules know no <listcomp>, <dictcomp> or <setcomp> frame: the grammar names none of them.
-  const as312 = refused(runs["3.11"], "3.12");
+  const as312 = await refused(runs["3.11"], "3.12");
   for (const name of ["listcomp", "dictcomp", "setcomp"]) assert.ok(as312.some((r) => r.includes(`"f.<locals>.<${name}>", which this program does not define`)), as312.join("\n"));
 });
 
@@ -121,7 +121,7 @@ for (const v of ["3.10", "3.11", "3.12", "3.13"]) {
         const table = scopeTable(src, v);
         for (const f of run.frames) assert.doesNotThrow(() => checkFrame(f, table, ""), `${p.name}: ${f.event} ${f.line} ${f.func}`);
         if (Number(v.split(".")[1]) >= 12) assert.ok(!run.frames.some((f) => INLINE.test(f.func)), p.name);
-        const r = refusedStates(new Reach(src, v), run, p.name);
+        const r = await refusedStates(rules(src, v), run, p.name);
         checked += r.checked;
         refused.push(...r.refused);
       }
@@ -147,7 +147,7 @@ test("3.12 and 3.13 on the real-code held-out: every frame is one the grammar ad
         for (const f of run.frames) assert.doesNotThrow(() => checkFrame(f, table, ""), `${v} ${p.id}: ${f.event} ${f.line} ${f.func}`);
         if (run.exit.status === "limit" || !src.nested.some((n) => INLINE.test(n.name))) continue;
         inline++;
-        refused.push(...refusedStates(new Reach(src, v), run, `${v} ${p.id}`).refused);
+        refused.push(...(await refusedStates(rules(src, v), run, `${v} ${p.id}`)).refused);
       }
     } finally {
       await batch.close();

@@ -3,12 +3,24 @@
 // and from the whole session before it (as a debugging session asks).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { refusal, type Reach } from "../../adapter/model/reach.js";
+import { Reach, refusal } from "../../adapter/model/reach.js";
+import type { Next } from "../../adapter/model/shapes.js";
+import type { PySource } from "../../adapter/pyread/pysource.js";
+import { askPython } from "../../adapter/real/sealed.js";
 import { stateAt } from "../../adapter/tools/sampling.js";
 import { transition } from "../../adapter/real/semantics.js";
 import { sameFrame, type Action, type Recording, type Step } from "../../adapter/format/trajectory.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
+
+/** The rules of `src`, computing with CPython, sealed, as a session's do. */
+export const rules = (src: PySource, python?: string): Reach => new Reach(src, python, askPython);
+
+/** What `action` can lead to from the last state of `steps`, once CPython has been asked what its statement computes (as the dialects ask before `next`). */
+export async function nextOf(reach: Reach, steps: readonly Step[], action: Action): Promise<Next | undefined> {
+  await reach.know(steps);
+  return reach.next(steps, action);
+}
 
 /**
  * The fixture scripts: programs/ (the tracer's), userstyle/ (written the way users write them:
@@ -36,7 +48,7 @@ export function actions(run: Recording): Action[] {
  * must be the true one, and so must every state passed on the way there (`decided`: how many
  * states were decided or passed).
  */
-export function refusedStates(reach: Reach, run: Recording, name: string): { checked: number; refused: string[]; decided: number } {
+export async function refusedStates(reach: Reach, run: Recording, name: string): Promise<{ checked: number; refused: string[]; decided: number }> {
   let checked = 0;
   let decided = 0;
   const refused: string[] = [];
@@ -47,18 +59,19 @@ export function refusedStates(reach: Reach, run: Recording, name: string): { che
     for (const a of actions(run)) {
       const truth = stateAt(run, transition(run.frames, i, a), i, a);
       for (const history of [[stateAt(run, i, i)], session]) {
+        await reach.know(history);
         const next = reach.next(history, a);
         checked++;
         const why = next ? refusal(next, truth, history[history.length - 1].frame) : `no rules for ${history[history.length - 1].frame?.func}`;
         if (why) refused.push(`${name} state ${i} ${a.kind}${a.line ?? ""}: ${why}`);
         // A step decided from the whole session (a return goes back to its caller, known there).
-        const step = history === session ? reach.decided(history, a) : undefined;
+        const step = history === session ? await reach.decided(history, a) : undefined;
         if (step) decided++;
         if (step && !(truth.frame && sameFrame(step, truth.frame)))
           refused.push(`${name} state ${i} ${a.kind} in the session: decided ${JSON.stringify(step)}, not ${JSON.stringify(truth.frame ?? truth.exit)}`);
       }
       // (a continue stops at the session's breakpoints: semantics' continue has none, so only the states passed are checked)
-      const ahead = reach.ahead([stateAt(run, i, i)], a, a.kind === "continue" ? stops : []);
+      const ahead = await reach.ahead([stateAt(run, i, i)], a, a.kind === "continue" ? stops : []);
       if ("frame" in ahead) {
         decided++;
         if (a.kind !== "continue" && !(truth.frame && sameFrame(ahead.frame, truth.frame)))

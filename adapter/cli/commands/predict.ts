@@ -17,7 +17,7 @@ import { ModelFileError } from "../../model/gguf.js";
 import { PredictionError } from "../../model/dialect.js";
 import { PySourceError } from "../../pyread/pysource.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
-import { checkSingleExpression } from "../../format/expr.js";
+import { checkSingleExpression } from "../../pyread/expressions.js";
 import type { Predicted, Predictor } from "../../engine/predictor.js";
 import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
 import { describe, parseActions, parseLines, recording } from "../actions.js";
