@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { findPython, TraceBatch, type TraceResult } from "../adapter/real/tracer.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
-import { scopeTable } from "../adapter/model/grammar.js";
+import { scopeTable } from "../adapter/rules/grammar.js";
 import { checkFrame, PredictionError } from "../adapter/model/dialect.js";
 import { CRUXEVAL as DATA, cruxevalSkip } from "./support/cruxeval.js";
 

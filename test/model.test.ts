@@ -11,7 +11,7 @@ import { ModelPredictor, breakpointOrder, type ModelPredictorOptions } from "../
 import { disposeAll, getBackend } from "../adapter/model/backend.js";
 import { ModelFileError, checkModelFile } from "../adapter/model/gguf.js";
 import { PredictionError } from "../adapter/model/dialect.js";
-import { nativeGrammar, jsonGrammar, scopeTable } from "../adapter/model/grammar.js";
+import { nativeGrammar, jsonGrammar, scopeTable } from "../adapter/rules/grammar.js";
 import { HISTORY_TOKENS } from "../adapter/model/native.js";
 import { resolveModel } from "../adapter/model/resolve.js";
 import { parsePython } from "../adapter/pyread/pysource.js";

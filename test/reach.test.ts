@@ -1,4 +1,4 @@
-// The reachable-state rules (adapter/model/reach.ts) against real runs: every state a real run
+// The reachable-state rules (adapter/rules/reach.ts) against real runs: every state a real run
 // goes to under every action is one they allow, from the true state alone (as `eval steps`
 // asks) and from the whole session before it (as a debugging session asks); and the impossible
 // states users met (a frame of a function never called, names it never binds, a lost parameter,
@@ -7,8 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Reach, callStack, refusal } from "../adapter/model/reach.js";
-import { jsonGrammar, nativeGrammar, reachGrammar, scopeTable } from "../adapter/model/grammar.js";
+import { Reach, callStack, refusal } from "../adapter/rules/reach.js";
+import { jsonGrammar, nativeGrammar, reachGrammar, scopeTable } from "../adapter/rules/grammar.js";
 import { getBackend, disposeAll } from "../adapter/model/backend.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
 import { stateAt } from "../adapter/tools/sampling.js";

@@ -1,7 +1,7 @@
 // What the user is told about where the values at a stop come from. In predict mode (and on
 // compare mode's predicted side) a state is the model's guess unless the program decides it:
 // the entry call's frame, bound from the call, and the states the rules compute step by step
-// from a known one (adapter/model/reach.ts: `ahead`) are shown as they are; a state computed from
+// from a known one (adapter/rules/reach.ts: `ahead`) are shown as they are; a state computed from
 // a guess says "from a predicted value". VS Code has no "predicted" presentation hint, so the
 // mark goes where its UI shows it. The scope's name carries the state's confidence ("Predicted
 // locals (84%)"); each variable's `type` says "predicted" (the Variables view shows it on hover,

@@ -6,8 +6,8 @@ import type { Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
 import type { ChatTurn } from "./sequence.js";
-import { funcLines, scopeOfFunc, type ScopeLines } from "./grammar.js";
-import { refusal, type Reach } from "./reach.js";
+import { funcLines, scopeOfFunc, type ScopeLines } from "../rules/grammar.js";
+import { refusal, type Reach } from "../rules/reach.js";
 
 export type DialectName = "native" | "instruct";
 

@@ -8,8 +8,8 @@ import type { Action, Exit, Frame, Step } from "../format/trajectory.js";
 import type { PySource } from "../pyread/pysource.js";
 import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
-import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "./grammar.js";
-import { Reach } from "./reach.js";
+import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "../rules/grammar.js";
+import { Reach } from "../rules/reach.js";
 import type { PythonAsk } from "../format/values.js";
 
 export interface InstructOptions {
@@ -20,7 +20,7 @@ export interface InstructOptions {
   fileName?: string;
   /** The minor version of the session's Python (the prompt says it; the grammar admits only its frames). */
   python?: string;
-  /** CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is. */
+  /** CPython, sealed, which computes what a statement decides (adapter/rules/computed.ts); without it, nothing is. */
   ask?: PythonAsk;
 }
 

@@ -12,8 +12,8 @@ import { FORMAT_VERSION, STOP_TOKEN, TOKENS, parseSteps, serializeAction, serial
 import type { PySource } from "../pyread/pysource.js";
 import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
-import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "./grammar.js";
-import { Reach } from "./reach.js";
+import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "../rules/grammar.js";
+import { Reach } from "../rules/reach.js";
 import type { PythonAsk } from "../format/values.js";
 
 export interface NativeOptions {
@@ -26,7 +26,7 @@ export interface NativeOptions {
   historyTokens?: number;
   /** The minor version of the session's Python: the grammar admits only its frames (unknown: 3.11's). */
   python?: string;
-  /** CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is. */
+  /** CPython, sealed, which computes what a statement decides (adapter/rules/computed.ts); without it, nothing is. */
   ask?: PythonAsk;
   /** The trajectory format the model was trained on (default: this one's); a version 1 prompt has no Python version. */
   format?: number;
@@ -191,7 +191,7 @@ export class NativeDialect implements Dialect {
 
   /**
    * The grammar for the next state: only the states this program can reach from the current one
-   * by `action` (adapter/model/reach.ts); where those are not known (a frame of another file),
+   * by `action` (adapter/rules/reach.ts); where those are not known (a frame of another file),
    * any frame of this program, with the delta form of locals only where the format allows it.
    */
   private grammarFor(steps: readonly Step[], action: Action): Promise<LlamaGrammar | undefined> {

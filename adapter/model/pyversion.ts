@@ -2,7 +2,7 @@
 // 3.12 runs list, dict and set comprehensions inline (PEP 709), in the frame of the code that
 // holds them, where 3.11 gives each a frame of its own (`<listcomp>`, `<dictcomp>`, `<setcomp>`);
 // generator expressions and lambdas have frames of their own on both. The frame grammar and the
-// reachable states (grammar.ts, reach.ts) admit only the frames of the session's version. Real
+// reachable states (adapter/rules/grammar.ts, reach.ts) admit only the frames of the session's version. Real
 // 3.10 to 3.13 traces are checked against them (test/slow/pyversion-traces.test.ts): 3.13 traces as
 // 3.12, 3.10 as 3.11, so a version before 3.12 is read as 3.11 and any later one as 3.12.
 import { PYTHON_VERSION_RE } from "../format/trajectory.js";
@@ -12,15 +12,7 @@ export const UNSAID_MODEL_PYTHON: readonly string[] = ["3.11"];
 /** The trajectory format of a native model that does not say: the one before the Python version was in the header. */
 export const UNSAID_MODEL_FORMAT = 1;
 
-/** The comprehensions that 3.12+ runs inline. */
-const INLINED = new Set(["<listcomp>", "<dictcomp>", "<setcomp>"]);
-
 const minor = (v: string): number => Number(v.split(".")[1]);
-
-/** Whether a comprehension, generator expression or lambda named `name` opens a frame of its own on `python` (unknown: as on 3.11). */
-export function opensFrame(name: string, python: string | undefined): boolean {
-  return !INLINED.has(name) || python === undefined || minor(python) < 12;
-}
 
 /** A user's "pythonVersion": MAJOR.MINOR such as "3.12"; the error says what is wrong. */
 export function checkPythonVersion(v: unknown, what = '"pythonVersion"'): string {

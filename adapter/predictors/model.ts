@@ -23,7 +23,7 @@ import { inferenceHost, RemoteSequence } from "../model/remote.js";
 import { lastFrame, PredictionError, type Dialect, type DialectName, type DialectRequest } from "../model/dialect.js";
 import { NativeDialect } from "../model/native.js";
 import { InstructDialect } from "../model/instruct.js";
-import { scopeOfFunc, scopeTable, type ScopeLines } from "../model/grammar.js";
+import { scopeOfFunc, scopeTable, type ScopeLines } from "../rules/grammar.js";
 import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../pyread/layout.js";
 import { byVersion, checkPythonVersion, modelPython, UNSAID_MODEL_FORMAT, UNSAID_MODEL_PYTHON } from "../model/pyversion.js";
 import { whichPython } from "../real/tracer.js";
@@ -61,7 +61,7 @@ export interface ModelPredictorOptions {
    */
   layout?: LayoutName;
   /**
-   * States the program decides (adapter/model/reach.ts: `ahead`) are computed, not predicted
+   * States the program decides (adapter/rules/reach.ts: `ahead`) are computed, not predicted
    * (default); false: the model predicts every state, as when measuring the model alone.
    */
   compute?: boolean;
@@ -240,7 +240,7 @@ export class ModelPredictor implements Predictor {
 
   /**
    * predict in the model's lines: `steps`, the action's line and the breakpoints are all in the
-   * lines it reads. What the program decides on the way (adapter/model/reach.ts: `ahead`) is
+   * lines it reads. What the program decides on the way (adapter/rules/reach.ts: `ahead`) is
    * computed, not predicted: all of it, or the model goes on from the last state decided.
    */
   private async seenPredict(steps: readonly Step[], action: Action, opts: PredictOptions): Promise<Predicted> {

@@ -34,7 +34,7 @@ export interface ModelOptions {
   /**
    * With compute: the program runs sealed and the model fills only its holes (default, predict mode
    * as users get it); false: the model with the hand-written rules of what the program decides
-   * (adapter/model/reach.ts), as predict mode was before the sealed run.
+   * (adapter/rules/reach.ts), as predict mode was before the sealed run.
    */
   sealed?: boolean;
   /** llama.cpp's messages. */

@@ -3,13 +3,13 @@
 // functions, module code, exceptions, generators, closures): every state of every session is one
 // the program can be in. Each session steps in, over, out and continues to a breakpoint; its
 // trajectory (ndbg/saveTrace) is then checked state by state against the rules of
-// adapter/model/reach.ts, each state from the session before it.
+// adapter/rules/reach.ts, each state from the session before it.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
-import { refusal } from "../../adapter/model/reach.js";
+import { refusal } from "../../adapter/rules/reach.js";
 import { nextOf, rules } from "../support/reach.js";
 import { lastFrame } from "../../adapter/model/dialect.js";
 import { parsePython } from "../../adapter/pyread/pysource.js";

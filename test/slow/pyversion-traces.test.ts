@@ -1,4 +1,4 @@
-// Python versions against real interpreters (adapter/model/pyversion.ts, grammar.ts, reach.ts):
+// Python versions against real interpreters (adapter/model/pyversion.ts, adapter/rules/grammar.ts, reach.ts):
 // every state that real runs on 3.10, 3.11, 3.12 and 3.13 reach, by every action, is one that
 // version's frame grammar and reachable-state rules admit; and each version's rules refuse the
 // other's comprehension states. The tracer writes the version of the Python that ran it, and
@@ -11,8 +11,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { refusal } from "../../adapter/model/reach.js";
-import { scopeTable } from "../../adapter/model/grammar.js";
+import { refusal } from "../../adapter/rules/reach.js";
+import { scopeTable } from "../../adapter/rules/grammar.js";
 import { checkFrame } from "../../adapter/model/dialect.js";
 import { parsePython } from "../../adapter/pyread/pysource.js";
 import { stateAt } from "../../adapter/tools/sampling.js";

@@ -1,10 +1,10 @@
-// Real runs against the reachable-state rules (adapter/model/reach.ts): every state a run goes to
+// Real runs against the reachable-state rules (adapter/rules/reach.ts): every state a run goes to
 // under every action must be one the rules allow, from the true state alone (as `eval steps` asks)
 // and from the whole session before it (as a debugging session asks).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Reach, refusal } from "../../adapter/model/reach.js";
-import type { Next } from "../../adapter/model/shapes.js";
+import { Reach, refusal } from "../../adapter/rules/reach.js";
+import type { Next } from "../../adapter/rules/shapes.js";
 import type { PySource } from "../../adapter/pyread/pysource.js";
 import { askPython } from "../../adapter/real/sealed.js";
 import { stateAt } from "../../adapter/tools/sampling.js";

@@ -56,7 +56,7 @@ export interface NextFrame {
   keep?: { name: string; value?: string; starts?: string[] }[];
   /** The value a return must have: a module's is None. */
   valueIs?: string;
-  /** Locals the statement just run set to a value computed from the current ones (adapter/model/computed.ts): each has exactly it. */
+  /** Locals the statement just run set to a value computed from the current ones (adapter/rules/computed.ts): each has exactly it. */
   values?: Map<string, string>;
   /** What the statement just run wrote (a print of computed values): the state's output is exactly it. */
   stdout?: string;

@@ -6,7 +6,7 @@
 // program's own run could get another answer (a set's order, a builtin the file shadows, a class
 // that prints itself, a loop whose iterable changes under it, an object several names hold).
 // CPython is asked ahead (`know`, asynchronously); the rules read its answers synchronously, inside
-// the grammar of the model's next state. Reach (adapter/model/reach.ts) holds predictions to what
+// the grammar of the model's next state. Reach (adapter/rules/reach.ts) holds predictions to what
 // they give; each is checked there against real traces.
 import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
 import { literalToRepr, parseRepr, type Answer, type Evaluation, type ItemsAnswer, type PythonAsk, type PyValue, type Reads } from "../format/values.js";

@@ -3,8 +3,8 @@
 // with exactly that function's parameters), of the same call, or of the caller it returns to;
 // locals only from the names that function binds, and every parameter present; a return with a
 // value only where the function can return (an exception unwinds it without one); the callers
-// kept; what a statement computes from the locals alone (adapter/model/computed.ts), that value.
-// The frame grammar (adapter/model/grammar.ts) writes these shapes as GBNF, and every
+// kept; what a statement computes from the locals alone (adapter/rules/computed.ts), that value.
+// The frame grammar (adapter/rules/grammar.ts) writes these shapes as GBNF, and every
 // parsed answer is checked against them (`refusal`), so the two cannot disagree.
 //
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
@@ -23,13 +23,13 @@ export class Reach {
   private readonly nonlocal: boolean;
   /** Names some function declares `global`: the module's may change under any call. */
   private readonly globals = new Set<string>();
-  /** What statements compute from the locals (adapter/model/computed.ts). */
+  /** What statements compute from the locals (adapter/rules/computed.ts). */
   private readonly effects: Effects;
   private readonly rows: string[];
 
   /**
    * `python`: the minor version whose states these are (adapter/model/pyversion.ts); unknown,
-   * 3.11's. `ask`: CPython, sealed, which computes what a statement decides (adapter/model/computed.ts); without it, nothing is.
+   * 3.11's. `ask`: CPython, sealed, which computes what a statement decides (adapter/rules/computed.ts); without it, nothing is.
    */
   constructor(
     private readonly src: PySource,
@@ -436,7 +436,7 @@ export class Reach {
   /**
    * The one state a step (into or over) leads to from the last state of `steps`, where the
    * program and that state decide it wholly: a function's entry goes to its first line; a
-   * statement that runs none of the program's code (adapter/model/computed.ts) and whose every
+   * statement that runs none of the program's code (adapter/rules/computed.ts) and whose every
    * effect is computed goes to the one line it leads to, with exactly those effects (an
    * assignment, a print, `pass`, a `def`, a test, a loop's next item or its end), and a computed
    * `return` returns. A call of one of the program's functions with computed arguments enters

@@ -3,9 +3,16 @@
 // the four events, a depth, a function of this file, locals named by the file's identifiers.
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pyread/pysource.js";
-import { opensFrame } from "./pyversion.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText } from "../format/trajectory.js";
 import type { Next } from "./shapes.js";
+
+/** The comprehensions that 3.12+ runs inline. */
+const INLINED = new Set(["<listcomp>", "<dictcomp>", "<setcomp>"]);
+
+/** Whether a comprehension, generator expression or lambda named `name` opens a frame of its own on `python` (unknown: as on 3.11). */
+export function opensFrame(name: string, python: string | undefined): boolean {
+  return !INLINED.has(name) || python === undefined || Number(python.split(".")[1]) < 12;
+}
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */
 export interface ScopeLines {
@@ -208,7 +215,7 @@ export function nativeGrammar(src: PySource, tok: (special: string) => string, d
 }
 
 /**
- * The grammar of one native frame or exit that `next` allows (adapter/model/reach.ts): each
+ * The grammar of one native frame or exit that `next` allows (adapter/rules/reach.ts): each
  * kind of frame with its own lines, depth, function and locals (the parameters first, in order,
  * then only names that function binds; changed locals only where the format writes them so),
  * a value where that event has one. Generation stops at the model's end token, as above.
