@@ -630,6 +630,7 @@ test("the engine asks the predictor only where an expression reads a value known
   await e.runTo(6);
   assert.equal((await e.evaluate("x * 10")).value, "20");
   assert.equal((await e.evaluate("cart.total()")).value, "42");
+  assert.match((await e.evaluate(" cart ")).value, /^<\w+\.Cart object at 0x\.\.\.>$/, "a name alone is its repr, an object's too");
   await assert.rejects(e.evaluate("x / 0"), /ZeroDivisionError: division by zero/);
   await assert.rejects(e.evaluate("nope"), /NameError/);
   assert.match((await e.evaluate("['a'*10**6]*10**6")).value, /^\['aaa.*…\(cut\)$/);

@@ -329,17 +329,26 @@ def _reads(tree):
     return {"names": sorted(names), "calls": sorted(calls), "methods": methods, "set": builds_set, "scopes": scopes}
 
 
-def _one(entry, values, unknown, with_reads):
+def _one(entry, values, unknown, shown, with_reads):
     """One entry of an evaluate request: an expression (a str, or {"eval": EXPR}), a statement run
     over the values ({"exec": TEXT}: the names it binds or changes), or an iterable's first items
-    ({"items": EXPR, "max": N})."""
+    ({"items": EXPR, "max": N}). `shown`: the reprs that are no values, by name."""
     if isinstance(entry, str):
         entry = {"eval": entry}
     kind = "exec" if "exec" in entry else "items" if "items" in entry else "eval"
-    text = entry[kind]
+    # (an expression is read as eval() reads one: surrounding blanks and line breaks are no indentation)
+    text = entry[kind] if kind == "exec" else entry[kind].strip()
     tree = ast.parse(text, mode="exec" if kind == "exec" else "eval")
     code = compile(tree, "<expression>", "exec" if kind == "exec" else "eval", dont_inherit=True)
     reads = _reads(tree)
+    if kind == "eval" and isinstance(tree.body, ast.Name) and tree.body.id in shown:
+        # A name alone is its value as the state shows it, an object's repr too (a hover on `self`).
+        text = shown[tree.body.id]
+        kind_of = re.match(r"<(?:[\w.]+\.)?(\w+) object\b", text)
+        result = {"value": text, "str": text, "type": kind_of.group(1) if kind_of else "object", **({"reads": reads} if with_reads else {})}
+        if _cut(text):
+            result["cut"] = True
+        return result
     blind = [n for n in reads["names"] if n in unknown]
     if blind:
         raise _NotAValue(blind[0], unknown[blind[0]])
@@ -371,12 +380,13 @@ def _one(entry, values, unknown, with_reads):
 def evaluate(request):
     _clock.reset()
     random.seed(0)
-    values, unknown = {}, {}
+    values, unknown, shown = {}, {}, {}
     for name, text in (request.get("names") or {}).items():
         try:
             values[name] = _rebuilt(text)
         except Exception:
             unknown[name] = "the value of %s is not known here, only its repr: %s" % (name, text[:80])
+            shown[name] = text
     # Names the program binds (a builtin it shadows) and names whose value is this process's own (id, open): no values here.
     for name in request.get("hidden") or ():
         if name not in values:
@@ -386,7 +396,7 @@ def evaluate(request):
         stdout, real_stdout = io.StringIO(), sys.stdout
         sys.stdout = stdout
         try:
-            result = _one(entry, values, unknown, bool(request.get("reads")))
+            result = _one(entry, values, unknown, shown, bool(request.get("reads")))
         except _NotAValue as e:
             result = {"error": str(e), "unknown": e.name}
         except Exception as e:

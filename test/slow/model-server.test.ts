@@ -94,8 +94,9 @@ test("predict mode gives the same greedy states through the llama.cpp server as 
     const served = await walk(server.url, c);
     assert.equal(served.errors, here.errors, "the same steps fail (or none)");
     assert.deepEqual(served.states, here.states, `${c.call}: the same states, step by step`);
-    // The model moved: the states are its answers, not the entry repeated.
-    assert.ok(new Set(here.states).size >= 6, `${c.call}: the model answered with states (${here.states.join(" | ")})`);
+    // The model moved: the states are its answers, not the entry repeated. (From main(3), whose
+    // first values the rules compute, the bundled model fails at line 17's call: four states.)
+    assert.ok(new Set(here.states).size >= 4, `${c.call}: the model answered with states (${here.states.join(" | ")})`);
     compared += here.states.length;
     // The confidence: the same where the grammar let the model's first choice through; where it
     // did not, the server's is taken among the tokens below the one chosen (endpoint.ts's
