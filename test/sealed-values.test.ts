@@ -480,6 +480,8 @@ test("what an expression tries, it tries in the sandbox; a value too large is cu
   const [proc, file, big, str] = await evaluateValues({}, ["__import__('os').system('true')", "open('/etc/hostname').read()", "['a' * 10**6] * 10**6", "'b' * 10**6"]);
   assert.ok("error" in proc && /starts no processes/.test(proc.error));
   assert.ok("error" in file && /FileNotFoundError|No such file/.test(file.error));
+  const [exit, after] = await evaluateValues({}, ["__import__('sys').exit(3)", "1 + 1"]);
+  assert.ok("error" in exit && exit.error === "SystemExit: 3" && "value" in after && after.value === "2", "exit() ends the expression, not the process");
   assert.ok("value" in big && big.cut && big.value.length < 2_000 && big.str.length < 2_000);
   assert.ok("value" in str && str.cut && str.str.length <= 100_000 + 10);
   const t0 = performance.now();

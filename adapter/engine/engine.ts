@@ -229,12 +229,12 @@ export class Engine {
 
   /**
    * The repr of a Python expression's value over the current frame's values (one typed for a
-   * variable, setVariable's; a function's output given to predict its input), by the evaluator:
-   * never in the program's frame, since an edit changes the state, not the run. Throws an Error
-   * that says why it has no value.
+   * variable, setVariable's), or over none (`alone`: a value written out, such as a function's
+   * output given to predict its input), by the evaluator: never in the program's frame, since an
+   * edit changes the state, not the run. Throws an Error that says why it has no value.
    */
-  async valueFor(expression: string, signal?: AbortSignal): Promise<string> {
-    const [r] = await abortable(this.evaluator(namesOf(this.stack()), [expression], signal), signal);
+  async valueFor(expression: string, signal?: AbortSignal, alone = false): Promise<string> {
+    const [r] = await abortable(this.evaluator(alone ? {} : namesOf(this.stack()), [expression], signal), signal);
     if ("error" in r) throw new Error(r.error);
     // (a state holds what a run could write: a value whose repr is cut short is no value)
     if (r.cut) throw new Error(`too large to set: its repr is longer than a trace keeps (${cutText(r.value, 60)})`);
@@ -458,7 +458,14 @@ export class Engine {
     if (!memo) this.valueMemo.set(path[i], (memo = new Map()));
     const fresh = [...new Set(expressions.filter((e) => !memo!.has(e)))];
     if (fresh.length) {
-      const results = await abortable(this.evaluator(namesOf(this.stackOf(path.slice(0, i + 1))), fresh, signal), signal);
+      let results: ValueResult[];
+      try {
+        results = await abortable(this.evaluator(namesOf(this.stackOf(path.slice(0, i + 1))), fresh, signal), signal);
+      } catch (e) {
+        signal?.throwIfAborted();
+        // (no evaluator to be had here: a condition then stops, as one that cannot be evaluated does, and says why)
+        results = fresh.map(() => ({ error: e instanceof Error ? e.message : String(e) }));
+      }
       fresh.forEach((e, k) => memo!.set(e, results[k]));
     }
     return expressions.map((e) => memo!.get(e)!);

@@ -292,7 +292,7 @@ export class McpSession implements Viewed {
     return this.call(client, "predicting the input", async (signal) => {
       let value: string;
       try {
-        value = await this.engine.valueFor(output, signal);
+        value = await this.engine.valueFor(output, signal, true);
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
         throw new ToolInputError(`"output" must be a Python value such as [1, 2] or 'abc': ${errorText(e)}`);

@@ -196,7 +196,7 @@ export class RealSide {
         if (await this.dbg.conditionHolds(b.condition!, cur.frames[0].id)) return true;
       } else {
         // (a condition that cannot be evaluated stops, as the engine's does)
-        const [r] = await evaluateValues(f.locals, [b.condition!]);
+        const [r] = await evaluateValues(f.locals, [b.condition!]).catch((e: unknown) => [{ error: String(e) }]);
         if ("error" in r || r.truth !== false) return true;
       }
     }

@@ -399,7 +399,7 @@ def evaluate(request):
             result = _one(entry, values, unknown, shown, bool(request.get("reads")))
         except _NotAValue as e:
             result = {"error": str(e), "unknown": e.name}
-        except Exception as e:
+        except BaseException as e:  # (SystemExit too: `exit()` typed in the console ends nothing)
             result = {"error": _error(e)}
         finally:
             sys.stdout = real_stdout
