@@ -66,7 +66,8 @@ const stateAt = (trace: TraceResult, i: number): Step => (i < trace.frames.lengt
 
 // ---- a client ----
 
-const open = (): Promise<Session> => openSession(60_000);
+// A compare launch starts debugpy and a recording beside it: in a full run, beside two other files and the Python suites, one went unanswered for a minute.
+const open = (): Promise<Session> => openSession(120_000);
 
 async function launch(s: Session, args: Record<string, unknown>, bps: number[] = []): Promise<DebugProtocol.Event> {
   return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, ...args }, args.program as string, bps.map((line) => ({ line })))).first;

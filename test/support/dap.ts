@@ -61,6 +61,8 @@ export async function launchToFirstStop(
 ): Promise<{ first: DebugProtocol.Event; breakpoints: DebugProtocol.Breakpoint[] }> {
   let set: DebugProtocol.Breakpoint[] = [];
   const first = firstOf(dc, ["stopped", "terminated"]);
+  // Awaited only once launch has answered: a launch that fails (or never answers) is the error to report, not this wait's.
+  first.catch(() => undefined);
   await Promise.all([
     dc.waitForEvent("initialized").then(async () => {
       set = (await dc.setBreakpointsRequest({ source: { path: program }, breakpoints })).body.breakpoints;
