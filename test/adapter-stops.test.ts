@@ -158,10 +158,18 @@ test("record: log points write {expressions} without stopping; hit counts stop a
     // What cannot be read is refused with the reason, and stops nothing.
     const bad = await openSession(30_000);
     try {
-      const { set: refused } = await start(bad, RECORD, [{ line: CALL_LINE, hitCondition: "twice" }, { line: SCALE_BODY, logMessage: "{v" }]);
+      const { set: refused } = await start(bad, RECORD, [
+        { line: CALL_LINE, hitCondition: "twice" },
+        { line: SCALE_BODY, logMessage: "{v" },
+        { line: SCALE_BODY + 1, logMessage: "v is {v +}" },
+        { line: CALL_LINE + 1, condition: "v ==" },
+      ]);
       assert.deepEqual(refused.map((b) => [b.verified, b.message]), [
         [false, 'hit count "twice" is not a number, optionally after one of >= <= == > < % (e.g. "3", ">= 2", "% 2")'],
         [false, 'log message: "{" at 0 is not closed'],
+        [false, "log message: {v +}: invalid syntax"],
+        // A condition that cannot be read is set, and says it stops every time, as debugpy's does.
+        [true, "condition: invalid syntax; it stops there every time"],
       ]);
     } finally {
       await bad.dc.stop();

@@ -153,6 +153,15 @@ test("a recorded session through every tool answers what the real run did", { ti
     const bp = await ok(c, "set_breakpoints", { sessionId: id, breakpoints: [{ line: 2 }, { line: 5, condition: "x > 0" }] });
     assert.deepEqual(bp.s.breakpoints.map((b: { line: number; verified: boolean }) => [b.line, b.verified]), [[2, true], [5, false]]);
     assert.deepEqual(bp.s.active.map((b: { line: number }) => b.line), [2, 9]);
+    // A log message whose {part} is not an expression is refused; a condition that is not one is set, and says so (as in the adapter).
+    const odd = await ok(c, "set_breakpoints", { sessionId: id, breakpoints: [{ line: 2, logMessage: "{x +}" }, { line: 9, condition: "n ==" }] });
+    assert.deepEqual(odd.s.breakpoints.map((b: { verified: boolean; message?: string }) => [b.verified, b.message]), [
+      [false, "log message: {x +}: invalid syntax"],
+      [true, "condition: invalid syntax; it stops there every time"],
+    ]);
+    assert.deepEqual(odd.s.active, [{ line: 2 }, { line: 9, condition: "n ==" }]);
+    const plainAgain = await ok(c, "set_breakpoints", { sessionId: id, breakpoints: [{ line: 2 }, { line: 9 }] });
+    assert.deepEqual(plainAgain.s.active, [{ line: 2 }, { line: 9 }]);
 
     // continue stops at the first breakpoint the real run reaches.
     let i = at(0, { kind: "continue" }, [2, 9]);

@@ -4,7 +4,7 @@
 import { Breakpoint } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { BreakpointSpec } from "../engine/engine.js";
-import { breakpointProblem, type ClientBreakpoint } from "../engine/breakpoints.js";
+import { checkBreakpoint, type ClientBreakpoint } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
 import { breakpointCanHit, type Frame } from "../format/trajectory.js";
 import { parsePythonSync } from "../pyread/pysource.js";
@@ -44,27 +44,19 @@ export class BreakpointTable {
         problem = `cannot read ${path}: ${errorMessage(e)}`;
       }
     }
-    const problems = new Map<string, string | undefined>();
-    for (const w of wanted) {
-      const c = w.condition?.trim();
-      if (c && !problems.has(c)) problems.set(c, await expressionProblem(c));
-    }
     const kept: ClientBreakpoint[] = [];
-    const out = wanted.map((w) => {
+    const out: DebugProtocol.Breakpoint[] = [];
+    for (const w of wanted) {
       const id = this.nextId++;
+      const check = problem ? { refused: problem } : lines && !lines.has(w.line) ? { refused: "no code on this line" } : await checkBreakpoint(w, expressionProblem);
       const condition = w.condition?.trim() || undefined;
-      // A condition that does not parse still stops (as one that cannot be evaluated does); a bad hit count or log message does not.
-      const refused = problem ?? (lines && !lines.has(w.line) ? "no code on this line" : breakpointProblem(w));
-      let message = refused;
-      const unread = !message && condition ? problems.get(condition) : undefined;
-      if (unread) message = `condition: ${unread}`;
-      const verified = !refused;
-      if (verified) kept.push({ id, line: w.line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
-      const bp = new Breakpoint(verified, w.line) as DebugProtocol.Breakpoint;
+      if (!check.refused) kept.push({ id, line: w.line, ...(condition ? { condition } : {}), ...(w.hitCondition?.trim() ? { hitCondition: w.hitCondition.trim() } : {}), ...(w.logMessage ? { logMessage: w.logMessage } : {}) });
+      const bp = new Breakpoint(!check.refused, w.line) as DebugProtocol.Breakpoint;
       bp.id = id;
+      const message = check.refused ?? check.note;
       if (message) bp.message = message;
-      return bp;
-    });
+      out.push(bp);
+    }
     this.byPath.set(path, kept);
     return out;
   }

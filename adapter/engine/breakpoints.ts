@@ -44,15 +44,36 @@ export function readExceptionFilters(filters: readonly string[]): { raised: bool
   return { raised: filters.includes("raised"), uncaught: filters.includes("uncaught") };
 }
 
-/** Why a client's breakpoint cannot be set as asked (a hit count or log message that cannot be read), or undefined. */
-export function breakpointProblem(b: { hitCondition?: string; logMessage?: string }): string | undefined {
+/** How setting a breakpoint is answered: refused (it never stops), or set with a note (a condition that cannot be read). */
+export interface BreakpointCheck {
+  refused?: string;
+  note?: string;
+}
+
+/**
+ * Reads a client's breakpoint as it is set: a hit count that cannot be read, a log message with an
+ * unclosed brace or a {part} that is not one Python expression, is refused; a condition that is
+ * not one still stops, every time (as one that cannot be evaluated does), and says so.
+ * `expressionProblem` says why a text is not one Python expression (adapter/pyread/expressions.ts:
+ * the engine reads no Python). The adapter and the MCP server both set breakpoints through this.
+ */
+export async function checkBreakpoint(
+  b: { condition?: string; hitCondition?: string; logMessage?: string },
+  expressionProblem: (src: string) => Promise<string | undefined>,
+): Promise<BreakpointCheck> {
   try {
     if (b.hitCondition?.trim()) parseHitCondition(b.hitCondition);
-    if (b.logMessage) parseLogMessage(b.logMessage);
-    return undefined;
+    for (const part of b.logMessage ? parseLogMessage(b.logMessage) : []) {
+      if (typeof part === "string") continue;
+      const problem = await expressionProblem(part.expr.trim());
+      if (problem) return { refused: `log message: {${cutText(part.expr, 60)}}: ${problem}` };
+    }
   } catch (e) {
-    return (e as Error).message;
+    return { refused: (e as Error).message };
   }
+  const condition = b.condition?.trim();
+  const problem = condition ? await expressionProblem(condition) : undefined;
+  return problem ? { note: `condition: ${problem}; it stops there every time` } : {};
 }
 
 const HIT_OPERATORS = [">=", "<=", "==", ">", "<", "%"] as const;

@@ -5,7 +5,7 @@
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
 import type { Engine } from "../engine/engine.js";
 import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
-import { EXCEPTION_FILTERS, breakpointProblem, readExceptionFilters } from "../engine/breakpoints.js";
+import { EXCEPTION_FILTERS, checkBreakpoint, readExceptionFilters } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
 import { cutText } from "../format/values.js";
 import type { Action, Frame } from "../format/trajectory.js";
@@ -249,13 +249,10 @@ export class McpSession implements Viewed {
       const kept = new Map<number, BreakpointArg>(replace ? [] : this.engine.breakpoints.map((b) => [b.line, { ...b }]));
       const answers: BreakpointView[] = [];
       for (const w of wanted) {
-        const refused = !lines.has(w.line) ? "no code on this line" : breakpointProblem(w);
-        let message = refused;
-        // As in the adapter: a condition that cannot be read still stops (as one that cannot be evaluated does).
-        const unread = !message && w.condition ? await expressionProblem(w.condition) : undefined;
-        if (unread) message = `condition: ${unread}; it stops there every time`;
-        if (!refused) kept.set(w.line, w);
-        answers.push({ ...w, verified: !refused, ...(message ? { message } : {}) });
+        const check = !lines.has(w.line) ? { refused: "no code on this line" } : await checkBreakpoint(w, expressionProblem);
+        if (!check.refused) kept.set(w.line, w);
+        const message = check.refused ?? check.note;
+        answers.push({ ...w, verified: !check.refused, ...(message ? { message } : {}) });
       }
       this.engine.setBreakpoints([...kept.values()].sort((a, b) => a.line - b.line));
       return { sessionId: this.id, breakpoints: answers, active: this.activeBreakpoints() };
