@@ -91,17 +91,21 @@ export class Effects {
     }, signal);
   }
 
-  /** Runs `read` until it asks nothing CPython has not answered (each answer may lead it to ask another), then once more for its result. */
+  /**
+   * Runs `read` until it asks nothing CPython has not answered (each answer may lead it to ask
+   * another): its result then, read from answers alone (what was known already costs one reading).
+   */
   private async collected<T>(read: () => T, signal?: AbortSignal): Promise<T> {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       this.misses.clear();
       this.collecting = true;
+      let result: T;
       try {
-        read();
+        result = read();
       } finally {
         this.collecting = false;
       }
-      if (!this.misses.size) break;
+      if (!this.misses.size) return result;
       await this.fill(signal);
     }
     return read();
@@ -217,7 +221,7 @@ export class Effects {
 
   /** `values` as an assignment leaves them; undefined where one holds a set or is long enough to be cut in a trace. */
   private settled(values: Map<string, string>, others: boolean): { values: Map<string, string>; others: boolean } | undefined {
-    for (const r of values.values()) if (r.length > MAX_COMPUTED || r.includes("…(") || hasSet(parseRepr(r))) return undefined;
+    for (const r of values.values()) if (!writable(r)) return undefined;
     return { values, others };
   }
 
@@ -285,7 +289,7 @@ export class Effects {
     if (!m || /^from\b/.test(m[1]) || this.inBlock(stmt.line, /^(try|except|with|async\s+with)\b/)) return undefined;
     if (!m[1]) return "None";
     const r = this.evaluated(m[1].trim(), locals, false)?.repr;
-    return r !== undefined && r.length <= MAX_COMPUTED && !r.includes("…(") && !hasSet(parseRepr(r)) ? r : undefined;
+    return r !== undefined && writable(r) ? r : undefined;
   }
 
   /**
@@ -370,7 +374,7 @@ export class Effects {
     const reprs: [string, string][] = [];
     for (const p of order.flatMap((k) => callee.params.filter((q) => q.kind === k))) {
       const r = literalToRepr(params.get(p.name)!);
-      if (r.length > MAX_COMPUTED || r.includes("…(")) return undefined;
+      if (!writable(r)) return undefined;
       reprs.push([p.name, r]);
     }
     return { form, targets, callee, params: Object.fromEntries(reprs), passed };
@@ -456,7 +460,7 @@ export class Effects {
     const rows = all?.map((it) => (n === 1 ? [it] : (it.t === "tuple" || it.t === "list") && it.items.length === n ? it.items : undefined));
     const reprs = rows && !rows.some((r) => !r) ? rows.map((r) => r!.map((v) => literalToRepr(v))) : undefined;
     let out: LoopItems | undefined;
-    if (reprs && !reprs.some((r) => r.some((x) => x.length > MAX_COMPUTED || x.includes("…(")))) {
+    if (reprs && reprs.every((r) => r.every(writable))) {
       const keys = reprs.map((r) => r.join("\u0000"));
       const at = new Map<string, number[]>();
       keys.forEach((k, i) => at.set(k, [...(at.get(k) ?? []), i]));
@@ -499,6 +503,15 @@ const SUMS_AS_SEALED = (python: string | undefined): boolean => python !== undef
 const MAX_ITEMS = 10_000;
 /** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */
 const MAX_COMPUTED = 200;
+
+/**
+ * Whether a computed repr is what a trace of the run writes: short of any cut, not cut already
+ * (a repr cut short ends its values "…("), and holding no set (a run may write its items in
+ * another order than the set CPython rebuilt here).
+ */
+function writable(repr: string): boolean {
+  return repr.length <= MAX_COMPUTED && !repr.includes("…(") && !hasSet(parseRepr(repr));
+}
 // Libraries whose numbers print as Python's do (numpy's float64 prints 1.5) but compute otherwise.
 const NUMERIC_LIBRARY = /^\s*(?:import|from)\s+(numpy|pandas|torch|jax|tensorflow|cupy|scipy|sympy)\b/m;
 // Builtin types whose subclasses print as literals but may compute otherwise.
