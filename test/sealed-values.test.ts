@@ -456,6 +456,11 @@ test("a name whose repr is no value is named (alone, it is its repr); a shadowed
   assert.ok("error" in shadowed && shadowed.unknown === "len" && /program's own name/.test(shadowed.error));
   assert.ok("value" in popped && popped.value === "2");
   assert.ok("value" in again && again.value === "[1, 2]", "xs.pop() changed a copy");
+  // Values are rebuilt once per repr and kept: what one request changed is not what the next one reads.
+  const [changed] = await askPython(names, [{ exec: "xs.append(3); xs[0] = 9" }]);
+  assert.ok("names" in changed && changed.names.xs === "[9, 2, 3]");
+  const [later] = await askPython({ ys: "[1, 2]", ...names }, ["xs + ys"]);
+  assert.ok("value" in later && later.value === "[1, 2, 1, 2]", JSON.stringify(later));
 });
 
 test("a statement run over the values answers the names it bound or changed; an iterable, its first items; each with what it read", async () => {

@@ -274,6 +274,43 @@ def _rebuilt(text):
     return eval(compile(tree, "<repr>", "eval"), {"__builtins__": {}, **_REPR_CALLS, **_REPR_NAMES})
 
 
+# Values rebuilt, by repr, and expressions compiled, by text: a loop's states share most of their
+# values, and a condition is asked again at every hit. A value kept here is never changed (each
+# entry works on copies); reprs longer than _MAX_KEPT are rebuilt each time, not kept.
+_KEPT_VALUES, _KEPT_CODE = {}, {}
+_MAX_KEPT, _MAX_ENTRIES = 10_000, 4096
+
+
+def _kept(cache, key, make):
+    """make(), remembered under `key` (its exception too)."""
+    hit = cache.get(key)
+    if hit is None:
+        try:
+            hit = (True, make())
+        except Exception as e:
+            hit = (False, e)
+        if len(cache) >= _MAX_ENTRIES:
+            cache.clear()
+        cache[key] = hit
+    if not hit[0]:
+        raise hit[1].with_traceback(None)  # (raised again and again: each time with this raise's frames alone)
+    return hit[1]
+
+
+def _value_of(text):
+    """_rebuilt(text), kept."""
+    return _rebuilt(text) if len(text) > _MAX_KEPT else _kept(_KEPT_VALUES, text, lambda: _rebuilt(text))
+
+
+def _compiled(kind, text):
+    """An entry's code, what it reads, and the name it is when a bare name; kept."""
+    def make():
+        tree = ast.parse(text, mode="exec" if kind == "exec" else "eval")
+        bare = tree.body.id if kind == "eval" and isinstance(tree.body, ast.Name) else None
+        return compile(tree, "<expression>", "exec" if kind == "exec" else "eval", dont_inherit=True), _reads(tree), bare
+    return make() if len(text) > _MAX_KEPT else _kept(_KEPT_CODE, (kind, text), make)
+
+
 def _repr_of(value):
     """repr(value) as the tracer writes it in records (cut past its limit, no addresses)."""
     return tracer.Run.repr(types.SimpleNamespace(max_repr=tracer.DEFAULTS["maxRepr"]), value)
@@ -338,12 +375,10 @@ def _one(entry, values, unknown, shown, with_reads):
     kind = "exec" if "exec" in entry else "items" if "items" in entry else "eval"
     # (an expression is read as eval() reads one: surrounding blanks and line breaks are no indentation)
     text = entry[kind] if kind == "exec" else entry[kind].strip()
-    tree = ast.parse(text, mode="exec" if kind == "exec" else "eval")
-    code = compile(tree, "<expression>", "exec" if kind == "exec" else "eval", dont_inherit=True)
-    reads = _reads(tree)
-    if kind == "eval" and isinstance(tree.body, ast.Name) and tree.body.id in shown:
+    code, reads, bare = _compiled(kind, text)
+    if bare in shown:
         # A name alone is its value as the state shows it, an object's repr too (a hover on `self`).
-        text = shown[tree.body.id]
+        text = shown[bare]
         kind_of = re.match(r"<(?:[\w.]+\.)?(\w+) object\b", text)
         result = {"value": text, "str": text, "type": kind_of.group(1) if kind_of else "object", **({"reads": reads} if with_reads else {})}
         if _cut(text):
@@ -383,7 +418,7 @@ def evaluate(request):
     values, unknown, shown = {}, {}, {}
     for name, text in (request.get("names") or {}).items():
         try:
-            values[name] = _rebuilt(text)
+            values[name] = _value_of(text)
         except Exception:
             unknown[name] = "the value of %s is not known here, only its repr: %s" % (name, text[:80])
             shown[name] = text
