@@ -9,7 +9,7 @@ import { Engine } from "../adapter/engine/engine.js";
 import { RETURN_VALUE } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
-import { evaluateValues, sealedExecutor } from "../adapter/real/sealed.js";
+import { evaluateValues, sealedExecutor, SealedExecutor, SEALED_PYTHON } from "../adapter/real/sealed.js";
 import { transition } from "../adapter/real/semantics.js";
 import { parse, serialize, type Frame } from "../adapter/format/trajectory.js";
 import type { Predicted, Predictor } from "../adapter/engine/predictor.js";
@@ -261,6 +261,27 @@ test("conditions: false hits are passed and kept in the history; unevaluable con
   two.setBreakpoints([{ line: 4, condition: "x == 1" }, { line: 4, condition: "y == 4" }]);
   assert.equal(frameOf(await two.continue()).locals.x, "1");
   assert.equal(frameOf(await two.continue()).locals.x, "2");
+});
+
+test("breakpoints that evaluate get the evaluator ready as they are set, before their first hit; plain ones do not", async () => {
+  let warmed = 0;
+  const evaluator = Object.assign(evaluateValues.bind(null), { warm: () => void warmed++ });
+  const e = new Engine(new RecordedPredictor(await loop()), { evaluator });
+  e.setBreakpoints([{ line: 4 }, { line: 2, hitCondition: "2" }]);
+  assert.equal(warmed, 0);
+  e.setBreakpoints([{ line: 4, condition: "x == 2" }]);
+  e.setBreakpoints([{ line: 4, logMessage: "x={x}" }]);
+  assert.equal(warmed, 2);
+  // The sealed CPython's: the child starts at once, and the first run finds it there.
+  const executor = new SealedExecutor();
+  try {
+    executor.prepare();
+    assert.ok(executor.pid !== undefined, "the child started");
+    assert.equal((await executor.warm()).python, SEALED_PYTHON);
+    assert.equal(executor.starts, 1, "warm() after prepare() starts no second child");
+  } finally {
+    executor.close();
+  }
 });
 
 test("maxSteps bounds how many false hits one continue passes", async () => {

@@ -221,6 +221,8 @@ export class Engine {
       if (b.logMessage !== undefined && b.logMessage !== "") spec.logMessage = b.logMessage;
       return spec;
     });
+    // (their first hit evaluates: the evaluator gets ready now, not then)
+    if (this.bps.some((b) => b.condition !== undefined || b.logMessage !== undefined)) this.evaluator.warm?.();
   }
 
   setExceptionStops(stops: ExceptionStops): void {

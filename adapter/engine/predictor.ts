@@ -37,7 +37,11 @@ export interface Evaluated {
  * What evaluates Python expressions over a state's values, names to reprs, one result each:
  * CPython, sealed (`evaluateValues`, adapter/real/sealed.ts), given to the engine by whoever makes it.
  */
-export type ValueEvaluator = (names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal) => Promise<ValueResult[]>;
+export interface ValueEvaluator {
+  (names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]>;
+  /** Gets ready to evaluate, in the background (the sealed CPython loads in seconds): called when breakpoints that evaluate are set. */
+  warm?(): void;
+}
 
 /** A breakpoint: a line of the program, and the condition under which a continue stops there. */
 export interface BreakpointSpec {

@@ -272,16 +272,33 @@ export class SealedExecutor {
     return job;
   }
 
+  /**
+   * Starts the child ahead of its first run, where one is sure to come (a breakpoint's condition is
+   * evaluated at its first hit): Pyodide loads in seconds. Closed when idle, as after a run.
+   */
+  prepare(): void {
+    this.warm().catch(() => undefined); // (the run that needs it says why it cannot be had)
+    if (!this.running) this.closeWhenIdle();
+  }
+
   private idle?: NodeJS.Timeout;
+  private running = false;
+
+  private closeWhenIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.close(), IDLE_MS);
+    this.idle.unref();
+  }
 
   private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
+    this.running = true;
     try {
       return await this.runWarm(request, timeoutS, signal);
     } finally {
-      this.idle = setTimeout(() => this.close(), IDLE_MS);
-      this.idle.unref();
+      this.running = false;
+      this.closeWhenIdle();
     }
   }
 
@@ -346,11 +363,17 @@ export const askPython: PythonAsk = async (names, entries, opts = {}) => {
   return entries.map((_, i) => readAnswer(Array.isArray(answer) ? answer[i] : undefined));
 };
 
-/** Expressions over a state's values (askPython, expressions only): the engine's evaluator of conditions, log messages and the Debug Console. */
-export async function evaluateValues(names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> {
-  const answers = await askPython(names, expressions, { signal });
-  return answers.map((a) => ("value" in a || "error" in a ? a : { error: "no value came back" }));
-}
+/**
+ * Expressions over a state's values (askPython, expressions only): the engine's evaluator of
+ * conditions, log messages and the Debug Console; `warm` starts the sealed CPython ahead.
+ */
+export const evaluateValues = Object.assign(
+  async (names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> => {
+    const answers = await askPython(names, expressions, { signal });
+    return answers.map((a) => ("value" in a || "error" in a ? a : { error: "no value came back" }));
+  },
+  { warm: (): void => sealedExecutor().prepare() },
+);
 
 /** One answer of `evaluate`, checked (an expression can print, but never writes the channel: still, trust nothing). */
 function readAnswer(x: unknown): Answer {
