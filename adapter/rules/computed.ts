@@ -350,7 +350,8 @@ export class Effects {
     const callee = m && closing(rhs, rhs.indexOf("(")) === rhs.length - 1 ? this.src.functions.find((f) => f.qualname === m[1]) : undefined;
     // (a generator's or coroutine's call runs none of its body; *args and **kwargs are not bound here)
     if (!callee || callee.scope.resumeLines.length || /^\s*async\b/.test(this.rows[callee.defLine - 1] ?? "") || callee.params.some((p) => p.kind === "var_positional" || p.kind === "var_keyword")) return undefined;
-    const params = new Map<string, PyValue>();
+    // Each parameter's value as CPython writes it.
+    const params = new Map<string, string>();
     const passed = new Map<string, string>();
     const positional = callee.params.filter((p) => p.kind === "positional_only" || p.kind === "positional");
     let i = 0;
@@ -358,25 +359,20 @@ export class Effects {
       const kw = /^([A-Za-z_]\w*)\s*=(?!=)\s*([\s\S]+)$/.exec(arg);
       const p = kw ? callee.params.find((q) => q.name === kw[1] && q.kind !== "positional_only") : positional[i++];
       const expr = kw ? kw[2] : arg;
-      const v = p && !params.has(p.name) && !expr.startsWith("*") ? this.computed(expr, locals, false) : undefined;
-      if (!v || hasSet(v)) return undefined;
-      params.set(p!.name, v);
+      const v = p && !params.has(p.name) && !expr.startsWith("*") ? this.evaluated(expr, locals, false) : undefined;
+      if (!v || !writable(v.repr)) return undefined;
+      params.set(p!.name, v.repr);
       if (/^[A-Za-z_]\w*$/.test(expr)) passed.set(p!.name, expr);
     }
     for (const p of callee.params) {
       if (params.has(p.name)) continue;
       // (a default list, dict or set is one object for every call: earlier calls may have changed it)
-      const v = p.default !== undefined ? this.computed(p.default, {}, false) : undefined;
-      if (!v || hasNumber(v, (x) => x.t === "list" || x.t === "dict" || x.t === "set")) return undefined;
-      params.set(p.name, v);
+      const v = p.default !== undefined ? this.evaluated(p.default, {}, false) : undefined;
+      if (!v || !writable(v.repr) || hasNumber(v.value, (x) => x.t === "list" || x.t === "dict" || x.t === "set")) return undefined;
+      params.set(p.name, v.repr);
     }
     const order = ["positional_only", "positional", "keyword_only"];
-    const reprs: [string, string][] = [];
-    for (const p of order.flatMap((k) => callee.params.filter((q) => q.kind === k))) {
-      const r = literalToRepr(params.get(p.name)!);
-      if (!writable(r)) return undefined;
-      reprs.push([p.name, r]);
-    }
+    const reprs = order.flatMap((k) => callee.params.filter((q) => q.kind === k)).map((p): [string, string] => [p.name, params.get(p.name)!]);
     return { form, targets, callee, params: Object.fromEntries(reprs), passed };
   }
 
