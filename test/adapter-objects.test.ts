@@ -107,6 +107,22 @@ test("record mode: an object opens into its attributes, a list of objects into o
   try {
     await launchToFirstStop(s.dc, { program, mode: "record", trusted: true }, program);
     await opensCart(s.dc, LINE("due = "));
+    // Add to Watch on a child watches its evaluateName: the run's value of it, opening as in Variables.
+    const watch = async (expression: string, frameId?: number): Promise<DebugProtocol.EvaluateResponse["body"]> =>
+      (await s.dc.evaluateRequest({ expression, context: "watch", ...(frameId !== undefined ? { frameId } : {}) })).body;
+    assert.equal((await watch("cart.items[1].name")).result, "'ink'");
+    const ink = await watch("cart.items[1]");
+    assert.equal(ink.result, "Item(name='ink', price=5)");
+    assert.deepEqual((await s.dc.variablesRequest({ variablesReference: ink.variablesReference })).body.variables.map((v) => `${v.name}=${v.value}`), ["name='ink'", "price=5"]);
+    assert.ok((await watch("cart")).variablesReference > 0, "a watched object opens");
+    // In a method: self's attributes, and a module's object by its global name.
+    await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [{ line: LINE("        return sum(") }] });
+    await stopAfter(s.dc, (d) => d.continueRequest(THREAD));
+    const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal((await watch("self.items[0].price", top.id)).result, "3");
+    assert.equal((await watch("cart.owner", top.id)).result, "'ana'");
+    // What the run did not record is not made up: a method's value is the program's to compute.
+    await assert.rejects(watch("self.total()", top.id), /not known here, only its repr/);
   } finally {
     await s.dc.stop();
   }

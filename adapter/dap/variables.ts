@@ -3,7 +3,7 @@
 // References live until the next stop (reset).
 import { Handles } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { reprToNode, type ValueNode } from "../format/values.js";
+import { openValue, recordedChildren, type ValueNode } from "../format/values.js";
 import type { Objects } from "../format/trajectory.js";
 import { REAL, markVariable, type Origin } from "./marks.js";
 
@@ -38,7 +38,7 @@ export class VariableStore {
    * for it (`objects`, by the path that names it), as debugpy opens it.
    */
   variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL, objects?: Objects): DebugProtocol.Variable {
-    const opened = path !== undefined && objects ? openedAt(objects, path) : undefined;
+    const opened = recordedChildren(objects, path);
     const count = opened?.length ?? node.children?.length ?? 0;
     const v: DebugProtocol.Variable = {
       name,
@@ -54,32 +54,15 @@ export class VariableStore {
     return markVariable(v, origin);
   }
 
-  /** A value's children; each one's evaluateName names it from its parent's: `x[0]`, `d['k']`, `(a + b)[1]`, `cart.items`. */
+  /** A value's children (openValue); each one's evaluateName names it from its parent's: `x[0]`, `d['k']`, `(a + b)[1]`, `cart.items`. */
   children(c: Extract<Container, { kind: "node" }>): DebugProtocol.Variable[] {
-    const node = c.node;
-    const opened = c.path !== undefined && c.objects ? openedAt(c.objects, c.path) : undefined;
-    if (opened) return opened.map(([name, repr, path]) => this.variable(name, reprToNode(repr), path, c.origin, c.objects));
-    const base = c.path && (PLAIN_PATH.test(c.path) ? c.path : `(${c.path})`);
-    const childPath = (name: string): string | undefined => {
-      if (!base) return undefined;
-      if (node.kind === "list" || node.kind === "tuple") return `${base}${name}`;
-      if (node.kind === "dict") return `${base}[${name}]`;
-      return undefined; // set elements cannot be named
-    };
-    return (node.children ?? []).map((ch) => this.variable(ch.name, ch.node, childPath(ch.name), c.origin, c.objects));
+    return openValue(c.node, c.path, c.objects).map((ch) => this.variable(ch.name, ch.node, ch.path, c.origin, c.objects));
   }
 }
 
-/** A name, its attributes and subscripts (`cart.items[0]`): written as it is before `[i]` or `.name`. */
-const PLAIN_PATH = /^[\p{ID_Start}_][\p{ID_Continue}]*(?:\.[\p{ID_Start}_][\p{ID_Continue}]*|\[[^[\]]*\])*$/u;
-
-/** The recorded children of the object at `path`, when it has any. */
-const openedAt = (objects: Objects, path: string): Objects[string] | undefined => (Object.hasOwn(objects, path) && objects[path].length ? objects[path] : undefined);
-
-/** The part of a container's variables a request asks for: named or indexed ones, from `start`, at most `count`. */
 export function page(vars: DebugProtocol.Variable[], c: Container, args: DebugProtocol.VariablesArguments): DebugProtocol.Variable[] {
   // An object's children are named (its attributes), a dict's too; a sequence's are indexed.
-  const named = c.kind === "node" && (c.node.kind === "dict" || (c.path !== undefined && c.objects !== undefined && openedAt(c.objects, c.path) !== undefined));
+  const named = c.kind === "node" && (c.node.kind === "dict" || recordedChildren(c.objects, c.path) !== undefined);
   if (args.filter === "named" && c.kind === "node" && !named) return [];
   if (args.filter === "indexed" && c.kind === "node" && named) return [];
   if (args.start === undefined && args.count === undefined) return vars;

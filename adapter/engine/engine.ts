@@ -4,7 +4,7 @@
 // DAP or of which predictor it has.
 import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
 import { breakpointCanHit, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
-import { cutText, type ValueResult } from "../format/values.js";
+import { cutText, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
@@ -317,6 +317,8 @@ export class Engine {
       if (frame) {
         const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, at, { signal }) ?? Promise.resolve(undefined), signal);
         if (live) return live;
+        const recorded = this.recorded(expression, at);
+        if (recorded) return recorded;
         const [r] = await abortable(this.evaluator(namesOf(this.stack().slice(at)), [expression], signal), signal);
         if (!("error" in r)) return { value: r.value, ...(r.stdout ? { stdout: r.stdout } : {}) };
         reason = r.error;
@@ -327,6 +329,21 @@ export class Engine {
       if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
       return { value: answer };
     });
+  }
+
+  /**
+   * An object, or an object's child, that the run recorded in frame `at` (or, for a name that frame
+   * does not hold, in the module's), named exactly as the Variables view names it: its repr, and
+   * what opens of it. CPython has no value for an object known by its repr; the run had one.
+   */
+  private recorded(expression: string, at: number): Evaluated | undefined {
+    const stack = this.stack().slice(at);
+    const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(expression)?.[0];
+    const module = stack.at(-1)!;
+    const frame = root !== undefined && !Object.hasOwn(stack[0].locals, root) && module !== stack[0] && module.func === "<module>" && module.file === undefined ? module : stack[0];
+    if (!frame.objects) return undefined;
+    const node = valueAtPath(frame.locals, frame.objects, expression);
+    return node && { value: node.display, path: expression, objects: frame.objects };
   }
 
   /** The session's history in the trajectory format. */

@@ -1,6 +1,7 @@
 // Python values as the debugger sees them: parsed from the reprs a trace or a model gives, shown
 // as expandable trees in the Variables view, and rebuilt as values by CPython (python/sealed.py). Only literal
 // syntax is read; any other repr (`<Foo object at 0x...>`, `Foo(a=1)`, a cut repr) is opaque text.
+import type { Objects } from "./trajectory.js";
 
 export type PyValue =
   | { t: "int"; v: bigint }
@@ -713,4 +714,57 @@ export function valueToNode(v: PyValue, display?: string): ValueNode {
 /** Parses a repr into a tree for the Variables view; anything that is not a literal is a text leaf. */
 export function reprToNode(repr: string): ValueNode {
   return valueToNode(parseRepr(repr), repr);
+}
+
+/** A child a value opens into, with the expression that names it (none for a set's element). */
+export interface OpenedChild extends ValueChild {
+  path?: string;
+}
+
+/** A name, its attributes and subscripts (`cart.items[0]`): written as it is before `[i]` or `.name`. */
+const PLAIN_PATH = /^[\p{ID_Start}_][\p{ID_Continue}]*(?:\.[\p{ID_Start}_][\p{ID_Continue}]*|\[[^[\]]*\])*$/u;
+
+/** The children the run recorded for the object at `path`, where it has any. */
+export const recordedChildren = (objects: Objects | undefined, path: string | undefined): Objects[string] | undefined =>
+  path !== undefined && objects && Object.hasOwn(objects, path) && objects[path].length ? objects[path] : undefined;
+
+/**
+ * What a value opens into, each child named from `path`: an object into the children the run
+ * recorded for it (`objects`, by path), as debugpy opens it; a container into the items its repr
+ * shows (`x[0]`, `d['k']`, `(a + b)[1]`). The Variables view shows these, and a watch of a
+ * child's expression finds it by them (`valueAtPath`).
+ */
+export function openValue(node: ValueNode, path: string | undefined, objects: Objects | undefined): OpenedChild[] {
+  const recorded = recordedChildren(objects, path);
+  if (recorded) return recorded.map(([name, repr, at]) => ({ name, node: reprToNode(repr), path: at }));
+  const base = path && (PLAIN_PATH.test(path) ? path : `(${path})`);
+  const childPath = (name: string): string | undefined => {
+    if (!base) return undefined;
+    if (node.kind === "list" || node.kind === "tuple") return `${base}${name}`;
+    if (node.kind === "dict") return `${base}[${name}]`;
+    return undefined; // set elements cannot be named
+  };
+  return (node.children ?? []).map((ch) => {
+    const at = childPath(ch.name);
+    return { ...ch, ...(at !== undefined ? { path: at } : {}) };
+  });
+}
+
+/**
+ * The value `path` names among a frame's locals and recorded objects (`cart.items[1].name`, an
+ * evaluateName of the Variables view), found by opening its values as the view does; undefined
+ * where it names none.
+ */
+export function valueAtPath(locals: Record<string, string>, objects: Objects | undefined, path: string): ValueNode | undefined {
+  const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(path)?.[0];
+  if (root === undefined || !Object.hasOwn(locals, root)) return undefined;
+  let at = root;
+  let node = reprToNode(locals[root]);
+  while (at !== path) {
+    const next = openValue(node, at, objects).find((c) => c.path !== undefined && (c.path === path || (path.startsWith(c.path) && ".[".includes(path[c.path.length]))));
+    if (!next) return undefined;
+    at = next.path!;
+    node = next.node;
+  }
+  return node;
 }
