@@ -60,6 +60,7 @@ export class VariableStore {
   }
 }
 
+/** The part of a container's variables a request asks for: named or indexed ones, from `start`, at most `count`. */
 export function page(vars: DebugProtocol.Variable[], c: Container, args: DebugProtocol.VariablesArguments): DebugProtocol.Variable[] {
   // An object's children are named (its attributes), a dict's too; a sequence's are indexed.
   const named = c.kind === "node" && (c.node.kind === "dict" || recordedChildren(c.objects, c.path) !== undefined);

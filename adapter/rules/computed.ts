@@ -508,6 +508,7 @@ const MAX_COMPUTED = 200;
 function writable(repr: string): boolean {
   return repr.length <= MAX_COMPUTED && !repr.includes("…(") && !hasSet(parseRepr(repr));
 }
+
 // Libraries whose numbers print as Python's do (numpy's float64 prints 1.5) but compute otherwise.
 const NUMERIC_LIBRARY = /^\s*(?:import|from)\s+(numpy|pandas|torch|jax|tensorflow|cupy|scipy|sympy)\b/m;
 // Builtin types whose subclasses print as literals but may compute otherwise.
