@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import {
   bytesRepr, floatRepr, literalToRepr, MAX_REPR, parseLiteral, parseRepr, readNumber, readString, ReprTooLong, reprPreview, reprToNode, strRepr,
-  ValueSyntaxError, type PyValue, type ValueNode,
+  ValueSyntaxError, valueAtPath, type PyValue, type ValueNode,
 } from "../adapter/format/values.js";
 import { findPython } from "../adapter/real/tracer.js";
 
@@ -217,3 +217,20 @@ test("reprs are written under a limit, and the Variables view makes children onl
   assert.ok(performance.now() - t0 < 2_000);
 });
 
+
+test("valueAtPath finds what the Variables view names: items of containers by index and key, recorded objects by attribute, nothing made up", () => {
+  const locals = { xs: "[10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110]", d: "{'k': [1, (2, 3)], 1: 'one'}", cart: "<__main__.Cart object at 0x...>", s: "{1, 2}" };
+  const objects = {
+    cart: [["owner", "'ana'", "cart.owner"], ["items", "[<__main__.Item object at 0x...>]", "cart.items"]] as [string, string, string][],
+    "cart.items[0]": [["name", "'pen'", "cart.items[0].name"]] as [string, string, string][],
+  };
+  const at = (path: string): string | undefined => valueAtPath(locals, objects, path)?.display;
+  assert.equal(at("xs[1]"), "20");
+  assert.equal(at("xs[10]"), "110", "xs[10] is not read as xs[1] and more");
+  assert.equal(at("d['k'][1][0]"), "2");
+  assert.equal(at("d[1]"), "'one'");
+  assert.equal(at("cart"), locals.cart);
+  assert.equal(at("cart.owner"), "'ana'");
+  assert.equal(at("cart.items[0].name"), "'pen'");
+  for (const none of ["xs[11]", "d['x']", "cart.total", "cart.items[1]", "s[0]", "ys", "xs[1] + 1", "cart.owner.upper()"]) assert.equal(at(none), undefined, none);
+});
