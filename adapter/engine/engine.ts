@@ -317,9 +317,10 @@ export class Engine {
       if (frame) {
         const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, at, { signal }) ?? Promise.resolve(undefined), signal);
         if (live) return live;
-        const recorded = this.recorded(expression, at);
+        const stack = this.stack().slice(at);
+        const recorded = recordedValue(stack, expression);
         if (recorded) return recorded;
-        const [r] = await abortable(this.evaluator(namesOf(this.stack().slice(at)), [expression], signal), signal);
+        const [r] = await abortable(this.evaluator(namesOf(stack), [expression], signal), signal);
         if (!("error" in r)) return { value: r.value, ...(r.stdout ? { stdout: r.stdout } : {}) };
         reason = r.error;
         // The predictor answers only for a value the state does not hold (an object known by its repr); CPython's own error is the answer.
@@ -329,21 +330,6 @@ export class Engine {
       if (answer === undefined) throw new Error(`cannot evaluate "${cutText(expression)}": ${reason}`);
       return { value: answer };
     });
-  }
-
-  /**
-   * An object, or an object's child, that the run recorded in frame `at` (or, for a name that frame
-   * does not hold, in the module's), named exactly as the Variables view names it: its repr, and
-   * what opens of it. CPython has no value for an object known by its repr; the run had one.
-   */
-  private recorded(expression: string, at: number): Evaluated | undefined {
-    const stack = this.stack().slice(at);
-    const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(expression)?.[0];
-    const module = stack.at(-1)!;
-    const frame = root !== undefined && !Object.hasOwn(stack[0].locals, root) && module !== stack[0] && module.func === "<module>" && module.file === undefined ? module : stack[0];
-    if (!frame.objects) return undefined;
-    const node = valueAtPath(frame.locals, frame.objects, expression);
-    return node && { value: node.display, path: expression, objects: frame.objects };
   }
 
   /** The session's history in the trajectory format. */
@@ -539,9 +525,29 @@ export class Engine {
 export function namesOf(stack: readonly Frame[]): Record<string, string> {
   const [top] = stack;
   if (!top) return {};
-  const module = stack.at(-1)!;
-  const globals = module !== top && module.func === "<module>" && module.file === undefined && top.file === undefined;
-  return globals ? { ...module.locals, ...top.locals } : top.locals;
+  const globals = globalsOf(stack);
+  return globals ? { ...globals.locals, ...top.locals } : top.locals;
+}
+
+/** The <module> frame whose names are the top frame's globals (see namesOf), where it is on the stack. */
+function globalsOf(stack: readonly Frame[]): Frame | undefined {
+  const [top] = stack;
+  const module = stack.at(-1);
+  return top && module && module !== top && module.func === "<module>" && module.file === undefined && top.file === undefined ? module : undefined;
+}
+
+/**
+ * An object, or an object's child, that the run recorded in the top frame of `stack` (for a name
+ * that frame does not hold, in its globals' frame), named exactly as the Variables view names it:
+ * its repr, and what opens of it. CPython has no value for an object known by its repr; the run had one.
+ */
+function recordedValue(stack: readonly Frame[], expression: string): Evaluated | undefined {
+  const [top] = stack;
+  const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(expression)?.[0];
+  const frame = root !== undefined && !Object.hasOwn(top.locals, root) ? (globalsOf(stack) ?? top) : top;
+  if (!frame.objects) return undefined;
+  const node = valueAtPath(frame.locals, frame.objects, expression);
+  return node && { value: node.display, path: expression, objects: frame.objects };
 }
 
 /** A raised exception at path[i]: an exception event that is not one passed up from the callee that just unwound. */

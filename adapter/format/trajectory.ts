@@ -12,6 +12,8 @@ export const READ_VERSIONS: readonly number[] = FORMAT.readVersions;
 
 /** A Python minor version as the header writes it ("3.11"). */
 export const PYTHON_VERSION_RE = new RegExp(FORMAT.pythonVersion);
+/** The minor version of a MAJOR.MINOR Python version ("3.12" -> 12). */
+export const pythonMinor = (version: string): number => Number(version.split(".")[1]);
 
 export type EventKind = keyof typeof FORMAT.events;
 

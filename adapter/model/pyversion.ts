@@ -5,14 +5,12 @@
 // reachable states (adapter/rules/grammar.ts, reach.ts) admit only the frames of the session's version. Real
 // 3.10 to 3.13 traces are checked against them (test/slow/pyversion-traces.test.ts): 3.13 traces as
 // 3.12, 3.10 as 3.11, so a version before 3.12 is read as 3.11 and any later one as 3.12.
-import { PYTHON_VERSION_RE } from "../format/trajectory.js";
+import { PYTHON_VERSION_RE, pythonMinor as minor } from "../format/trajectory.js";
 
 /** The versions a model that does not say was trained on: every model of format 1, the bundled one among them, saw 3.11 traces only. */
 export const UNSAID_MODEL_PYTHON: readonly string[] = ["3.11"];
 /** The trajectory format of a native model that does not say: the one before the Python version was in the header. */
 export const UNSAID_MODEL_FORMAT = 1;
-
-const minor = (v: string): number => Number(v.split(".")[1]);
 
 /** A user's "pythonVersion": MAJOR.MINOR such as "3.12"; the error says what is wrong. */
 export function checkPythonVersion(v: unknown, what = '"pythonVersion"'): string {

@@ -10,6 +10,7 @@
 // they give; each is checked there against real traces.
 import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
 import { literalToRepr, parseRepr, type Answer, type Evaluation, type ItemsAnswer, type PythonAsk, type PyValue, type Reads } from "../format/values.js";
+import { pythonMinor } from "../format/trajectory.js";
 import type { FuncShape } from "./shapes.js";
 
 type Statement = PySource["statements"][number];
@@ -494,7 +495,7 @@ const MAX_ROUNDS = 4;
 /** CPython's answers kept (a loop's statements ask again at every item). */
 const MAX_ANSWERS = 20_000;
 /** Whether the session's Python sums floats as the sealed CPython (3.12) does: with compensated summation, from 3.12 on. */
-const SUMS_AS_SEALED = (python: string | undefined): boolean => python !== undefined && Number(python.split(".")[1]) >= 12;
+const SUMS_AS_SEALED = (python: string | undefined): boolean => python !== undefined && pythonMinor(python) >= 12;
 /** Items of a loop computed (past them, the loop is left to the model). */
 const MAX_ITEMS = 10_000;
 /** Characters of a computed value: well under the shortest repr a trace cuts (`--max-repr`, 1000 by default). */

@@ -3,7 +3,7 @@
 // the four events, a depth, a function of this file, locals named by the file's identifiers.
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pyread/pysource.js";
-import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText } from "../format/trajectory.js";
+import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText, pythonMinor } from "../format/trajectory.js";
 import type { Next } from "./shapes.js";
 
 /** The comprehensions that 3.12+ runs inline. */
@@ -11,7 +11,7 @@ const INLINED = new Set(["<listcomp>", "<dictcomp>", "<setcomp>"]);
 
 /** Whether a comprehension, generator expression or lambda named `name` opens a frame of its own on `python` (unknown: as on 3.11). */
 export function opensFrame(name: string, python: string | undefined): boolean {
-  return !INLINED.has(name) || python === undefined || Number(python.split(".")[1]) < 12;
+  return !INLINED.has(name) || python === undefined || pythonMinor(python) < 12;
 }
 
 /** The lines a frame of one function (or class body, or the module) can stand on. */
