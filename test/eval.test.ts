@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { argumentText, assertFor, returnLineFromCode, type CruxReport } from "../adapter/tools/cruxeval.js";
 import { checkAsserts, type AssertCase } from "../adapter/tools/asserts.js";
 import type { CompareReport } from "../adapter/tools/compare.js";
-import { readPrograms, type Program } from "../adapter/tools/programs.js";
+import { readPrograms, traceOf, type Program } from "../adapter/tools/programs.js";
 import { score, sampleCases, type ActionFigures, type StepsItem, type StepsReport } from "../adapter/tools/steps.js";
 import { findFunction, parsePython } from "../adapter/pyread/pysource.js";
 import { transition } from "../adapter/real/semantics.js";
@@ -348,6 +348,25 @@ test("eval compare: models side by side on the same sets; each figure is that mo
   const data = await ndbg("eval", "compare", "--data", DATA);
   assert.equal(data.code, 2);
   assert.match(data.stderr, /--set NAME=PATH/);
+});
+
+test("a line with \"script\": true is a script: traced whole, with no entry and no input", async () => {
+  const file = join(dir, "scripts.jsonl");
+  const code = "class Tally:\n    def __init__(self):\n        self.n = 0\n\n\ntally = Tally()\nprint(tally.n)\n";
+  writeFileSync(file, JSON.stringify({ id: "s", code, input: "", script: true }) + "\n" + JSON.stringify(PROGRAMS[0]) + "\n");
+  const [script, call] = await readPrograms(file);
+  assert.deepEqual(script, { id: "s", code, input: "", script: true });
+  assert.deepEqual(traceOf(script!), { source: code });
+  assert.equal(call!.script, undefined);
+  await assert.rejects(readPrograms(file, { needOutput: true }), /scripts\.jsonl:1: a script has no call whose output/);
+  for (const [bad, why] of [
+    [{ id: "s", code, input: "", script: true, entry: "f" }, /a script runs whole: it has no "entry", and its "input" is ""/],
+    [{ id: "s", code, input: "1", script: true }, /a script runs whole/],
+    [{ id: "s", code, input: "", script: "yes" }, /"script" must be true or false/],
+  ] as const) {
+    writeFileSync(file, JSON.stringify(bad) + "\n");
+    await assert.rejects(readPrograms(file), why);
+  }
 });
 
 test("eval: bad input is a clear error", T, async () => {

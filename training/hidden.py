@@ -116,6 +116,8 @@ def keep_session(text: str, entry: str, call_lines: set[int]) -> bool:
 def build(programs: list[dict], node: str, python: str | None, samples: int, seed: int, work: Path) -> tuple[list[dict], dict]:
     moved_lines, info = [], {}
     for p in programs:
+        if p.get("script"):
+            continue  # a script runs whole: no entry whose frame the session could stay in
         entry = p.get("entry", "f")
         hc = helper_calls(p["code"], entry)
         if not hc:

@@ -13,11 +13,12 @@ Stages, each timed into DIR/timings.json (written after every stage, so a cut ru
    with each set, `--scripts` user-style scripts (training/scripts.py: classes, methods, dataclasses,
    module-level code, exceptions across calls, prints; a folder of its own, run whole), and 100
    held-out scripts of a seed no set uses, for the evaluation loss.
-2. realcode: the real-code corpus (`--realcode`, training/realcode.py) re-printed in the layout
-   the adapter shows the model (adapter/python/canonical.py), so training sees what users' code
-   becomes at inference.
+2. realcode: the real-code corpus (`--realcode`, training/realcode.py: functions and, run whole,
+   scripts made of docstrings) re-printed in the layout the adapter shows the model
+   (adapter/python/canonical.py), so training sees what users' code becomes at inference.
 3. sessions: `ndbg data` on each set (and `--realcode-samples` sessions per real program), in
-   parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code).
+   parallel; also the held-out sessions the trainer's evaluation loss reads (generated, real code,
+   real scripts `e-realscripts`, user-style scripts).
    With `--second-python`, sessions of the first `--second-sets` sets and of the real code (half
    as many) traced by that interpreter too, where it is another minor version. With `--hidden K`
    (default 6), hidden-callee sessions of every set and of the real code (training/hidden.py: the
@@ -104,6 +105,8 @@ def parse_args(argv):
     ap.add_argument("--no-exclude", action="store_true", help="the rehearsal only: generate without an excluded corpus")
     ap.add_argument("--realcode", help="real-code training corpus (training/realcode.py)")
     ap.add_argument("--realcode-heldout", default=str(REPO / "training/heldout/realcode.jsonl"))
+    ap.add_argument("--realcode-heldout-scripts", default=str(REPO / "training/heldout/realcode-scripts.jsonl"),
+                    help="held-out real scripts (training/realcode.py --out-heldout-scripts): the e-realscripts loss")
     ap.add_argument("--realcode-samples", type=int, default=40, help="sessions per real program")
     ap.add_argument("--sessions", action="append", default=[],
                     help="sessions made elsewhere (`ndbg data`, e.g. by another Python version) to train on too; repeatable")
@@ -219,7 +222,8 @@ class Run:
         if not src.exists():
             raise PipelineError(f"{src} is missing (training/realcode.py builds it; training/DATA.md)")
         n = 0
-        for name, path in (("rc", src), ("rc-heldout", Path(self.a.realcode_heldout))):
+        for name, path in (("rc", src), ("rc-heldout", Path(self.a.realcode_heldout)),
+                           ("rc-scripts-heldout", Path(self.a.realcode_heldout_scripts))):
             if not path.exists():
                 continue
             self.sh([self.a.python, str(REPO / "training/canonical_programs.py"), str(path), str(self.out / f"{name}.jsonl")],
@@ -266,6 +270,8 @@ class Run:
         held = [(Path(a.heldout), "e-generated", a.heldout_programs)]
         if (self.out / "rc-heldout.jsonl").exists():
             held.append((self.out / "rc-heldout.jsonl", "e-realcode", 10**9))
+        if (self.out / "rc-scripts-heldout.jsonl").exists():
+            held.append((self.out / "rc-scripts-heldout.jsonl", "e-realscripts", 10**9))
         if (self.out / "sc-heldout").is_dir():
             held.append((self.out / "sc-heldout", "e-scripts", 10**9))
         for src, name, limit in held:

@@ -30,6 +30,15 @@ lines stay within --heldout-share of its lines, the other files to training, and
 the held-out set stays in training; --keep-heldout keeps the lines the held-out file has, first and
 as they are, and their files out of training (--frozen-heldout: and adds nothing to them). Every held-out file also gives up to --per-file calls
 that raise, after the lines it has (so a file held out before calls that raise were kept gains them).
+With --scripts-per-file N, each file also gives up to N scripts (training/realcode_scripts.py): a docstring's
+examples that build objects or bind names, as module-level code below the definitions they read, each a line
+
+    {"code", "input": "", "script": true, "id", "source"}
+
+that `ndbg data` runs whole, kept when it runs to the same printed output twice, within --script-max-events,
+with no uncaught exception; a default repr's address is fit there (the tracer writes it " at 0x..."). The
+scripts of held-out files, and any that holds a held-out function, never train: the former go to
+--out-heldout-scripts (a held-out set of real scripts) where it is given.
 Standard library only; deterministic for the same sources and options. See training/DATA.md.
 """
 from __future__ import annotations
@@ -51,6 +60,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make "training" importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from training.dedupe import CRUXEVAL, code_key, input_key, load_excluded, normalize_ws, rename_entry  # noqa: E402
+from training.printer import canonical  # noqa: E402
+from training.realcode_scripts import body_names, doctest_blocks, script_body  # noqa: E402
 from training.runner import Runner, line_result  # noqa: E402
 
 CAPTURE = Path(__file__).resolve().parent / "realcode_capture.py"
@@ -69,6 +80,9 @@ SKIP_DIRS = re.compile(r"^(docs?|examples?|bench(marks?)?|scripts|\..*|__pycache
 TEST_DIRS = re.compile(r"^(tests?|testing)$", re.I)
 BENCHMARK = re.compile(r"human_?eval|mbpp|apps|cruxeval|livecodebench|code_?contests|leetcode|codeforces|ds1000|bigcodebench", re.I)
 MAX_CODE_LINES, MAX_CODE_CHARS = 80, 3000
+# A script as the model reads it (no docstrings): with its first state it must leave room for steps in a session's
+# 2,400 characters (ndbg data --max-chars).
+SCRIPT_MAX_LINES, SCRIPT_MAX_CHARS = 60, 1600
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,12 +262,33 @@ class Module:
         return start, n.end_lineno - 1
 
     def program(self, name: str) -> tuple[str | None, str | None]:
-        """The code of a line for function `name`: it and what it needs, followed to a fixed point (functions,
-        classes, constants, standard-library imports), as the files have them; or None and why not. What comes
-        from the repository's other modules goes first, each module's part in file order, then this module's."""
+        """The code of a line for function `name`: it and what it needs (`needs`)."""
+        return self.needs([(self, self.funcs[name])])
+
+    def script(self, body: str) -> tuple[str | None, str | None]:
+        """A script: the definitions its module-level code (realcode_scripts.script_body) reads, as the files have
+        them, then that code; or None and why not."""
+        roots: list[tuple[Module, int]] = []
+        for free in sorted(body_names(body)):
+            found, why = self.lookup(free)
+            if found is None:
+                return None, "script:" + why
+            roots += found
+        if not roots:
+            return None, "script:no-definitions"
+        defs, why = self.needs(roots)
+        return (defs + "\n\n" + body, None) if defs is not None else (None, "script:" + why)
+
+    def needs(self, roots: list[tuple["Module", int]]) -> tuple[str | None, str | None]:
+        """The statements `roots` name and what they need, followed to a fixed point (functions, classes, constants,
+        standard-library imports), as the files have them; or None and why not. What comes from the repository's
+        other modules goes first, each module's part in file order, then this module's."""
         need: dict[Module, set[int]] = {self: set()}
         uses: dict[Module, list[Module]] = defaultdict(list)  # which modules a module's part reads from
-        todo = [(self, self.funcs[name])]
+        todo = list(roots)
+        for other, _ in roots:  # a script's names may come from the repository's other modules
+            if other is not self and other not in uses[self]:
+                uses[self].append(other)
         while todo:
             mod, i = todo.pop()
             if i in need.setdefault(mod, set()):
@@ -447,6 +482,7 @@ class Builder:
         self.a = a
         self.excl_ws, self.excl_keys = excluded
         self.runner = Runner(sys.executable, a.call_timeout, a.max_events, a.max_repr)
+        self.script_runner = Runner(sys.executable, a.call_timeout, a.script_max_events, a.max_repr)
         self.seen: set[str] = set()
         self.why: Counter = Counter()
         self.stats: Counter = Counter()
@@ -527,6 +563,55 @@ class Builder:
                          "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": n >= from_tests})
         return rows
 
+    def file_scripts(self, name: str, repo: Repository, path: Path) -> list[dict]:
+        """The kept scripts of one file (realcode_scripts.py), at most --scripts-per-file, in file order: each
+        docstring whose examples build objects or bind names, below the definitions they read."""
+        a, why, root = self.a, self.why, repo.root
+        mod = repo.module(path)
+        if mod is None or ">>>" not in mod.text:
+            return []
+        rel = path.relative_to(root).as_posix()
+        classes = {n.name for n in mod.body if isinstance(n, ast.ClassDef)}
+        own = set(mod.binders) | set(mod.imported)
+        rows = []
+        cap = getattr(a, "script_caps", {}).get(name, a.scripts_per_file)
+        for owner, _, examples in doctest_blocks(mod.tree):
+            if len(rows) >= cap:
+                break
+            body, no = script_body(examples, classes, own, CODE_IMPORTS)
+            code, no = mod.script(body) if body is not None else (None, no)
+            res = self.check_script(code) if code is not None else {"ok": False, "why": no}
+            if not res["ok"]:
+                why[res["why"]] += 1
+                continue
+            rows.append({"code": code, "input": "", "script": True, "id": f"rs_{slug(name)}_{slug(rel[:-3])}_{slug(owner)}",
+                         "source": f"{name}/{rel}", "events": res["events"], "repo": name, "by_test": False})
+        return rows
+
+    def check_script(self, code: str) -> dict:
+        """The standalone run of one script, traced whole ({"ok": True, "output": what it printed, "events"}), or why
+        it is refused: by the function lines' rules, its length measured as the model reads it (no docstrings)."""
+        a = self.a
+        shown = canonical(code)["canonical"]
+        if shown.count("\n") > SCRIPT_MAX_LINES or len(shown) > SCRIPT_MAX_CHARS:
+            return {"ok": False, "why": "script:long-code"}
+        key = code_key(code)
+        if key in self.seen:
+            return {"ok": False, "why": "script:duplicate"}
+        texts, keys = benchmark_keys(code, "")
+        if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
+            return {"ok": False, "why": "excluded-benchmark"}
+        runs = [self.script_runner.run(code, "", script=True, max_stdout=a.script_max_stdout) for _ in range(2)]
+        res = runs[0]
+        if not res["ok"]:
+            return {"ok": False, "why": "script:" + res["why"]}
+        if res["events"] < a.min_events:
+            return {"ok": False, "why": "script:few-events"}
+        if not runs[1]["ok"] or runs[1]["output"] != res["output"] or runs[1]["events"] != res["events"]:
+            return {"ok": False, "why": "script:nondeterministic"}
+        self.seen.add(key)
+        return res
+
     def check(self, code: str, func: str, call: dict) -> dict:
         """The standalone run of one captured call ({"ok": True, "output", "events"}), or why it is refused."""
         a = self.a
@@ -581,6 +666,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=10.0, help="CPU seconds for one file's doctests")
     ap.add_argument("--test-timeout", type=float, default=60.0, help="CPU seconds for one test file's tests")
     ap.add_argument("--call-timeout", type=float, default=2.0, help="seconds for one standalone run")
+    ap.add_argument("--scripts-per-file", type=int, default=0,
+                    help="scripts a file gives from its docstrings' examples (training/realcode_scripts.py); 0: none")
+    ap.add_argument("--scripts-per-file-of", action="append", default=[], metavar="NAME=N",
+                    help="scripts a file of repository NAME gives (its own cap, as --per-function-of)")
+    ap.add_argument("--out-heldout-scripts",
+                    help="where the scripts of the held-out files go (a held-out set of real scripts); without it they are dropped")
+    ap.add_argument("--script-max-events", type=int, default=400)
+    ap.add_argument("--script-max-stdout", type=int, default=600, help="characters a script may print")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     if a.no_exclude and a.exclude:
@@ -592,10 +685,11 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--exclude {p}: no such file")
     if a.frozen_heldout and not a.keep_heldout:
         ap.error("--frozen-heldout needs --keep-heldout")
-    try:
-        a.caps = {n: int(k) for n, _, k in (c.rpartition("=") for c in a.per_function_of)}
-    except ValueError:
-        ap.error("--per-function-of: NAME=N")
+    for opt, caps in (("per_function_of", "caps"), ("scripts_per_file_of", "script_caps")):
+        try:
+            setattr(a, caps, {n: int(k) for n, _, k in (c.rpartition("=") for c in getattr(a, opt))})
+        except ValueError:
+            ap.error(f"--{opt.replace('_', '-')}: NAME=N")
     if not 0 <= a.heldout_share < 1:
         ap.error("--heldout-share: a share from 0 to under 1")
     kept_lines = []
@@ -614,6 +708,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     b = Builder(a, load_excluded([Path(p) for p in a.exclude]))
     rows: list[dict] = []
+    scripts: list[dict] = []
     try:
         for name, root in sources:
             files, tests = python_files(root, b.why)
@@ -621,8 +716,11 @@ def main(argv: list[str] | None = None) -> int:
             repo = Repository(root)
             for path in files:
                 rows += b.file_lines(name, repo, path.resolve(), test_calls.get(path.relative_to(root).as_posix(), []))
+                if a.scripts_per_file or a.script_caps:
+                    scripts += b.file_scripts(name, repo, path.resolve())
     finally:
         b.runner.close()
+        b.script_runner.close()
     why, stats = b.why, b.stats
 
     kept = [json.loads(line) for line in kept_lines]
@@ -639,8 +737,22 @@ def main(argv: list[str] | None = None) -> int:
     train = [r for r in train if fn_key(r) not in held_funcs]
     why["in-heldout-elsewhere"] += before - len(train)
     heldout = kept + added + new_held
+    # A script of a held-out file holds its functions: it is held out with them, never trained on; so is a script
+    # of another file that holds a held-out function (imported from its file).
+    held_files = {r["source"] for r in heldout}
+    held_defs = {d for r in heldout for d in function_keys(r["code"], r["entry"])}
+    held_scripts = [r for r in scripts if r["source"] in held_files]
+    for r in scripts:
+        if r["source"] not in held_files:
+            if held_defs & function_keys(r["code"]):
+                why["script:in-heldout-elsewhere"] += 1
+            else:
+                train.append(r)
     line = lambda r: json.dumps({k: v for k, v in r.items() if k not in ("events", "repo", "by_test")})  # noqa: E731
-    for path, texts in ((a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in added + new_held])):
+    outputs = [(a.out_train, [line(r) for r in train]), (a.out_heldout, kept_lines + [line(r) for r in added + new_held])]
+    if a.out_heldout_scripts:
+        outputs.append((a.out_heldout_scripts, [line(r) for r in held_scripts]))
+    for path, texts in outputs:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", encoding="utf-8") as fh:
             fh.writelines(t + "\n" for t in texts)
@@ -654,6 +766,8 @@ def main(argv: list[str] | None = None) -> int:
             "kept": len(rows), "kept_from_tests": sum(r["by_test"] for r in rows),
             "train": len(train), "heldout": len(heldout), "heldout_kept": len(kept), "heldout_added_raising": len(added),
             "heldout_new": len(new_held),
+            "scripts": len(scripts), "scripts_train": len(scripts) - len(held_scripts), "scripts_heldout": len(held_scripts),
+            "scripts_with_class": sum(any(isinstance(n, ast.ClassDef) for n in ast.parse(r["code"]).body) for r in scripts),
             "per_repository": per_repository(sources, rows, train, heldout),
             "heldout_files": len({r["source"] for r in heldout}), "train_files": len({r["source"] for r in train}),
             "functions": len({(r["source"], r["entry"]) for r in rows}),
@@ -677,6 +791,7 @@ def per_repository(sources: list[tuple[str, Path]], rows: list[dict], train: lis
         t = sum(repo(r) == n for r in train)
         out[n] = {"kept": sum(repo(r) == n for r in rows), "from_tests": sum(repo(r) == n and r["by_test"] for r in rows),
                   "train": t, "train_share": round(t / max(1, len(train)), 3),
+                  "train_scripts": sum(repo(r) == n and r.get("script", False) for r in train),
                   "heldout": sum(repo(r) == n for r in heldout)}
     return out
 
@@ -716,6 +831,12 @@ def split(rows: list[dict], share: float, per_file: int, seed: int, kept: list[d
                 chosen = spread(by_file[f], per_file)
                 new_held.extend(chosen + raising(f, chosen))
     return [r for r in rows if r["source"] not in held_files], new_held, added
+
+
+def function_keys(code: str, name: str | None = None) -> set[str]:
+    """The AST dumps of a program's top-level functions (only `name`'s, when given)."""
+    return {ast.dump(n) for n in ast.parse(code).body
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and name in (None, n.name)}
 
 
 def call_key(r: dict) -> tuple[str, str, str]:

@@ -35,13 +35,15 @@ class Runner:
                                   stderr=subprocess.DEVNULL, env=env, cwd="/" if os.name != "nt" else None)
         self.buf = b""
 
-    def run(self, code: str, inp: str, entry: str = "f", raises: bool = False) -> dict:
+    def run(self, code: str, inp: str, entry: str = "f", raises: bool = False, script: bool = False,
+            max_stdout: int = 300) -> dict:
         """Runs entry(<inp>) of code once; {"ok", "output", "events", ...} or {"ok": False, "why"}. With raises, a
-        call that ends in an Exception is a result too: {"ok", "raised": its repr, "exc", "events", ...}."""
+        call that ends in an Exception is a result too: {"ok", "raised": its repr, "exc", "events", ...}. With
+        script, code runs whole from its module level and "output" is what it printed."""
         if self.p is None or self.p.poll() is not None:
             self.start()
         req = json.dumps({"code": code, "input": inp, "entry": entry, "max_events": self.max_events, "max_repr": self.max_repr,
-                          "raises": raises})
+                          "raises": raises, "script": script, "max_stdout": max_stdout})
         try:
             self.p.stdin.write(req.encode() + b"\n")
             self.p.stdin.flush()

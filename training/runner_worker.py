@@ -1,14 +1,17 @@
 """The worker of training/runner.py: runs one candidate program per request under sys.settrace.
 
 Reads JSON requests from stdin, one a line: {"code", "input", "entry", "max_events", "max_repr",
-"raises"}; executes `code` in a fresh module, calls `entry(<input>)` and writes one JSON line back:
+"raises", "script", "max_stdout"}; executes `code` in a fresh module, calls `entry(<input>)` and writes
+one JSON line back:
 {"ok": true, "output": repr of the result, "events": events in the program's own code, "stdout":
 characters printed} or {"ok": false, "why": reason[, "exc": exception name]}. With "raises", a call
 that ends in an Exception passes the same checks and answers {"ok": true, "raised": repr of the
-exception, "exc": its name, "events", "stdout"} (what the tracer shows at the exit). Reasons: compile,
+exception, "exc": its name, "events", "stdout"} (what the tracer shows at the exit). With "script", the
+code is a script, traced whole from its module level (as a user's script is debugged), its "output" what
+it printed, an uncaught exception an error, and a default repr's address fit. Reasons: compile,
 events (past max_events), memory, recursion, error, long / address / unordered (a value along the
 run whose repr is too long, shows a memory address, or depends on string hashing), stdout (more
-than 300 characters printed), worker. Started by Runner with `-I` and PYTHONHASHSEED=0; standard
+than max_stdout characters printed, 300 unless given), worker. Started by Runner with `-I` and PYTHONHASHSEED=0; standard
 library only.
 """
 import contextlib
@@ -45,15 +48,16 @@ def own_function(v):
     return isinstance(v, types.FunctionType) and v.__code__.co_filename == FILE
 
 
-def check(v, limit):
-    """Why a value is unfit to show (None when it is fit)."""
+def check(v, limit, addresses=False):
+    """Why a value is unfit to show (None when it is fit). addresses: a default repr's memory address is fit (the
+    tracer writes it " at 0x...", the same in every run), as it is in a script, where objects are what users debug."""
     try:
         s = repr(v)
     except Exception:
         return None  # e.g. self inside __init__: the tracer shows a marker
     if len(s) > limit:
         return "long"
-    if " at 0x" in s:
+    if " at 0x" in s and not addresses:
         return "address"
     if not stable(v):
         return "unordered"
@@ -67,9 +71,12 @@ def run(req):
     mod = types.ModuleType("__program__")
     sys.modules["__program__"] = mod
     ns = mod.__dict__
+    script = req.get("script", False)
     try:
-        exec(compile(code, FILE, "exec"), ns)
-        call = compile(req.get("entry", "f") + "(" + inp + ")", "<call>", "eval")
+        program = compile(code, FILE, "exec")
+        if not script:
+            exec(program, ns)
+            call = compile(req.get("entry", "f") + "(" + inp + ")", "<call>", "eval")
     except BaseException:
         return {"ok": False, "why": "compile"}
     n = [0]
@@ -83,14 +90,15 @@ def run(req):
             raise Budget()
         if bad[0] is None:
             for k, v in frame.f_locals.items():
-                if k.startswith(".") or own_function(v):
-                    continue  # a comprehension's hidden iterator; a helper the function defines (its name shows)
-                b = check(v, max_repr)
+                if k.startswith(".") or own_function(v) or (script and k.startswith("__") and k.endswith("__")):
+                    continue  # a comprehension's hidden iterator; a helper the function defines (its name shows);
+                    # a module's dunders (__builtins__), which the debugger does not show among a script's globals
+                b = check(v, max_repr, script)
                 if b:
                     bad[0] = b
                     break
             if bad[0] is None and event in ("return", "exception"):
-                b = check(arg if event == "return" else arg[1], max_repr)
+                b = check(arg if event == "return" else arg[1], max_repr, script)
                 if b:
                     bad[0] = b
         return tr
@@ -101,7 +109,7 @@ def run(req):
         with contextlib.redirect_stdout(out):
             sys.settrace(tr)
             try:
-                res = eval(call, ns)
+                res = exec(program, ns) if script else eval(call, ns)
             finally:
                 sys.settrace(None)
     except Budget:
@@ -111,7 +119,7 @@ def run(req):
     except RecursionError:
         return {"ok": False, "why": "recursion"}
     except Exception as e:
-        if not req.get("raises"):
+        if script or not req.get("raises"):
             return {"ok": False, "why": "error", "exc": type(e).__name__}
         raised = e
     except BaseException as e:
@@ -123,8 +131,10 @@ def run(req):
     b = check(res if raised is None else raised, max_repr)
     if b:
         return {"ok": False, "why": b}
-    if len(out.getvalue()) > 300:
+    if len(out.getvalue()) > req.get("max_stdout", 300):
         return {"ok": False, "why": "stdout"}
+    if script:
+        return {"ok": True, "output": out.getvalue(), "events": n[0], "stdout": len(out.getvalue())}
     if raised is not None:
         return {"ok": True, "raised": repr(raised), "exc": type(raised).__name__, "events": n[0], "stdout": len(out.getvalue())}
     return {"ok": True, "output": repr(res), "events": n[0], "stdout": len(out.getvalue())}

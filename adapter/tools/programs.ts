@@ -1,12 +1,13 @@
 // The programs an evaluation runs: JSONL lines shaped like CRUXEval's (code, input, output, id,
-// optionally entry), or a folder of scripts; each line is checked before anything runs.
+// optionally entry; or "script": true), or a folder of scripts; each line is checked before anything runs.
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 /**
  * One program of a CRUXEval-shaped file: the call is `f(<input>)`, or `<entry>(<input>)` when the
- * line names its function. A script (a file of a folder of scripts) runs whole, its module level traced.
+ * line names its function. A script (a file of a folder of scripts, or a line with "script": true and
+ * input "") runs whole, its module level traced.
  */
 export interface Program {
   id: string;
@@ -68,6 +69,11 @@ export async function readPrograms(file: string, opts: { limit?: number; needOut
       }
       if (typeof r !== "object" || r === null || typeof r.code !== "string" || typeof r.input !== "string")
         throw new DataError(`${file}:${n}: a program needs "code" and "input" strings (CRUXEval-shaped: code, input, output, id)`);
+      if (r.script !== undefined && typeof r.script !== "boolean") throw new DataError(`${file}:${n}: "script" must be true or false`);
+      const script = r.script === true;
+      if (script && (r.entry !== undefined || r.input !== ""))
+        throw new DataError(`${file}:${n}: a script runs whole: it has no "entry", and its "input" is ""`);
+      if (script && opts.needOutput) throw new DataError(`${file}:${n}: a script has no call whose output or input could be predicted`);
       if (opts.needOutput && typeof r.output !== "string") throw new DataError(`${file}:${n}: an "output" string is needed for this evaluation`);
       if (r.entry !== undefined && (typeof r.entry !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(r.entry)))
         throw new DataError(`${file}:${n}: "entry" must be the name of the program's function`);
@@ -75,7 +81,14 @@ export async function readPrograms(file: string, opts: { limit?: number; needOut
       if (ids.has(id)) throw new DataError(`${file}:${n}: id "${id}" appears twice`);
       ids.add(id);
       if (out.length < limit)
-        out.push({ id, code: r.code, input: r.input, ...(typeof r.output === "string" ? { output: r.output } : {}), ...(typeof r.entry === "string" ? { entry: r.entry } : {}) });
+        out.push({
+          id,
+          code: r.code,
+          input: r.input,
+          ...(typeof r.output === "string" ? { output: r.output } : {}),
+          ...(typeof r.entry === "string" ? { entry: r.entry } : {}),
+          ...(script ? { script } : {}),
+        });
     }
   } finally {
     await fh.close();

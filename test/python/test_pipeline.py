@@ -72,7 +72,11 @@ class Rehearsal(unittest.TestCase):
             d = Path(d)
             # a few real-code lines stand in for the corpus (training/realcode.py builds the real one)
             real = (REPO / "training/heldout/realcode.jsonl").read_text().splitlines()[:6]
-            (d / "rc.jsonl").write_text("\n".join(real) + "\n")
+            # and a real-code script (training/realcode_scripts.py), run whole
+            script = {"code": "class Tally:\n    def __init__(self):\n        self.n = 0\n\n    def add(self, k):\n        self.n += k\n"
+                              "        return self.n\n\n\ntally = Tally()\ntally.add(2)\nprint(tally.add(3))\n",
+                      "input": "", "script": True, "id": "rs_fixture_tally_Tally", "source": "fixture/tally.py"}
+            (d / "rc.jsonl").write_text("\n".join(real + [json.dumps(script)]) + "\n")
             held = d / "heldout.jsonl"
             r = run(self.py, "training/programs.py", "--count", "10", "--seed", "5", "--no-exclude", "--out", str(held), "--quiet")
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -114,7 +118,10 @@ class Rehearsal(unittest.TestCase):
             self.assertTrue(all(s["seconds"] >= 0 for s in t["stages"].values()))
             self.assertRegex(t["traced_python"], r"^3\.\d+\.\d+$")
             sessions = t["stages"]["sessions"]["sessions"]
-            self.assertEqual(sessions["d-rc.jsonl"], 18, "3 sessions for each of 6 real programs")
+            self.assertEqual(sessions["d-rc.jsonl"], 21, "3 sessions for each of 6 real programs and the script")
+            tally = [json.loads(l)["text"] for l in (out / "d-rc.jsonl").read_text().splitlines() if "rs_fixture_tally" in l]
+            self.assertEqual(len(tally), 3)
+            self.assertTrue(all("<module>" in t and "tally = Tally()" in t for t in tally))
             self.assertGreater(sessions["d-p1.jsonl"], 0)
             # user-style scripts with each set, run whole (their <module> frame traced), and held-out ones for the loss
             self.assertEqual(t["stages"]["programs"]["scripts"], 12)
@@ -133,7 +140,8 @@ class Rehearsal(unittest.TestCase):
             # the held-out curve, each set's loss at every evaluation; the best weights are those of the lowest real-code loss
             train = t["stages"]["train"]
             self.assertEqual([c["step"] for c in train["curve"]], [4, 8, 12])  # every 4 steps
-            self.assertEqual(set(train["curve"][0]["eval_losses"]), {"e-generated", "e-realcode", "e-scripts", "e-hidden"})
+            self.assertEqual(set(train["curve"][0]["eval_losses"]), {"e-generated", "e-realcode", "e-realscripts", "e-scripts", "e-hidden"})
+            self.assertEqual(sessions["e-realscripts.jsonl"], 24, "one session for each committed held-out real script")
             losses = [(c["eval_losses"]["e-realcode"], c["step"]) for c in train["curve"]]
             self.assertEqual(train["best_on"], "e-realcode")
             self.assertEqual((train["best_loss"], train["best_run_step"]), min(losses, key=lambda x: x[0]))

@@ -15,6 +15,7 @@ SCRIPT = REPO / "training" / "realcode.py"
 FIXTURE = REPO / "test" / "fixtures" / "realcode"
 TESTED = REPO / "test" / "python" / "fixtures" / "realcode_tests"  # a repository whose tests call its functions
 HELDOUT = REPO / "training" / "heldout" / "realcode.jsonl"
+HELDOUT_SCRIPTS = REPO / "training" / "heldout" / "realcode-scripts.jsonl"
 TRAIN = REPO / "training" / "data" / "realcode.jsonl"
 PROGRAMS = REPO / "training" / "programs.py"
 CRUXEVAL = REPO.parent / "shared" / "data" / "cruxeval.jsonl"
@@ -357,6 +358,100 @@ class FrozenHeldout(unittest.TestCase):
         self.assertEqual(per_func(rows("--per-function", "5", "--per-function-of", "realcode_tests=1")), 1)
 
 
+class Scripts(unittest.TestCase):
+    """Docstring examples that build objects become scripts: the definitions they read, then module-level code."""
+    SRC = REPO / "test" / "python" / "fixtures" / "realcode_scripts"
+
+    @staticmethod
+    def run_builder(*extra):
+        with tempfile.TemporaryDirectory() as tmp:
+            train, held, scripts = (Path(tmp) / n for n in ("train.jsonl", "held.jsonl", "scripts.jsonl"))
+            p = subprocess.run([sys.executable, str(SCRIPT), "--src", str(Scripts.SRC), "--out-train", str(train),
+                                "--out-heldout", str(held), "--no-exclude", "--scripts-per-file", "5", *extra],
+                               capture_output=True, text=True, timeout=120, input=None)
+            if p.returncode != 0:
+                raise AssertionError(p.stderr)
+            rows = lambda f: [json.loads(line) for line in f.read_text().splitlines()] if f.exists() else []  # noqa: E731
+            return rows(train), rows(held), rows(scripts), json.loads(p.stderr), Path(tmp)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.train, _, _, cls.summary, _ = cls.run_builder("--heldout-share", "0")
+        cls.scripts = {r["id"]: r for r in cls.train if r.get("script")}
+
+    def test_scripts_of_classes(self):
+        self.assertEqual(sorted(self.scripts), ["rs_realcode_scripts_catalog_Catalog", "rs_realcode_scripts_shelf_Clock",
+                                                "rs_realcode_scripts_shelf_Shelf", "rs_realcode_scripts_shelf_Shelf.pages"])
+        for r in self.scripts.values():
+            self.assertEqual((r["input"], "entry" in r, "output" in r), ("", False, False), r["id"])
+        shelf = self.scripts["rs_realcode_scripts_shelf_Shelf"]["code"]
+        # the examples, as users write them: a shown value printed, an expected exception caught by its name
+        self.assertTrue(shelf.endswith('\n\n\nshelf = Shelf(capacity=2)\nshelf.put(Book("Dune", 412))\nshelf.put(Book("Emma", 474))\n'
+                                       'print(shelf.pages())\ntry:\n    shelf.put(Book("Ulysses", 730))\n'
+                                       'except ShelfFull as error:\n    print(error)\n'), shelf)
+        # the definitions it reads, as the file has them; not the function it does not read
+        self.assertIn("class ShelfFull(Exception):", shelf)
+        self.assertIn("@dataclass\nclass Book:", shelf)
+        self.assertNotIn("def longest", shelf)
+        # an import of the module's own names is dropped: the script defines them
+        self.assertNotIn("from shelf import", self.scripts["rs_realcode_scripts_shelf_Shelf.pages"]["code"].split("return total")[-1])
+        # a name imported from another module of the repository is followed there
+        self.assertIn("def longest(titles):", self.scripts["rs_realcode_scripts_catalog_Catalog"]["code"])
+
+    def test_refused_as_no_script(self):
+        self.assertEqual(self.summary["refused"]["script:calls-only"], 1)  # longest's examples are a function line
+        self.assertEqual(self.summary["refused"]["script:import"], 1)  # Wire's imports socket
+        self.assertEqual(self.summary["scripts_with_class"], 4)
+        self.assertIn("rc_realcode_scripts_shelf_longest_0", {r["id"] for r in self.train})
+
+    def test_each_runs_whole_to_the_same_output(self):
+        runner = Runner(sys.executable, 5.0, 400, 120)
+        try:
+            for r in self.scripts.values():
+                a, b = (runner.run(r["code"], "", script=True, max_stdout=600) for _ in range(2))
+                self.assertTrue(a["ok"], (r["id"], a))
+                self.assertEqual(a, b)
+                self.assertGreaterEqual(a["events"], 5)
+            clock = runner.run(self.scripts["rs_realcode_scripts_shelf_Clock"]["code"], "", script=True)
+            self.assertEqual(clock["output"], "2\n")  # its instance's repr has an address: fit in a script
+            # a function line still may not show one
+            self.assertEqual(runner.run("class C:\n    pass\n\ndef f():\n    c = C()\n    return 1\n", "", "f")["why"], "address")
+            self.assertEqual(runner.run("x = 1\nraise ValueError(x)\n", "", script=True)["why"], "error")
+        finally:
+            runner.close()
+
+    def test_a_repository_of_its_own_cap(self):
+        train, *_ = self.run_builder("--heldout-share", "0", "--scripts-per-file-of", "realcode_scripts=1")
+        self.assertEqual(sorted(r["id"] for r in train if r.get("script")),
+                         ["rs_realcode_scripts_catalog_Catalog", "rs_realcode_scripts_shelf_Shelf"])  # the first of each file
+
+    def test_off_by_default(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = subprocess.run([sys.executable, str(SCRIPT), "--src", str(self.SRC), "--out-train", f"{tmp}/t.jsonl",
+                                "--out-heldout", f"{tmp}/h.jsonl", "--no-exclude", "--heldout-share", "0"],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertFalse([line for line in Path(f"{tmp}/t.jsonl").read_text().splitlines() if '"script"' in line])
+
+    def test_scripts_of_heldout_files_are_held_out(self):
+        """A held-out file's scripts go to --out-heldout-scripts; another file's script that holds a held-out
+        function (catalog.py's, which imports shelf.longest) trains on nothing of it: it is refused."""
+        line = next(r for r in self.train if r["id"] == "rc_realcode_scripts_shelf_longest_0")
+        with tempfile.TemporaryDirectory() as tmp:
+            held = Path(tmp) / "held.jsonl"
+            held.write_text(json.dumps({k: line[k] for k in ("code", "input", "entry", "output", "id", "source")}) + "\n")
+            out = Path(tmp) / "scripts.jsonl"
+            p = subprocess.run([sys.executable, str(SCRIPT), "--src", str(self.SRC), "--out-train", f"{tmp}/t.jsonl",
+                                "--out-heldout", str(held), "--keep-heldout", "--frozen-heldout", "--no-exclude",
+                                "--scripts-per-file", "5", "--out-heldout-scripts", str(out)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            train = [json.loads(x) for x in Path(f"{tmp}/t.jsonl").read_text().splitlines()]
+            self.assertEqual(train, [])
+            self.assertEqual(sorted(json.loads(x)["id"] for x in out.read_text().splitlines()),
+                             ["rs_realcode_scripts_shelf_Clock", "rs_realcode_scripts_shelf_Shelf", "rs_realcode_scripts_shelf_Shelf.pages"])
+            self.assertEqual(json.loads(p.stderr)["refused"]["script:in-heldout-elsewhere"], 1)
+
+
 class NeedsAnExcludedCorpus(unittest.TestCase):
     def run_script(self, script, *args):
         with tempfile.TemporaryDirectory() as tmp:
@@ -427,6 +522,50 @@ class CommittedHeldout(unittest.TestCase):
         self.assertFalse({r["source"] for r in self.rows} & {r["source"] for r in train})
         held = {ast.dump(ast.parse(r["code"])) for r in self.rows}
         self.assertFalse(held & {ast.dump(ast.parse(r["code"])) for r in train})
+
+
+
+class CommittedHeldoutScripts(unittest.TestCase):
+    """training/heldout/realcode-scripts.jsonl: the scripts of the held-out files (training/DATA.md)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rows = [json.loads(line) for line in HELDOUT_SCRIPTS.read_text(encoding="utf-8").splitlines()]
+
+    def test_shape(self):
+        self.assertGreaterEqual(len(self.rows), 20)
+        self.assertEqual(len({r["id"] for r in self.rows}), len(self.rows))
+        held_files = {json.loads(line)["source"] for line in HELDOUT.read_text(encoding="utf-8").splitlines()}
+        for r in self.rows:
+            self.assertEqual((r["input"], r["script"], "entry" in r), ("", True, False), r["id"])
+            self.assertIn(r["source"], held_files, r["id"])  # a held-out file's, never a training file's
+            ast.parse(r["code"])
+
+    def test_runs_whole_to_the_same_output(self):
+        runner = Runner(sys.executable, 5.0, 400, 120)
+        try:
+            for r in self.rows:
+                a, b = (runner.run(r["code"], "", script=True, max_stdout=600) for _ in range(2))
+                self.assertTrue(a["ok"], (r["id"], a))
+                self.assertEqual(a, b, r["id"])
+        finally:
+            runner.close()
+
+    @unittest.skipUnless(CRUXEVAL.exists(), f"{CRUXEVAL} is not here")
+    def test_no_cruxeval_function(self):
+        ws, keys = dedupe.load_excluded([CRUXEVAL])
+        for r in self.rows:
+            texts, mine = realcode.benchmark_keys(r["code"], "")
+            self.assertFalse(set(texts) & ws or set(mine) & keys, r["id"])
+
+    @unittest.skipUnless(TRAIN.exists(), f"{TRAIN} is not built (see training/DATA.md)")
+    def test_not_in_the_training_build(self):
+        train = [json.loads(line) for line in TRAIN.read_text(encoding="utf-8").splitlines()]
+        self.assertFalse({r["source"] for r in self.rows} & {r["source"] for r in train})
+        # no training script holds a held-out function (one imported from a held-out file)
+        held = [json.loads(line) for line in HELDOUT.read_text(encoding="utf-8").splitlines()]
+        held_defs = set().union(*(realcode.function_keys(r["code"], r["entry"]) for r in held))
+        self.assertFalse(held_defs & set().union(*(realcode.function_keys(r["code"]) for r in train if r.get("script"))))
 
 
 if __name__ == "__main__":
