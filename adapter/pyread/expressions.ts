@@ -2,7 +2,7 @@
 // expression (an entry call, a breakpoint's condition, a log message's {part}), and whether it
 // names a variable. What an expression's value is, is CPython's to say (`evaluateValues`,
 // adapter/real/sealed.ts).
-import { pythonParser } from "./pysource.js";
+import { getParser } from "./pysource.js";
 
 /** Characters of an expression (also of a value the Debug Console sets a variable to). */
 export const MAX_EXPRESSION_LENGTH = 10_000;
@@ -90,7 +90,7 @@ export async function expressionProblem(src: string): Promise<string | undefined
   if (src.length > MAX_EXPRESSION_LENGTH) return `expression longer than ${MAX_EXPRESSION_LENGTH} characters`;
   const shape = checkSingleExpression(src);
   if (shape) return shape;
-  const tree = (await pythonParser()).parse(`(${src}\n)\n`);
+  const tree = (await getParser()).parse(`(${src}\n)\n`);
   const bad = tree?.rootNode.hasError ?? true;
   tree?.delete();
   return bad ? "invalid syntax" : undefined;

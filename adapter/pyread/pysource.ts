@@ -166,7 +166,8 @@ async function loadParser(): Promise<Parser> {
 
 let parserLoaded: Parser | undefined;
 
-function getParser(): Promise<Parser> {
+/** tree-sitter's parser of Python, loaded once. */
+export function getParser(): Promise<Parser> {
   parserReady ??= loadParser().then(
     (p) => (parserLoaded = p),
     (e) => {
@@ -176,9 +177,6 @@ function getParser(): Promise<Parser> {
   );
   return parserReady;
 }
-
-/** tree-sitter's parser of Python, loaded once. */
-export const pythonParser = getParser;
 
 /** Loads the parser (once); afterwards parsePythonSync can be used. */
 export async function initPython(): Promise<void> {
