@@ -217,7 +217,6 @@ test("reprs are written under a limit, and the Variables view makes children onl
   assert.ok(performance.now() - t0 < 2_000);
 });
 
-
 test("valueAtPath finds what the Variables view names: items of containers by index and key, recorded objects by attribute, nothing made up", () => {
   const locals = { xs: "[10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110]", d: "{'k': [1, (2, 3)], 1: 'one'}", cart: "<__main__.Cart object at 0x...>", s: "{1, 2}" };
   const objects = {

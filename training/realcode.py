@@ -598,19 +598,24 @@ class Builder:
         key = code_key(code)
         if key in self.seen:
             return {"ok": False, "why": "script:duplicate"}
-        texts, keys = benchmark_keys(code, "")
-        if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
+        if self.excluded(code, ""):
             return {"ok": False, "why": "excluded-benchmark"}
-        runs = [self.script_runner.run(code, "", script=True, max_stdout=a.script_max_stdout) for _ in range(2)]
-        res = runs[0]
+        run = lambda: self.script_runner.run(code, "", script=True, max_stdout=a.script_max_stdout)  # noqa: E731
+        res = run()
         if not res["ok"]:
             return {"ok": False, "why": "script:" + res["why"]}
         if res["events"] < a.min_events:
             return {"ok": False, "why": "script:few-events"}
-        if not runs[1]["ok"] or runs[1]["output"] != res["output"] or runs[1]["events"] != res["events"]:
+        again = run()
+        if not again["ok"] or again["output"] != res["output"] or again["events"] != res["events"]:
             return {"ok": False, "why": "script:nondeterministic"}
         self.seen.add(key)
         return res
+
+    def excluded(self, code: str, entry: str) -> bool:
+        """Whether the program, or one of its functions, is one of an excluded corpus's (benchmark_keys)."""
+        texts, keys = benchmark_keys(code, entry)
+        return any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys)
 
     def check(self, code: str, func: str, call: dict) -> dict:
         """The standalone run of one captured call ({"ok": True, "output", "events"}), or why it is refused."""
@@ -620,8 +625,7 @@ class Builder:
         key = code_key(code) + "\0" + input_key(call["input"])
         if key in self.seen:
             return {"ok": False, "why": "duplicate"}
-        texts, keys = benchmark_keys(code, func)
-        if any(t in self.excl_ws for t in texts) or any(k in self.excl_keys for k in keys):
+        if self.excluded(code, func):
             return {"ok": False, "why": "excluded-benchmark"}
         # A call that raised in the module must raise the same exception standalone, one that returned return
         # the same value: a line's program ends as the real one did, with its exception or its value.

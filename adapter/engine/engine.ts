@@ -4,7 +4,7 @@
 // DAP or of which predictor it has.
 import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
 import { breakpointCanHit, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
-import { cutText, valueAtPath, type ValueResult } from "../format/values.js";
+import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
@@ -543,7 +543,7 @@ function globalsOf(stack: readonly Frame[]): Frame | undefined {
  */
 function recordedValue(stack: readonly Frame[], expression: string): Evaluated | undefined {
   const [top] = stack;
-  const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(expression)?.[0];
+  const root = rootName(expression);
   const frame = root !== undefined && !Object.hasOwn(top.locals, root) ? (globalsOf(stack) ?? top) : top;
   if (!frame.objects) return undefined;
   const node = valueAtPath(frame.locals, frame.objects, expression);

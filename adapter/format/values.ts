@@ -750,13 +750,16 @@ export function openValue(node: ValueNode, path: string | undefined, objects: Ob
   });
 }
 
+/** The name a path starts from (`cart` of `cart.items[0]`), where it starts from one. */
+export const rootName = (path: string): string | undefined => /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(path)?.[0];
+
 /**
  * The value `path` names among a frame's locals and recorded objects (`cart.items[1].name`, an
  * evaluateName of the Variables view), found by opening its values as the view does; undefined
  * where it names none.
  */
 export function valueAtPath(locals: Record<string, string>, objects: Objects | undefined, path: string): ValueNode | undefined {
-  const root = /^[\p{ID_Start}_][\p{ID_Continue}]*/u.exec(path)?.[0];
+  const root = rootName(path);
   if (root === undefined || !Object.hasOwn(locals, root)) return undefined;
   let at = root;
   let node = reprToNode(locals[root]);
