@@ -8,7 +8,7 @@ Usage:
             [--max-output N] [--max-repr N] [--objects N]
   tracer.py --batch [--out PATH]
   tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
-  tracer.py --guard   (kills the process trees whose pids it reads when its input ends)
+  tracer.py --guard CMD [ARG ...]   (runs CMD below it; see _guard)
 
 Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
 With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
@@ -896,16 +896,41 @@ def _end_children():
         _kill_trees(_descendants(os.getpid()))
 
 
-def _guard(stream):
-    """--guard: reads pids, one a line, and when its input ends (the driver that started those
-    processes is gone, even killed, or done with them) kills each with everything below it."""
-    pids = []
-    for line in stream:
+def _guard(argv):
+    """--guard CMD ...: runs CMD as its child, with this process's stdin, stdout and stderr, and
+    ends everything below it when CMD exits or when fd 3 (a pipe that only the driver holds open)
+    ends: the driver is gone, even killed with no word. On Linux it is a subreaper, so that what
+    CMD's processes start and abandon (debugpy's launcher and the program it runs, their helpers
+    in sessions of their own) is adopted here and ended too, however the tree came apart. Exits
+    as CMD did (the same code, or the same signal)."""
+    import signal
+    import subprocess
+    import threading
+
+    _adopt_orphans()
+    try:
+        child = subprocess.Popen(argv)  # close_fds: fd 3 stays the driver's and this process's alone
+    except OSError as e:
+        sys.stderr.write("tracer: --guard cannot start %s: %s\n" % (argv[0], e))
+        return 127
+
+    def lifeline():
         try:
-            pids.append(int(line))
-        except ValueError:
-            pass
-    _kill_trees(pids)
+            while os.read(3, 4096):
+                pass
+        except OSError:
+            pass  # no fd 3: no driver to outlive; CMD's exit alone ends the guard
+        else:
+            _end_children()
+            os._exit(1)
+
+    threading.Thread(target=lifeline, daemon=True).start()
+    code = child.wait()
+    _end_children()
+    if code < 0:
+        signal.signal(-code, signal.SIG_DFL)
+        os.kill(os.getpid(), -code)
+    return code
 
 
 def _stack_level(frame):
@@ -1105,7 +1130,10 @@ def _parse_args(argv):
         if a == "--batch":
             args["batch"] = True
         elif a == "--guard":
-            args["guard"] = True
+            args["guard"] = argv[i + 1:]
+            if not args["guard"]:
+                raise SystemExit("tracer: --guard needs a command")
+            break
         elif a in flags:
             if i + 1 >= len(argv):
                 raise SystemExit("tracer: %s needs a value" % a)
@@ -1167,7 +1195,7 @@ def _batch(out, watchdog, requests):
 def main(argv):
     args = _parse_args(argv)
     if args["guard"]:
-        return _guard(sys.stdin)
+        sys.exit(_guard(args["guard"]))
     # The tracer's own folder must not shadow the program's imports.
     here = os.path.dirname(_TRACER_FILE)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]

@@ -33,6 +33,11 @@ export interface DapClientOptions {
    * Default: "LABEL exited (why): last | lines".
    */
   exitError?: (why: string, failed: boolean, stderr: string[]) => Error;
+  /**
+   * Gives the child a fourth stdio pipe (fd 3) that only this process holds open: it ends when
+   * this process does, even killed, which a guard in the child waits for (tracer.py --guard).
+   */
+  lifeline?: boolean;
 }
 
 export class DapClient {
@@ -48,7 +53,8 @@ export class DapClient {
 
   constructor(readonly label: string, cmd: string, args: string[], opts: DapClientOptions = {}) {
     const exitError = opts.exitError ?? ((why, _failed, stderr) => new DapError(`${label} exited (${why})${stderr.length ? `: ${stderr.join(" | ")}` : ""}`));
-    this.child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
+    this.child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: opts.lifeline ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
+    (this.child.stdio[3] as NodeJS.WritableStream | null | undefined)?.on("error", () => undefined);
     this.child.stdout!.on("data", (d: Buffer) => this.receive(d));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
       if (this.stderr.length < 16_384) this.stderr += d;

@@ -5,7 +5,6 @@
 // reports each stop in terms of the user's files: the user frames on the stack (files in the
 // program's folder, as the tracer traces them), the driver, or the end of the program.
 // It knows DAP and Python, and nothing of predictions or of how stops are paired (compare.ts).
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, delimiter, dirname, extname, join, relative, resolve, sep } from "node:path";
@@ -103,47 +102,27 @@ export function findDebugpyPython(preferred?: string): Promise<string> {
 
 // ---- debugpy's adapter over its stdio ----
 
-/** The DAP client (adapter/real/dapClient.ts) with compare mode's errors; the adapter's end reaches listeners as an "ndbg/adapterExited" event. */
+/**
+ * The DAP client (adapter/real/dapClient.ts) with compare mode's errors; the adapter's end reaches
+ * listeners as an "ndbg/adapterExited" event. Outside Windows, debugpy's adapter runs below
+ * `tracer.py --guard`, a subreaper: its launcher and the program it launches stay below the guard
+ * however debugpy ends, and the guard ends them all when this process dies, even by SIGKILL.
+ */
 class DebugpyClient extends DapClient {
-  /** The program's process, as debugpy's "process" event names it. */
-  private debuggee?: number;
-  /**
-   * `tracer.py --guard`, told the pids of debugpy's adapter and of the program: it kills their
-   * trees when its input ends, which is also when this process dies without a word (SIGKILL).
-   */
-  private readonly guard?: ChildProcess;
-
   constructor(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
-    super("debugpy", cmd, args, {
+    const guarded = process.platform !== "win32";
+    super("debugpy", cmd, guarded ? ["-B", tracerScript(), "--guard", cmd, ...args] : args, {
       ...opts,
+      lifeline: guarded,
       exitError: (why, failed, stderr) =>
         new DapError(failed ? `cannot start ${cmd}: ${why}` : `the debug adapter exited (${why})${stderr.length ? `: ${stderr.join("\n")}` : ""}`),
     });
     own(this.child);
-    if (this.pid && process.platform !== "win32") {
-      const guard = spawn(cmd, ["-B", tracerScript(), "--guard"], { stdio: ["pipe", "ignore", "ignore"], detached: true });
-      guard.on("error", () => undefined); // no guard: the adapter's own exit hook still ends them
-      guard.stdin!.on("error", () => undefined);
-      guard.unref();
-      (guard.stdin as unknown as { unref?: () => void }).unref?.();
-      guard.stdin!.write(`${this.pid}\n`);
-      this.guard = guard;
-    }
-    this.onEvent((e) => {
-      if (e.event !== "process") return;
-      this.debuggee = (e as DebugProtocol.ProcessEvent).body.systemProcessId;
-      if (this.debuggee) this.guard?.stdin!.write(`${this.debuggee}\n`);
-    });
   }
 
-  /**
-   * Everything this session started: debugpy's adapter, its launcher and the program are each in a
-   * process group of their own, and the program outlives an adapter that has already exited.
-   */
+  /** Everything this session started: the guard, debugpy's adapter, its launcher and the program, each in a process group of its own. */
   private tree(): number[] {
-    const out: number[] = [];
-    for (const pid of [this.pid, this.debuggee]) if (pid) out.push(pid, ...descendants(pid));
-    return out;
+    return this.pid ? [this.pid, ...descendants(this.pid)] : [];
   }
 
   /** Sends a request; resolves with the response body, rejects with the adapter's message. */
@@ -165,7 +144,6 @@ class DebugpyClient extends DapClient {
     }
     for (const pid of new Set([...started, ...this.tree()])) killTree(pid);
     this.kill();
-    this.guard?.stdin!.end();
   }
 
   protected override ended(reason: Error): void {
