@@ -6,7 +6,8 @@
 // written down in wire order (ours as command and arguments) and compared byte for byte with
 // test/fixtures/transcript/record.txt (predict.txt). Before comparing, what differs between runs and machines
 // is normalized: the adapter's seq numbers (a count of its messages; the request_seq it answers
-// stays), the fixture folder's path and, in predict mode, the model's timings. A record session's messages hold no timings (a field
+// stays), the fixture folder's path and, in predict mode, the model's timings; there the
+// confidence shown may be a point or two off the golden one (see that test). A record session's messages hold no timings (a field
 // that starts to carry one shows up as a diff). Any other change to what the adapter says is a
 // diff to read: when it is meant, regenerate the file with
 //   NDBG_REGENERATE=1 node --import tsx --test test/dap-transcript.test.ts
@@ -80,7 +81,14 @@ function normalize(lines: string[]): string {
  * One session through the fixed sequence of requests, its transcript compared with `expected`:
  * `launch` decides the mode; breakpoints on the lines given (the second with a condition).
  */
-async function transcript(program: string, launch: Record<string, unknown>, lines: [number, number], expected: string, vary: (text: string) => string = (t) => t): Promise<void> {
+async function transcript(
+  program: string,
+  launch: Record<string, unknown>,
+  lines: [number, number],
+  expected: string,
+  vary: (text: string) => string = (t) => t,
+  same: (got: string, want: string) => void = (got, want) => assert.equal(got, want, CHANGED),
+): Promise<void> {
   buildDist();
   const s = new Recorder();
   try {
@@ -112,8 +120,10 @@ async function transcript(program: string, launch: Record<string, unknown>, line
   }
   const got = vary(normalize(s.lines));
   if (process.env.NDBG_REGENERATE) writeFileSync(expected, got);
-  assert.equal(got, readFileSync(expected, "utf8"), "the transcript changed (meant? regenerate: see this file's header)");
+  same(got, readFileSync(expected, "utf8"));
 }
+
+const CHANGED = "the transcript changed (meant? regenerate: see this file's header)";
 
 test("a record-mode session's DAP transcript is the golden one, byte for byte after normalizing", { timeout: 120_000 }, async () => {
   await transcript(PROGRAM, { mode: "record", trusted: true }, [7, 10], EXPECTED);
@@ -122,5 +132,15 @@ test("a record-mode session's DAP transcript is the golden one, byte for byte af
 test("a predict-mode session's (sealed, a function not written yet) is the golden one: exact stops, the hole's value marked", { timeout: 240_000 }, async () => {
   // The model's greedy answer on one CPU thread is the same every run; its timings and the checkout's place are not.
   const timings = (t: string): string => t.replaceAll(JSON.stringify(ROOT).slice(1, -1), "<root>").replace(/"(ms|loadMs|promptMs|generateMs|tokensPerSecond|msPerToken|firstStepMs|elapsedMs)":[\d.e+-]+/g, '"$1":"#"');
-  await transcript(UNFINISHED, { mode: "predict", threads: 1, gpu: "cpu" }, [7, 10], EXPECTED_PREDICT, timings);
+  // Its probabilities differ in their last bits with the CPU's kernels (llama.cpp picks AVX2,
+  // AVX-512 or AMX ones as the machine has them): a confidence such as 51% reads 52% on another
+  // machine, whose greedy answer is the same. Each percentage must be within 2 points of its golden one.
+  const PERCENT = /\d+(?=%)/g;
+  const near = (got: string, want: string): void => {
+    assert.equal(got.replace(PERCENT, "#"), want.replace(PERCENT, "#"), CHANGED);
+    const [g, w] = [got, want].map((t) => (t.match(PERCENT) ?? []).map(Number));
+    assert.ok(w.length > 0, "the golden transcript shows the hole's confidence");
+    g.forEach((p, i) => assert.ok(Math.abs(p - w[i]) <= 2, `confidence ${p}% where the golden transcript says ${w[i]}%`));
+  };
+  await transcript(UNFINISHED, { mode: "predict", threads: 1, gpu: "cpu" }, [7, 10], EXPECTED_PREDICT, timings, near);
 });

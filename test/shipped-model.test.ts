@@ -2,8 +2,10 @@
 // the bundled model, one thread on the CPU, --no-compute: every state the model's, though the
 // program decides all of demo.py's from the call) is run with a fixed list of actions and its --json
 // lines are compared with test/fixtures/shipped-model/demo-predict.jsonl: every state, value and
-// token count exactly, the confidence to 0.01 (a float whose last digits may differ with the
-// CPU's kernels). The expected file changes on purpose with a new model or a new calibration
+// token count exactly, the confidence to 0.03: llama.cpp picks its CPU kernels by what the
+// processor has (AVX2, AVX-512, AMX), and their sums round differently; where the calibration is
+// steep that moves the confidence shown (0.5107 here read 0.4925 on a machine with AMX, the
+// answers the same). The expected file changes on purpose with a new model or a new calibration
 // (the confidence shown is calibrated: models/*.calibration.json): after replacing either, regenerate it with
 //   NDBG_REGENERATE=1 node --import tsx --test test/shipped-model.test.ts
 // (or run the command in ARGS below with --json and save its stdout), and read the diff: it is
@@ -34,7 +36,7 @@ test("the shipped model's greedy answers on examples/demo.py are the pinned ones
   const want = parse(readFileSync(EXPECTED, "utf8"));
   const changed = `the model's answers changed (a new model? regenerate: see this file's header)\n--- got\n${r.stdout}`;
   assert.deepEqual(got.map(withoutConfidence), want.map(withoutConfidence), changed);
-  got.forEach((g, i) => assert.ok(Math.abs((g.confidence ?? -1) - (want[i].confidence ?? -1)) <= 0.01, `confidence of line ${i + 1}: ${g.confidence} against ${want[i].confidence}`));
+  got.forEach((g, i) => assert.ok(Math.abs((g.confidence ?? -1) - (want[i].confidence ?? -1)) <= 0.03, `confidence of line ${i + 1}: ${g.confidence} against ${want[i].confidence}`));
 });
 
 test("the demo as `npm run demo` runs it: the script runs sealed, every state the real one; the unfinished method's value is the model's, marked; the model alone is counted against the real run", { timeout: 300_000 }, () => {
