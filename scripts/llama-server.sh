@@ -24,7 +24,7 @@ flock 9
 if [ ! -x "$bin" ]; then
   start=$SECONDS
   rm -rf "$dir"
-  echo "llama-server: building llama.cpp ${commit:0:12} in $dir (CPU, $jobs jobs; about 35 minutes on 2 busy cores)" >&2
+  echo "llama-server: building llama.cpp ${commit:0:12} in $dir (CPU, $jobs jobs; 7-35 minutes on 2 cores, quiet or busy)" >&2
   git clone -q "$bundle" "$dir" >&2
   git -C "$dir" checkout -q "$commit"
   cmake -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF \
