@@ -77,6 +77,8 @@ function normalize(lines: string[]): string {
   return text.replaceAll(JSON.stringify(FIX).slice(1, -1), "<fixtures>");
 }
 
+const CHANGED = "the transcript changed (meant? regenerate: see this file's header)";
+
 /**
  * One session through the fixed sequence of requests, its transcript compared with `expected`:
  * `launch` decides the mode; breakpoints on the lines given (the second with a condition).
@@ -122,8 +124,6 @@ async function transcript(
   if (process.env.NDBG_REGENERATE) writeFileSync(expected, got);
   same(got, readFileSync(expected, "utf8"));
 }
-
-const CHANGED = "the transcript changed (meant? regenerate: see this file's header)";
 
 test("a record-mode session's DAP transcript is the golden one, byte for byte after normalizing", { timeout: 120_000 }, async () => {
   await transcript(PROGRAM, { mode: "record", trusted: true }, [7, 10], EXPECTED);

@@ -7,10 +7,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import type { Readable, Writable } from "node:stream";
 import { tracerScript } from "../adapter/real/tracer.js";
+import { descendants, killTree } from "../adapter/system/processes.js";
 import { alive, stillAlive } from "./support/processes.js";
 
 // A middle process starts a helper in a session of its own and exits at once: the helper's
@@ -31,20 +30,30 @@ async function guarded(spin: boolean) {
     createInterface({ input: child.stdout! }).once("line", res);
     child.once("exit", () => rej(new Error("the guard exited before its command printed")));
   });
-  return { helper: Number(line), lifeline: child.stdio[3] as Writable & Readable, exited, child };
+  return { helper: Number(line), exited, child };
 }
 
 test("a guard whose command exits ends the orphan its tree left behind, and exits with the command's code", { timeout: 60_000 }, async () => {
   const { helper, exited } = await guarded(false);
-  assert.deepEqual(await exited, { code: 3, signal: null });
-  assert.deepEqual(await stillAlive([helper]), [], "the orphaned helper is gone");
+  try {
+    assert.deepEqual(await exited, { code: 3, signal: null });
+    assert.deepEqual(await stillAlive([helper]), [], "the orphaned helper is gone");
+  } finally {
+    killTree(helper); // one the guard missed outlives no test
+  }
 });
 
 test("a guard whose lifeline ends (its driver is gone) ends its command and the orphan", { timeout: 60_000 }, async () => {
-  const { helper, lifeline, exited, child } = await guarded(true);
-  const cmd = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)[0]);
-  assert.ok(alive(helper) && alive(cmd), "the command and the orphaned helper run");
-  lifeline.destroy(); // as a killed driver's end of the pipe closes
-  await exited;
-  assert.deepEqual(await stillAlive([cmd, helper]), [], "the command and the orphaned helper are gone");
+  const { helper, exited, child } = await guarded(true);
+  // The command and the orphan, adopted by the guard.
+  const below = descendants(child.pid!);
+  try {
+    assert.ok(below.length === 2 && below.includes(helper) && below.every(alive), `the command and the orphaned helper run below the guard: ${below}`);
+    child.stdio[3]!.destroy(); // as a killed driver's end of the pipe closes
+    await exited;
+    assert.deepEqual(await stillAlive(below), [], "the command and the orphaned helper are gone");
+  } finally {
+    // A guard that failed leaves nothing spinning behind the test.
+    for (const pid of [child.pid!, helper, ...below]) killTree(pid);
+  }
 });

@@ -54,7 +54,7 @@ export class DapClient {
   constructor(readonly label: string, cmd: string, args: string[], opts: DapClientOptions = {}) {
     const exitError = opts.exitError ?? ((why, _failed, stderr) => new DapError(`${label} exited (${why})${stderr.length ? `: ${stderr.join(" | ")}` : ""}`));
     this.child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: opts.lifeline ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"], detached: process.platform !== "win32" });
-    (this.child.stdio[3] as NodeJS.WritableStream | null | undefined)?.on("error", () => undefined);
+    this.child.stdio[3]?.on("error", () => undefined);
     this.child.stdout!.on("data", (d: Buffer) => this.receive(d));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
       if (this.stderr.length < 16_384) this.stderr += d;
