@@ -155,7 +155,7 @@ async function agreeingWalk(program: string, call: string | undefined, bps: numb
       assert.equal(snap.current?.check?.exact, true, `${where}: ${JSON.stringify(snap.current)}`);
       expectReal(scopes, stateAt(trace, i), snap.current!.real.unobserved ?? [], where);
       const kind = pick();
-      i = kind === "step_return" ? stepOutIndex(trace.frames, i, bps) : transition(trace.frames, i, { kind }, bps);
+      i = kind === "step_return" ? stepOutIndex(trace.frames, i, bps) : transition(trace.frames, i, { kind }, bps?.map((line) => ({ line })));
       ev = await act(s, kind);
     }
     assert.equal(ev.event, "terminated", "the walk reached the end");

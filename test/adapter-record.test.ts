@@ -88,7 +88,7 @@ async function expectState(s: Session, trace: TraceResult, i: number, program: s
 }
 
 /** Where the real run goes from state i by an action (the index of the next state, or frames.length at the exit). */
-const next = (trace: TraceResult, i: number, action: Action, bps?: number[]): number => transition(trace.frames, i, action, bps);
+const next = (trace: TraceResult, i: number, action: Action, bps?: number[]): number => transition(trace.frames, i, action, bps?.map((line) => ({ line })));
 
 // ---- tests ----
 

@@ -181,7 +181,7 @@ async function walk(program: string, call: string | undefined, pick: (i: number)
   check("first state");
   for (let n = 0; n < max && i < trace.frames.length; n++) {
     const action = pick(n);
-    i = transition(trace.frames, i, action, bps);
+    i = transition(trace.frames, i, action, bps?.map((line) => ({ line })));
     side.commit(await side.follow(action, bps.map((line) => ({ line }))));
     check(`after action ${n} (${action.kind})`);
     steps++;

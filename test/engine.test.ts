@@ -70,7 +70,7 @@ function assertFaithful(e: Engine, r: TraceResult, bps: number[] = e.breakpoints
   for (let i = 1; i < h.length; i++) {
     const a = h[i].step.action;
     assert.ok(a, `history entry ${i} has no action`);
-    assert.equal(transition(r.frames, h[i - 1].ref!, a, bps), h[i].ref, `history ${i - 1} -> ${i} by ${a.kind}`);
+    assert.equal(transition(r.frames, h[i - 1].ref!, a, bps?.map((line) => ({ line }))), h[i].ref, `history ${i - 1} -> ${i} by ${a.kind}`);
   }
   assert.ok(e.cursor >= 0 && e.cursor < h.length);
 }

@@ -110,7 +110,7 @@ function descendants(pid: number): number[] {
  * step over stops on the way at a breakpoint inside the call it steps over (as debugpy's does).
  */
 function landing(frames: readonly Frame[], i: number, action: Action, bps: number[]): number {
-  const j = transition(frames, i, action, bps);
+  const j = transition(frames, i, action, bps?.map((line) => ({ line })));
   if (action.kind !== "step_over") return j;
   for (let k = i + 1; k < j; k++) if (breakpointCanHit(frames[k]) && bps.includes(frames[k].line)) return k;
   return j;

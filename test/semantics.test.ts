@@ -22,7 +22,7 @@ const act = (kind: ActionKind, line?: number): Action => (line === undefined ? {
 /** transition for several start states at once: expectations read as a table. */
 function table(fs: readonly Frame[], action: Action, expected: Record<number, number>, bps?: number[]): void {
   for (const [i, want] of Object.entries(expected))
-    assert.equal(transition(fs, Number(i), action, bps), want, `${action.kind}${action.line ?? ""} from ${i}${bps ? ` bps ${bps}` : ""}`);
+    assert.equal(transition(fs, Number(i), action, bps?.map((line) => ({ line }))), want, `${action.kind}${action.line ?? ""} from ${i}${bps ? ` bps ${bps}` : ""}`);
 }
 
 // Brute-force definitions, to check the fast scans against on every state of every trace.

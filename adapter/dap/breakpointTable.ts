@@ -1,12 +1,13 @@
 // The breakpoints table: what the client set, by file, with the ids and verdicts it is answered
-// with. Only the debugged program's breakpoints, on lines where a stop can happen, reach the
-// engine. Lines here are the debugger's (1-based); the session converts the client's.
+// with. Only the breakpoints of the program and of the other user files its run traces (the
+// session says which: `Place`), on lines where a stop can happen, reach the engine. Lines here are
+// the debugger's (1-based); the session converts the client's.
 import { Breakpoint } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { BreakpointSpec } from "../engine/engine.js";
 import { checkBreakpoint, type ClientBreakpoint } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
-import { breakpointCanHit, type Frame } from "../format/trajectory.js";
+import { breakpointHits, type Frame } from "../format/trajectory.js";
 import { parsePythonSync } from "../pyread/pysource.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 
@@ -20,9 +21,18 @@ export function breakableLines(source: string): Set<number> {
   return new Set(parsePythonSync(source).lines);
 }
 
+/**
+ * Where a file's breakpoints stand in the run's states: undefined for the debugged program, a
+ * path as frames name other user files ("inventory/store.py"), null for a file whose breakpoints
+ * cannot stop.
+ */
+export type Place = (path: string) => string | undefined | null;
+
 export class BreakpointTable {
   /** By file path, as the client set them. */
   private byPath = new Map<string, ClientBreakpoint[]>();
+  /** The lines where a stop can happen of each file, as read when its breakpoints were set. */
+  private linesOf = new Map<string, Set<number>>();
   private nextId = 1;
   /** The latest source read: reads run one after another, so answers keep the requests' order. */
   private lastRead: Promise<unknown> = Promise.resolve();
@@ -58,26 +68,30 @@ export class BreakpointTable {
       out.push(bp);
     }
     this.byPath.set(path, kept);
+    if (lines) this.linesOf.set(path, lines);
     return out;
   }
 
-  /** What the engine gets: the program's breakpoints on lines of `source` where a stop can happen. */
-  specs(isProgram: (path: string) => boolean, source: string): BreakpointSpec[] {
+  /** What the engine gets: the breakpoints on lines where a stop can happen (the program's: of `source`, the text it runs). */
+  specs(place: Place, source: string): BreakpointSpec[] {
     const specs: BreakpointSpec[] = [];
-    let lines: Set<number> | undefined; // read only when the program has breakpoints
+    let programLines: Set<number> | undefined; // read only when the program has breakpoints
     for (const [path, bps] of this.byPath) {
-      if (!isProgram(path) || !bps.length) continue;
-      lines ??= breakableLines(source);
-      for (const { id: _, ...spec } of bps) if (lines.has(spec.line)) specs.push(spec);
+      const file = bps.length ? place(path) : null;
+      if (file === null) continue;
+      const lines = file === undefined ? (programLines ??= breakableLines(source)) : this.linesOf.get(path);
+      for (const { id: _, ...spec } of bps) if (lines?.has(spec.line)) specs.push({ ...spec, ...(file !== undefined ? { file } : {}) });
     }
     return specs;
   }
 
-  /** Ids of the program's breakpoints that a state stands on (log points never stop). */
-  hitIds(frame: Frame, isProgram: (path: string) => boolean): number[] {
-    if (!breakpointCanHit(frame)) return [];
+  /** Ids of the breakpoints that a state stands on (log points never stop). */
+  hitIds(frame: Frame, place: Place): number[] {
     const out: number[] = [];
-    for (const [path, bps] of this.byPath) if (isProgram(path)) for (const b of bps) if (b.line === frame.line && b.logMessage === undefined) out.push(b.id);
+    for (const [path, bps] of this.byPath) {
+      const file = place(path);
+      if (file !== null) for (const b of bps) if (b.logMessage === undefined && breakpointHits(frame, { line: b.line, ...(file !== undefined ? { file } : {}) })) out.push(b.id);
+    }
     return out;
   }
 }

@@ -25,6 +25,8 @@ export interface LaunchConfig {
   program: string;
   /** Entry call such as `f([1, 2])`; absent: the file runs as a script. */
   call?: string;
+  /** The program's working directory and the project's folder (its .py files are the user's; predict mode's sandbox offers it); absent: the program's folder, and its package's root. */
+  cwd?: string;
   mode: Mode;
   model?: string;
   dialect: Dialect;
@@ -124,6 +126,17 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     return fail(`program not found: ${path}`);
   }
   if (!isFile) return fail(`program is not a file: ${path}`);
+  let folder: string | undefined;
+  if (base !== undefined && base.trim() !== "") {
+    folder = resolve(cwd, base);
+    let isDir = false;
+    try {
+      isDir = statSync(folder).isDirectory();
+    } catch {
+      return fail(`"cwd" not found: ${folder}`);
+    }
+    if (!isDir) return fail(`"cwd" is not a folder: ${folder}`);
+  }
 
   const isTrace = path.endsWith(".ndbg");
   const mode = str("mode") ?? (isTrace ? "replay" : LAUNCH_DEFAULTS.mode);
@@ -224,6 +237,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     trusted,
   };
   if (call !== undefined && call.trim() !== "") config.call = call.trim();
+  if (folder !== undefined) config.cwd = folder;
   if (model !== undefined && model.trim() !== "") config.model = model;
   // Predict mode runs a Python too (python/canonical.py parses the program for the model's layout;
   // it never runs the program), and "python" names the executable: from an untrusted workspace's

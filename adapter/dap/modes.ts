@@ -10,6 +10,7 @@ import type { ModelStatus } from "../predictors/model.js";
 import { ComparePredictor, startComparison } from "../predictors/compare.js";
 import { findDebugpyPython } from "../real/debugpy.js";
 import { SESSION_OBJECTS, runTrace, type TraceOptions } from "../real/tracer.js";
+import { projectRoot } from "../real/workspace.js";
 import type { LaunchConfig } from "./launch.js";
 
 /** What a predictor may tell the session while it is made and used. */
@@ -24,7 +25,7 @@ export interface PredictorHooks {
   signal?: AbortSignal;
 }
 
-/** How record and hybrid mode run the program: the launch's limits, in the program's folder, ended with the session. */
+/** How record, hybrid and predict mode run the program: the launch's limits, in its cwd (else the program's folder), its project's .py files the user's, ended with the session. */
 function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
   return {
     call: config.call,
@@ -34,7 +35,8 @@ function runOptions(config: LaunchConfig, hooks: PredictorHooks): TraceOptions {
     maxOutput: config.maxOutput,
     maxRepr: config.maxRepr,
     objects: SESSION_OBJECTS,
-    cwd: dirname(config.program),
+    cwd: config.cwd ?? dirname(config.program),
+    root: projectRoot(config.program, config.cwd),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
   };
 }
@@ -118,7 +120,7 @@ async function createComparison(config: LaunchConfig, hooks: PredictorHooks): Pr
   const python = await findDebugpyPython(config.python);
   const inner = config.predictor === "record" ? createPredictor({ ...config, mode: "record", python }, hooks) : createModel({ ...config, python }, hooks);
   return startComparison(
-    { program: config.program, call: config.call, python, cwd: dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
+    { program: config.program, call: config.call, python, cwd: config.cwd ?? dirname(config.program), timeout: config.timeout, maxRepr: config.maxRepr, maxSteps: config.maxSteps, resync: config.resync },
     inner,
   );
 }

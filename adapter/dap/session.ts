@@ -4,7 +4,7 @@
 // (createPredictor, modes.ts). The breakpoints table (breakpointTable.ts), the variable store
 // (variables.ts) and compare mode's views (compare.ts) are the session's parts with a job each.
 import { realpathSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, relative, resolve, sep } from "node:path";
 import {
   type ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
@@ -26,6 +26,7 @@ import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked } fro
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
+import { projectRoot } from "../real/workspace.js";
 import { VariableStore, page } from "./variables.js";
 
 const THREAD_ID = 1;
@@ -40,6 +41,15 @@ type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
+
+/** A path with its symlinks resolved, where it exists. */
+function real(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return resolve(p);
+  }
+}
 
 export class NeuralPythonSession extends LoggingDebugSession {
   private config?: LaunchConfig;
@@ -371,21 +381,36 @@ export class NeuralPythonSession extends LoggingDebugSession {
   // ---- breakpoints ----
 
   private isProgram(path: string): boolean {
-    if (!this.config) return false;
-    const real = (p: string): string => {
-      try {
-        return realpathSync.native(p);
-      } catch {
-        return resolve(p);
-      }
-    };
     const program = this.programFile();
-    return program !== undefined && real(path) === real(program);
+    return this.config !== undefined && program !== undefined && real(path) === real(program);
+  }
+
+  /**
+   * Where breakpoints in a file other than the program stop: a .py file of the project (the
+   * launch's cwd, else the program's package), named as the run's frames name it, where the
+   * states come from a run (not from the model, which predicts the program's own file); else why not.
+   */
+  private userFile(path: string): { file: string } | { refused: string } {
+    const config = this.config!;
+    if (config.mode === "compare" || modelPredicts(config, this.predictor)) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
+    const program = this.programFile() ?? config.program;
+    const root = real(projectRoot(program, config.cwd));
+    const file = real(path);
+    if (!file.endsWith(".py") || !file.startsWith(root + sep)) return { refused: `breakpoints stop in the project's Python files only (${root})` };
+    return { file: relative(dirname(real(program)), file).split(sep).join("/") };
+  }
+
+  /** Where a file's breakpoints stand in the states (BreakpointTable's Place). */
+  private place(path: string): string | undefined | null {
+    if (!this.config) return null;
+    if (this.isProgram(path)) return undefined;
+    const other = this.userFile(path);
+    return "file" in other ? other.file : null;
   }
 
   private applyBreakpoints(): void {
     if (!this.engine || !this.config) return;
-    this.engine.setBreakpoints(this.breakpoints.specs((p) => this.isProgram(p), this.predictor!.source));
+    this.engine.setBreakpoints(this.breakpoints.specs((p) => this.place(p), this.predictor!.source));
   }
 
   protected override async setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): Promise<void> {
@@ -398,8 +423,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     if (!path) return this.fail(response, "breakpoints need a source file path");
     const wanted: DebugProtocol.SourceBreakpoint[] = (args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }))).map((w) => ({ ...w, line: this.convertClientLineToDebugger(w.line) }));
     const isProgram = this.isProgram(path);
+    const other = this.config && !isProgram ? this.userFile(path) : undefined;
     const set = await this.breakpoints.set(path, wanted, {
-      refusal: this.config && !isProgram ? "breakpoints stop in the debugged program only" : undefined,
+      refusal: other && "refused" in other ? other.refused : undefined,
       known: isProgram && this.predictor ? this.predictor.source : undefined,
     });
     try {
@@ -501,7 +527,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       ev.body.text = frame.value;
       ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
-      const hit = this.breakpoints.hitIds(frame, (p) => this.isProgram(p));
+      const hit = this.breakpoints.hitIds(frame, (p) => this.place(p));
       if (hit.length) {
         ev.body.reason = "breakpoint";
         ev.body.hitBreakpointIds = hit;

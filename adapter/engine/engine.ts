@@ -3,7 +3,7 @@
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
 import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
-import { breakpointCanHit, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 
@@ -215,7 +215,7 @@ export class Engine {
       if (b.logMessage) parseLogMessage(b.logMessage);
     }
     this.bps = bps.map((b) => {
-      const spec: BreakpointSpec = { line: b.line };
+      const spec: BreakpointSpec = { line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) };
       if (b.condition?.trim()) spec.condition = b.condition.trim();
       if (b.hitCondition?.trim()) spec.hitCondition = b.hitCondition.trim();
       if (b.logMessage !== undefined && b.logMessage !== "") spec.logMessage = b.logMessage;
@@ -440,9 +440,9 @@ export class Engine {
     return state;
   }
 
-  /** Breakpoints that a state hits: line events of the main file on a breakpoint line. */
+  /** Breakpoints that a state hits: line events on a breakpoint's line, in its file. */
   private hits(f: Frame | undefined): BreakpointSpec[] {
-    return f && breakpointCanHit(f) ? this.bps.filter((b) => b.line === f.line) : [];
+    return f ? this.bps.filter((b) => breakpointHits(f, b)) : [];
   }
 
   /** Whether state path[i] stops a run: a breakpoint (not a log point) hit there whose condition and hit condition hold. */

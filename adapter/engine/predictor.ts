@@ -43,9 +43,10 @@ export interface ValueEvaluator {
   warm?(): void;
 }
 
-/** A breakpoint: a line of the program, and the condition under which a continue stops there. */
+/** A breakpoint: a line of the program (or of another user file: `file`, as frames name it), and the condition under which a continue stops there. */
 export interface BreakpointSpec {
   line: number;
+  file?: string;
   condition?: string;
 }
 

@@ -451,3 +451,14 @@ export function sameExit(a: Exit, b: Exit): boolean {
 export function breakpointCanHit(f: Frame): boolean {
   return f.event === "line" && f.file === undefined;
 }
+
+/** Where a breakpoint stands: a line of the program's own file, or of another user file (`file`, as frames name it). */
+export interface BreakpointPlace {
+  line: number;
+  file?: string;
+}
+
+/** Whether a state stands on a breakpoint: a line event on its line, in its file (any user file). */
+export function breakpointHits(f: Frame, b: BreakpointPlace): boolean {
+  return f.event === "line" && f.line === b.line && f.file === b.file;
+}

@@ -7,13 +7,15 @@
 // record mode. Every value that came from the model is marked, with the hole's confidence, for as
 // long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
 // program runs again, every other hole answered as before.
+import { dirname, relative, sep } from "node:path";
 import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
-import { runSealed, SEALED_PYTHON } from "../real/sealed.js";
+import { runSealed, SEALED_PYTHON, type SealedResult } from "../real/sealed.js";
+import type { Written } from "../real/sandboxFs.js";
 import { RecordedPredictor } from "./recorded.js";
 
 /** One hole the run reached, in order, and how it was filled. */
@@ -110,6 +112,8 @@ export class HybridPredictor implements Predictor {
         standIn: (name) => run === 1 && this.opts.console?.(`${this.say} · module ${name} is not ${executor === "sealed" ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
       },
     });
+    const sandbox = "sandbox" in result ? (result as SealedResult).sandbox : undefined;
+    if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
     this.fills = fills;
     this.marksAt = markValues(result.frames, fills, result.source);
@@ -425,6 +429,38 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
     if (marks.size) out.set(i, marks);
   });
   return out;
+}
+
+/** Lines of the most text of one written file the Debug Console shows. */
+const SHOWN_LINES = 12;
+
+/**
+ * The Debug Console's messages on a sealed run's files: what the program met (a bound, a compiled
+ * package), then one of each file it wrote or deleted, with the start of its text. Nothing of it
+ * is on disk: the program's writes live in the sandbox's memory for the run.
+ */
+export function describeSandbox(sandbox: { wrote: readonly Written[]; notices: readonly string[] }, cwd: string): string[] {
+  if (!sandbox.wrote.length) return [...sandbox.notices];
+  const lines: string[] = [];
+  const name = (p: string): string => (p.startsWith(cwd + sep) ? relative(cwd, p) : p);
+  lines.push(`the program writes ${sandbox.wrote.length === 1 ? "one file" : `${sandbox.wrote.length} files`}, in the sandbox's memory only (nothing on disk):`);
+  for (const w of sandbox.wrote) {
+    if (w.deleted) {
+      lines.push(`  ${name(w.path)}: deleted`);
+      continue;
+    }
+    const size = `${w.size} byte${w.size === 1 ? "" : "s"}`;
+    if (w.text === undefined) {
+      lines.push(`  ${name(w.path)} (${size}, not text)`);
+      continue;
+    }
+    const text = w.text.split("\n");
+    if (text.at(-1) === "") text.pop();
+    const shown = text.slice(0, SHOWN_LINES).map((l) => `    ${cut(l)}`);
+    const more = text.length > SHOWN_LINES || w.cut ? ["    …"] : [];
+    lines.push(`  ${name(w.path)} (${size}):`, ...shown, ...more);
+  }
+  return [...sandbox.notices, lines.join("\n")];
 }
 
 /** The console line that names the holes found before the run; `sealed`: predict mode's sealed run. */

@@ -3,13 +3,13 @@
 // index in the trace (frames.length for the exit).
 import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../system/files.js";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { normalizeSource, parseMany, type Action, type Exit, type Frame, type Recording, type Step, type Trajectory } from "../format/trajectory.js";
+import { normalizeSource, parseMany, type Action, type BreakpointPlace, type Exit, type Frame, type Recording, type Step, type Trajectory } from "../format/trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { transition } from "../real/semantics.js";
 
 /** A recorded run: what the tracer returns (TraceResult) or what a trace file holds. */
 /** Where an action leads from state i of a recording (frames.length: the exit). */
-export type Moves = (frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly number[]) => number;
+export type Moves = (frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly BreakpointPlace[]) => number;
 
 /**
  * The moves through a saved debugging session: its states are those the session stopped at, not
@@ -19,18 +19,18 @@ export type Moves = (frames: readonly Frame[], i: number, action: Action, breakp
  */
 export const sessionMoves: Moves = (frames, i, action, breakpoints = []) => {
   const n = frames.length;
-  const on = (lines: readonly number[], k: number): boolean => k < n && lines.includes(frames[k].line);
+  const on = (places: readonly BreakpointPlace[], k: number): boolean => k < n && places.some((b) => b.line === frames[k].line && b.file === frames[k].file);
   switch (action.kind) {
     case "continue":
     case "breakpoint": {
-      const lines = action.kind === "breakpoint" ? [action.line!] : breakpoints;
+      const places = action.kind === "breakpoint" ? [{ line: action.line! }] : breakpoints;
       let k = i + 1;
-      while (k < n && !on(lines, k)) k++;
+      while (k < n && !on(places, k)) k++;
       return k;
     }
     case "inv_breakpoint": {
       let k = i - 1;
-      while (k > 0 && !on([action.line!], k)) k--;
+      while (k > 0 && !on([{ line: action.line! }], k)) k--;
       return Math.max(0, k);
     }
     default:
@@ -140,7 +140,7 @@ export class RecordedPredictor implements Predictor {
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
     opts?.signal?.throwIfAborted();
     const from = this.indexOf(history);
-    const to = this.moves(this.frames, from, action, opts?.breakpoints?.map((b) => b.line));
+    const to = this.moves(this.frames, from, action, opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) })));
     return this.at(to, action, from);
   }
 

@@ -5,7 +5,7 @@ process of adapter/real/sealedWorker.ts. Not for the host's Python.
 exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request is
 
   {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
-   "files"?: {PATH: TEXT}, "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
+   "mounts"?: [FOLDER, ...], "cwd"?: FOLDER, "root"?: FOLDER, "paths"?: [FOLDER, ...], "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
    "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}}
 
 or, for expressions over a state's values where no run of the program is there to ask (a recorded
@@ -28,8 +28,13 @@ With "inspect" the run stops at its N-th record, after an "inspect" record that 
 expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
 
-The program's file (and "files", other modules of its folder) are written into the in-memory file
-system at the same paths, so the run names its frames as on the host. Holes are those of hybrid
+The user's folders are mounted by the worker for the run (adapter/real/sandboxFs.ts: its
+"mounts"), so the program, its packages and its data files are at the same paths as on the host
+and the run names its frames as there; "cwd" is the program's working directory, "root" the
+folder whose .py files are the user's (traced), "paths" the user's Python's site-packages, added
+to sys.path for the run. A package there with a compiled part is refused at its import, by name
+(`notices()` gives what the Debug Console should say). A program outside any mounted folder is
+written into the in-memory file system. Holes are those of hybrid
 mode (holes.py): the n-th hole the run reaches is answered by answers[n]; a hole with no answer yet
 ends the run there (an exit record with reason "hole"), and the debugger runs the program again
 with one more answer. Each run is a pure function of its request: the same hash seed, a random
@@ -46,9 +51,12 @@ generation, Node's permission model): what a program might still reach there can
 import ast
 import builtins
 import copy
+import importlib
+import importlib.machinery
 import io
 import itertools
 import json
+import linecache
 import os
 import random
 import re
@@ -124,11 +132,73 @@ def _guard_imp():
             module._imp = guard
 
 
+# ---- compiled packages ----
+
+# Pyodide's own library (the standard library's zip, its site-packages): built for WebAssembly.
+_OWN_LIBRARY = "/lib/"
+_EXTENSIONS = (".so", ".pyd", ".dylib", ".dll")
+# Files of a package looked at, at most, for a compiled part.
+_MAX_WALK = 5000
+_notices = []
+
+
+def _compiled_part(spec):
+    """The first compiled file of a module or package found outside Pyodide's own library (one
+    built for this machine, not for WebAssembly), or None."""
+    if spec.origin and not spec.origin.startswith(_OWN_LIBRARY) and spec.origin.endswith(_EXTENSIONS):
+        return spec.origin
+    seen = 0
+    for location in spec.submodule_search_locations or ():
+        if location.startswith(_OWN_LIBRARY):
+            continue
+        for folder, dirs, files in os.walk(location):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(_EXTENSIONS):
+                    return os.path.join(folder, name)
+            seen += len(files) + len(dirs)
+            if seen > _MAX_WALK:
+                return None
+    return None
+
+
+class _Compiled:
+    """Before the path finder on sys.meta_path: a package of the user's Python with a compiled part (numpy, pandas)
+    cannot be loaded by this CPython; its import fails at once with a message that names it and
+    says what to do, rather than deep inside the package, and no stand-in guesses its values."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if "." in fullname and path is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not (spec.origin or spec.submodule_search_locations):
+            return None
+        part = _compiled_part(spec) if "." not in fullname or (spec.origin or "").endswith(_EXTENSIONS) else None
+        if part is None:
+            return None
+        why = ("%s is a compiled package (%s is built for this machine, not for WebAssembly): the sealed run cannot import it. "
+               "Debug in hybrid mode to run it for real, or leave it uninstalled for the launch's Python so that its calls become holes the model fills") % (fullname.split(".")[0], part)
+        if why not in _notices:
+            _notices.append(why)
+        raise ModuleNotFoundError(why, name=fullname)
+
+
+def notices():
+    """What the last run met that the Debug Console should say (a compiled package refused), as JSON; then forgotten."""
+    out = json.dumps(_notices)
+    del _notices[:]
+    return out
+
+
 def seal():
     for name in list(sys.modules):
         if _is_sealed(name):
             del sys.modules[name]
     sys.meta_path[:] = [_Refuse] + [f for f in sys.meta_path if type(f).__module__.split(".")[0] not in ("_pyodide", "pyodide")]
+    # Just before the path finder (builtin and frozen modules are no package of the user's).
+    at = next((i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder), len(sys.meta_path))
+    sys.meta_path.insert(at, _Compiled)
     _strip_zip()
     _guard_imp()
     # The runner's own modules leave sys.modules (their functions keep them): a program that imports
@@ -224,13 +294,12 @@ class _NoWatchdog:
     run = None
 
 
-def _write_files(program, source, files):
-    for path, text in [(program, source)] + sorted((files or {}).items()):
-        folder = os.path.dirname(path)
-        if folder:
-            os.makedirs(folder, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+def _write_program(program, source):
+    folder = os.path.dirname(program)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+    with open(program, "w", encoding="utf-8") as f:
+        f.write(source)
 
 
 def run(request):
@@ -240,13 +309,34 @@ def run(request):
     program, source = req["program"], req["source"]
     _clock.reset()
     random.seed(0)
-    _write_files(program, source, req.get("files"))
+    del _notices[:]
+    # The user's folders are mounted afresh for this run (adapter/real/sandboxFs.ts): nothing cached
+    # of an earlier run's folders (the import system's listings, linecache) is read again.
+    importlib.invalidate_caches()
+    sys.path_importer_cache.clear()
+    linecache.clearcache()
+    # The program is in its mounted folder as on disk; outside one (no folder offered) it is written here.
+    if not os.path.isfile(program):
+        _write_program(program, source)
+    cwd = req.get("cwd") or os.path.dirname(program)
+    if not os.path.isdir(cwd):
+        cwd = os.path.dirname(program)
     out = _Lines()
     opts = tracer._options(req.get("opts") or {})
     # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
     opts["inspect"] = req.get("inspect")
+    # Files under this folder are the user's (traced) as well as those beside the program.
+    opts["root"] = req.get("root")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None
-    tracer._run_program(out, _NoWatchdog(), None, program, source, req.get("call"), opts, os.path.dirname(program), hybrid)
+    # The libraries of the user's Python, after Pyodide's own, for this run only.
+    libraries = [p for p in req.get("paths") or () if isinstance(p, str) and p not in sys.path]
+    sys.path.extend(libraries)
+    try:
+        tracer._run_program(out, _NoWatchdog(), None, program, source, req.get("call"), opts, cwd, hybrid)
+    finally:
+        for p in libraries:
+            while p in sys.path:
+                sys.path.remove(p)
     return "\n".join(out.lines)
 
 

@@ -5,7 +5,7 @@ Ground truth for record mode, comparison, training data and evaluation. Python 3
 
 Usage:
   tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
-            [--max-output N] [--max-repr N] [--objects N]
+            [--max-output N] [--max-repr N] [--objects N] [--root DIR]
   tracer.py --batch [--out PATH]
   tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
   tracer.py --guard CMD [ARG ...]   (runs CMD below it; see _guard)
@@ -26,8 +26,10 @@ object a line:
 - depth: traced frames below this one on the stack (the first traced frame has depth 0).
 - func: co_qualname (3.11+); before 3.11 the function's __qualname__, else co_name.
 - file: only for user files other than the main program, relative to its directory, "/"-separated.
-  User files are the program and .py files under its directory outside the stdlib and
-  site-packages; no other frame is traced, but calls from library code back into user code are.
+  User files are the program and .py files under its directory (or under --root DIR, the
+  project's folder, where given) outside the stdlib and site-packages; no other frame is traced,
+  but calls from library code back into user code are. A user file outside the program's folder
+  is named relative to it ("../lib/util.py").
 - line: the frame's line; a <module> call event (line 0 in 3.11+) reports the code's first line.
 - locals: reprs; names starting with "." are skipped; in namespace frames (<module>, class bodies)
   modules and dunder names (__name__, __qualname__, ...; not functions such as __init__) are
@@ -82,6 +84,12 @@ import threading
 import time
 import traceback
 import types
+import warnings
+
+# CPython 3.12 writes a traced frame's locals back after each trace call, and warns where an inlined
+# comprehension's variable is unbound ("assigning None to unbound local"): the tracer's doing, never
+# the program's, so never shown as the program's standard error.
+warnings.filterwarnings("ignore", message="assigning None to unbound local", category=RuntimeWarning)
 
 try:
     from opcode import opmap as _OPMAP
@@ -257,6 +265,9 @@ class Run:
         self.filename = os.path.abspath(program) if program else "<program>"
         self.main_real = os.path.realpath(self.filename) if program else None
         self.main_dir = os.path.dirname(self.main_real) if program else None
+        # The user's folder: its .py files are traced (the program's folder, or a project root above it).
+        root = opts.get("root")
+        self.user_dir = os.path.realpath(root) if root and program else self.main_dir
         self.max_events = int(opts["maxEvents"])
         self.timeout = float(opts["timeout"])
         self.max_output = int(opts["maxOutput"])
@@ -401,7 +412,7 @@ class Run:
         path = os.path.realpath(filename)
         if path == self.main_real:
             return ""
-        if not path.startswith(self.main_dir + os.sep) or path in (_TRACER_FILE, _HOLES_FILE):
+        if not (path.startswith(self.main_dir + os.sep) or path.startswith(self.user_dir.rstrip(os.sep) + os.sep)) or path in (_TRACER_FILE, _HOLES_FILE):
             return None
         if path.startswith(_LIBRARY) or "site-packages" in path or "dist-packages" in path:
             return None
@@ -1122,7 +1133,8 @@ def _options(source):
 
 def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
-             "--max-output": "maxOutput", "--max-repr": "maxRepr", "--objects": "objects", "--hybrid": "hybrid"}
+             "--max-output": "maxOutput", "--max-repr": "maxRepr", "--objects": "objects", "--hybrid": "hybrid",
+             "--root": "root"}
     args = {"batch": False, "guard": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
@@ -1215,7 +1227,9 @@ def main(argv):
         _batch(out, watchdog, requests)
     else:
         hybrid = (args["hybrid"], requests) if "hybrid" in args else None
-        _run_program(out, watchdog, None, args["program"], None, args.get("call"), _options(args), hybrid=hybrid)
+        opts = _options(args)
+        opts["root"] = args.get("root")
+        _run_program(out, watchdog, None, args["program"], None, args.get("call"), opts, hybrid=hybrid)
     # Threads the program left running must not keep the process alive.
     os._exit(0)
 

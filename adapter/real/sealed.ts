@@ -10,11 +10,9 @@
 // warm between runs; killed when a run outlives its time (a loop in C code) and started again.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { killTree, own } from "../system/processes.js";
 import { normalizeSource, type Frame, type Objects } from "../format/trajectory.js";
 import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
@@ -28,6 +26,7 @@ import {
   checkOptions,
   checkProgram,
   entryCall,
+  findPython,
   holeRecord,
   readProgram,
   tracerScript,
@@ -35,6 +34,8 @@ import {
   type TraceOptions,
   type TraceResult,
 } from "./tracer.js";
+import type { FsRequest, Written } from "./sandboxFs.js";
+import { SandboxFiles, projectRoot, sitePackages, type SandboxRoot } from "./workspace.js";
 
 /** The CPython the sealed run has: Pyodide 0.27 is CPython 3.12. */
 export const SEALED_PYTHON = "3.12";
@@ -48,9 +49,6 @@ const LOAD_TIMEOUT_S = 60;
 const IDLE_MS = (Number(process.env.NDBG_HOST_IDLE) || 15 * 60) * 1000;
 /** Holes one run may reach: each is a run from the start. */
 const MAX_HOLES = 200;
-/** Other modules of the program's folder written into the sandbox, at most. */
-const MAX_FILES = 64;
-const MAX_FILES_BYTES = 2 * 1024 * 1024;
 
 /** Why the sealed run cannot be had here (no Pyodide, a Node without the permission model, ...). */
 export class SealedUnavailableError extends Error {}
@@ -68,7 +66,11 @@ interface RunRequest {
   source: string;
   call?: string;
   opts: Record<string, number>;
-  files?: Record<string, string>;
+  /** The user's folders the worker mounts for the run (sandboxFs.ts), the working directory, the project's folder, the libraries' folders. */
+  mounts?: string[];
+  cwd?: string;
+  root?: string;
+  paths?: string[];
   hybrid?: { predict: readonly string[] };
   answers?: HoleAnswer[];
   inspect?: Inspect;
@@ -221,7 +223,7 @@ class SealedProcess {
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 
-  send(request: SealedRequest): void {
+  send(request: SealedRequest | object): void {
     (this.child.stdio[3] as NodeJS.WritableStream).write(JSON.stringify(request) + "\n");
   }
 
@@ -241,8 +243,8 @@ class SealedProcess {
   }
 }
 
-/** What one run of the worker gave: its records, or how the process ended it. */
-type WorkerRun = { records: string } | { killed: true } | { died: string };
+/** What one run of the worker gave: its records (with what it wrote and what the Debug Console should say), or how the process ended it. */
+type WorkerRun = { records: string; wrote: Written[]; notices: string[] } | { killed: true } | { died: string };
 
 /** The sealed executor of this process: one warm child, one run at a time. */
 export class SealedExecutor {
@@ -265,9 +267,9 @@ export class SealedExecutor {
     return this.proc.ready;
   }
 
-  /** Runs one request; the time limit kills the child (a new one serves the next run). */
-  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
-    const job = this.queue.then(() => this.runNow(request, timeoutS, signal));
+  /** Runs one request; the time limit kills the child (a new one serves the next run). `files` answers the run's requests for the user's files. */
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
+    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -290,19 +292,19 @@ export class SealedExecutor {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
     try {
-      return await this.runWarm(request, timeoutS, signal);
+      return await this.runWarm(request, timeoutS, signal, files);
     } finally {
       this.running = false;
       this.closeWhenIdle();
     }
   }
 
-  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal): Promise<WorkerRun> {
+  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -313,11 +315,20 @@ export class SealedExecutor {
     const timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
     signal?.addEventListener("abort", stop, { once: true });
     try {
+      files?.startRun();
       proc.send(request);
-      const answer = JSON.parse(await proc.line()) as { event?: string; records?: unknown; error?: unknown };
-      if (answer.event === "done" && typeof answer.records === "string") return { records: answer.records };
-      proc.kill();
-      return { died: String(answer.error ?? "an answer that is not a run") };
+      for (;;) {
+        const answer = JSON.parse(await proc.line()) as { event?: string; records?: unknown; error?: unknown; wrote?: unknown; notices?: unknown };
+        // The program opens or imports a file of the user's: answered here, path checked (workspace.ts).
+        if (answer.event === "fs") {
+          proc.send(files ? files.answer(answer as unknown as FsRequest) : { errno: "ENOENT" });
+          continue;
+        }
+        if (answer.event === "done" && typeof answer.records === "string")
+          return { records: answer.records, wrote: readWritten(answer.wrote), notices: [...(files?.notices ?? []), ...strings(answer.notices)] };
+        proc.kill();
+        return { died: String(answer.error ?? "an answer that is not a run") };
+      }
     } catch (e) {
       signal?.throwIfAborted();
       if (killed) return { killed: true };
@@ -390,31 +401,41 @@ function readAnswer(x: unknown): Answer {
   return { error: typeof o.error === "string" ? o.error : "no value came back", ...(typeof o.unknown === "string" ? { unknown: o.unknown } : {}), ...stdout };
 }
 
-/** The other .py files of the program's folder (its own modules), so that its imports work sealed. */
-async function siblingModules(file: string): Promise<Record<string, string>> {
-  const dir = path.dirname(file);
-  const out: Record<string, string> = {};
-  let bytes = 0;
-  let names: string[];
-  try {
-    names = (await readdir(dir)).filter((n) => n.endsWith(".py")).sort();
-  } catch {
-    return out;
-  }
-  for (const name of names.slice(0, MAX_FILES)) {
-    const p = path.join(dir, name);
-    if (p === file) continue;
-    try {
-      const info = await stat(p);
-      if (!info.isFile() || bytes + info.size > MAX_FILES_BYTES) continue;
-      out[p] = await readTextFile(p, SOURCE_LIMIT);
-      bytes += info.size;
-    } catch {
-      // unreadable: its import fails in the sandbox as a missing module (a hole)
-    }
-  }
-  return out;
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+/** The worker's report of the files a run wrote, checked (the worker is trusted no more than the program). */
+function readWritten(v: unknown): Written[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((x): Written[] => {
+    const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+    if (typeof o.path !== "string") return [];
+    if (o.deleted === true) return [{ path: o.path, deleted: true }];
+    return [{ path: o.path, size: typeof o.size === "number" ? o.size : 0, ...(typeof o.text === "string" ? { text: o.text } : {}), ...(o.cut === true ? { cut: true } : {}) }];
+  });
 }
+
+/**
+ * The folders of the sandbox for a program: its project (`root`, else the launch's cwd, else the
+ * program's folder up to its package's root; the program's own folder and the cwd too where the
+ * project does not hold them) and the site-packages of the launch's Python (asked of it; none
+ * where it cannot be had).
+ */
+export async function sandboxFiles(program: string, opts: { root?: string; cwd?: string; python?: string } = {}): Promise<SandboxFiles> {
+  const roots: SandboxRoot[] = [];
+  const add = (folder: string): void => {
+    const held = roots.some((r) => folder === r.path || folder.startsWith(r.path + path.sep));
+    if (!held) roots.push({ path: folder, kind: "project" });
+  };
+  add(opts.root ? path.resolve(opts.root) : projectRoot(program, opts.cwd));
+  add(projectRoot(program));
+  if (opts.cwd) add(path.resolve(opts.cwd));
+  const python = await findPython(opts.python).catch(() => undefined);
+  for (const dir of python ? await sitePackages(python) : []) roots.push({ path: dir, kind: "library" });
+  return new SandboxFiles(roots);
+}
+
+/** A sealed run's result: the trace, and what the run did to the sandbox's files (nothing of it on disk) and met there. */
+export type SealedResult = TraceResult & { inspected?: Inspected[]; sandbox?: { wrote: Written[]; notices: string[] } };
 
 /**
  * Traces one program in the sealed executor, as runTrace does on the host: same options (`python`
@@ -422,12 +443,18 @@ async function siblingModules(file: string): Promise<Record<string, string>> {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect } = {}, executor: SealedExecutor = sealedExecutor()): Promise<TraceResult & { inspected?: Inspected[] }> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
   const source = normalizeSource(text);
-  const files = await siblingModules(file);
+  const files = await sandboxFiles(file, { ...(opts.root ? { root: opts.root } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.python ? { python: opts.python } : {}) });
+  const where = {
+    mounts: files.mounts,
+    cwd: opts.cwd ? path.resolve(opts.cwd) : path.dirname(file),
+    root: opts.root ? path.resolve(opts.root) : projectRoot(file, opts.cwd),
+    paths: files.libraries,
+  };
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;
   const numbers: Record<string, number> = {};
   for (const key of TRACE_LIMITS) if (opts[key] !== undefined) numbers[key] = opts[key]!;
@@ -436,10 +463,10 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
   const told = new Set<string>();
   for (;;) {
     const call = entryCall(opts.call);
-    const request: RunRequest = { program: file, source: text, opts: numbers, files, ...(call !== undefined ? { call } : {}) };
+    const request: RunRequest = { program: file, source: text, opts: numbers, ...where, ...(call !== undefined ? { call } : {}) };
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
-    const ran = await executor.run(request, timeout, opts.signal);
+    const ran = await executor.run(request, timeout, opts.signal, files);
     const records = new Records(file);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };
@@ -465,7 +492,8 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       if (hole !== "done" && reached++ === answers.length) pending = { req: hole, frames: records.frames.slice() };
       return false;
     });
-    if (!pending || records.invalid) return { ...records.result(source, { killed: false, code: 0, signal: null }), ...(inspected ? { inspected } : {}) };
+    if (!pending || records.invalid)
+      return { ...records.result(source, { killed: false, code: 0, signal: null }), ...(inspected ? { inspected } : {}), sandbox: { wrote: ran.wrote, notices: ran.notices } };
     answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });
   }
 }

@@ -6,7 +6,9 @@
 //
 // with an empty environment and standard input, output and error on /dev/null. It talks over fds 3
 // (requests in) and 4 (answers out), one JSON object a line, through fs.readSync / fs.writeSync
-// captured here: no stream or socket object exists in this realm for a program to reach.
+// captured here: no stream or socket object exists in this realm for a program to reach. While a
+// run goes on, the worker asks the parent for the user's folders and files on the same channel
+// ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts).
 //
 // The layers, outermost first:
 // 1. Node's permission model: reading only Pyodide's files and the tracer's, no writes, no child
@@ -23,6 +25,7 @@
 // The parent kills the process when a run outlives its time (a loop in C code) and starts another.
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
+import { sandboxFs, type FsAnswer, type FsRequest } from "./sandboxFs.js";
 
 const readSync = fs.readSync;
 const writeSync = fs.writeSync;
@@ -33,6 +36,8 @@ const quit = process.exit.bind(process);
 const [pyodideDir, pythonDir, memoryArg] = process.argv.slice(2);
 /** WebAssembly memory the program may use, in MiB. */
 const MEMORY_MIB = Math.max(64, Number(memoryArg) || 1024);
+/** Bytes a run may write to the in-memory file system in all (its files live in this process's memory). */
+const MAX_WRITE = 256 * 1024 * 1024;
 
 function send(message: unknown): void {
   let data = Buffer.from(JSON.stringify(message) + "\n", "utf8");
@@ -116,7 +121,9 @@ interface PyProxyFn {
 interface Pyodide {
   runPython(code: string): unknown;
   globals: { get(name: string): unknown };
-  FS: { mkdirTree(p: string): void; writeFile(p: string, data: string): void };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Emscripten's FS is untyped JavaScript
+  FS: any;
+  ERRNO_CODES: Record<string, number>;
   version: string;
 }
 
@@ -141,8 +148,9 @@ try {
 py.FS.mkdirTree("/sealed");
 for (const name of ["tracer.py", "holes.py", "sealed.py"]) py.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
 py.runPython("import sys; sys.path.insert(0, '/sealed'); import sealed; sys.path.remove('/sealed')");
-const runner = py.globals.get("sealed") as { run: PyProxyFn; seal: PyProxyFn };
+const runner = py.globals.get("sealed") as { run: PyProxyFn; seal: PyProxyFn; notices: PyProxyFn };
 const run = runner.run;
+const notices = runner.notices;
 // Layer 4 (Python): the modules that reach JavaScript are gone, and no import path brings them back.
 runner.seal();
 const python = String(py.runPython("import sys; '%d.%d' % sys.version_info[:2]"));
@@ -171,6 +179,19 @@ for (const name of ["process", "require", "global", "console", "WebAssembly", "m
     // see the tests: each of these is checked to be gone
   }
 }
+
+// The user's folders, mounted for each run (sandboxFs.ts): every file comes from the parent, which checks its path.
+function ask(request: FsRequest): FsAnswer {
+  send({ event: "fs", ...request });
+  const line = nextLine();
+  if (line === undefined) quit(0); // the parent is gone
+  try {
+    return JSON.parse(line!) as FsAnswer;
+  } catch {
+    return { errno: "EIO" };
+  }
+}
+const files = sandboxFs(py.FS, py.ERRNO_CODES, ask, MAX_WRITE);
 
 send({ event: "ready", python, pyodide: py.version });
 
@@ -203,7 +224,15 @@ for (;;) {
   if (!line!.trim()) continue;
   seed = 1;
   let records: string;
+  let folders: string[] = [];
   try {
+    const request = JSON.parse(line!) as { mounts?: unknown };
+    if (Array.isArray(request.mounts)) folders = request.mounts.filter((m): m is string => typeof m === "string" && m.startsWith("/"));
+  } catch {
+    // (the runner answers a request that is not JSON)
+  }
+  try {
+    files.mount(folders);
     records = String(run(line));
   } catch (e) {
     // A fatal error of the interpreter (the WebAssembly stack overflowed, memory ran out in C):
@@ -211,5 +240,5 @@ for (;;) {
     send({ event: "fatal", error: e instanceof Error ? e.message.split("\n").slice(-3).join(" ") : String(e) });
     quit(2);
   }
-  send({ event: "done", records: records! });
+  send({ event: "done", records: records!, wrote: files.unmount(), notices: JSON.parse(String(notices())) as unknown });
 }

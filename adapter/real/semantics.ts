@@ -8,10 +8,10 @@
 // tracer writes a return (without value) for every frame an exception unwinds, so depth only
 // ever falls through return events and exceptions need no rule of their own: they propagate by
 // the caller's exception event after the callee's return.
-import { breakpointCanHit, type Action, type Frame } from "../format/trajectory.js";
+import { breakpointCanHit, breakpointHits, type Action, type BreakpointPlace, type Frame } from "../format/trajectory.js";
 
 /** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
-export function transition(frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly number[]): number {
+export function transition(frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
   const n = frames.length;
   if (!Number.isInteger(i) || i < 0 || i > n) throw new RangeError(`state index ${i} is outside the trace (0..${n})`);
   if ((action.kind === "breakpoint" || action.kind === "inv_breakpoint") && !Number.isInteger(action.line))
@@ -39,10 +39,10 @@ export function transition(frames: readonly Frame[], i: number, action: Action, 
       return j < n ? j : transition(frames, i, { kind: "continue" }, breakpoints);
     }
     case "continue": {
-      // Run to the next line event on a breakpoint line of the main file, else to the exit.
+      // Run to the next line event on a breakpoint (in the main file or another user file), else to the exit.
       if (!breakpoints?.length) return n;
-      const set = new Set(breakpoints);
-      return nextLine(frames, i, (line) => set.has(line));
+      for (let j = i + 1; j < n; j++) if (breakpoints.some((b) => breakpointHits(frames[j], b))) return j;
+      return n;
     }
     case "inv_step_into":
       // The state just before.

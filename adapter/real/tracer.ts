@@ -31,6 +31,8 @@ export interface TraceOptions {
   objects?: number;
   /** Working directory of the program (default: the program's folder). */
   cwd?: string;
+  /** The project's folder: its .py files are the user's (traced, breakpoints bind), not only those under the program's folder. */
+  root?: string;
   /** Aborting ends the run at once: the program and what it started are killed, and the run rejects. */
   signal?: AbortSignal;
   /** Hybrid mode: the program's holes are filled by this oracle (see adapter/python/holes.py). */
@@ -400,6 +402,7 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
   if (opts.maxOutput !== undefined) args.push("--max-output", String(opts.maxOutput));
   if (opts.maxRepr !== undefined) args.push("--max-repr", String(opts.maxRepr));
   if (opts.objects !== undefined) args.push("--objects", String(opts.objects));
+  if (opts.root !== undefined) args.push("--root", path.resolve(opts.root));
   const hybrid = opts.hybrid;
   if (hybrid) args.push("--hybrid", JSON.stringify({ predict: hybrid.predict ?? [] }));
   const timeout = opts.timeout ?? DEFAULT_TIMEOUT_S;

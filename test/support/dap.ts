@@ -50,14 +50,16 @@ export function firstOf(dc: DebugClient, names: string[], ms = dc.defaultTimeout
 }
 
 /**
- * launch (after initialize, which start() did) with `program`'s breakpoints set during
- * configuration; resolves with the first stop (or the end) and the breakpoints as the adapter set them.
+ * launch (after initialize, which start() did) with breakpoints in `program` (or in `file`, another
+ * file of it) set during configuration; resolves with the first stop (or the end) and the
+ * breakpoints as the adapter set them.
  */
 export async function launchToFirstStop(
   dc: DebugClient,
   args: Record<string, unknown>,
   program: string,
   breakpoints: DebugProtocol.SourceBreakpoint[] = [],
+  file = program,
 ): Promise<{ first: DebugProtocol.Event; breakpoints: DebugProtocol.Breakpoint[] }> {
   let set: DebugProtocol.Breakpoint[] = [];
   const first = firstOf(dc, ["stopped", "terminated"]);
@@ -65,7 +67,7 @@ export async function launchToFirstStop(
   first.catch(() => undefined);
   await Promise.all([
     dc.waitForEvent("initialized").then(async () => {
-      set = (await dc.setBreakpointsRequest({ source: { path: program }, breakpoints })).body.breakpoints;
+      set = (await dc.setBreakpointsRequest({ source: { path: file }, breakpoints })).body.breakpoints;
       await dc.configurationDoneRequest();
     }),
     dc.launch(args),
@@ -82,8 +84,8 @@ export async function stopAfter(dc: DebugClient, request: (dc: DebugClient) => P
 
 /** Where Step Out goes in a real run: to the frame's return (step_return), then on to the caller's next stop (step_over from there). */
 export function stepOutIndex(frames: readonly Frame[], i: number, bps?: number[]): number {
-  const j = frames[i]?.event === "return" ? i : transition(frames, i, { kind: "step_return" }, bps);
-  return frames[j]?.event === "return" ? transition(frames, j, { kind: "step_over" }, bps) : j;
+  const j = frames[i]?.event === "return" ? i : transition(frames, i, { kind: "step_return" }, bps?.map((line) => ({ line })));
+  return frames[j]?.event === "return" ? transition(frames, j, { kind: "step_over" }, bps?.map((line) => ({ line }))) : j;
 }
 
 /** The real stack at state i of a run: the state, then for each caller the latest earlier state at its depth. */
