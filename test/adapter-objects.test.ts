@@ -6,7 +6,7 @@
 // value, what it prints, the error it raises; nothing of this machine is reached from there.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
@@ -57,7 +57,9 @@ const LINE = (text: string): number => SOURCE.split("\n").findIndex((l) => l.sta
 before(() => {
   buildDist();
   dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-objects-"));
-  program = join(dir, "cart.py");
+  // The program's project is its folder: the sandbox offers it, and nothing above it.
+  mkdirSync(join(dir, "project"));
+  program = join(dir, "project", "cart.py");
   writeFileSync(program, SOURCE);
   secret = join(dir, "secret.txt");
   writeFileSync(secret, "not for the sandbox");
@@ -175,7 +177,7 @@ test("predict mode (sealed): the Debug Console calls the program's methods on it
     // The program's errors are the expression's answer.
     await assert.rejects(evaluate("cart.nope()"), /AttributeError: 'Cart' object has no attribute 'nope'/);
     await assert.rejects(evaluate("undefined_name"), /NameError: name 'undefined_name' is not defined/);
-    // Evaluating reaches nothing outside the sandbox: a file beside the program is not there.
+    // Evaluating reaches nothing outside the sandbox: a file outside the program's project is not there.
     await assert.rejects(evaluate(`open(${JSON.stringify(secret)}).read()`), /FileNotFoundError/);
     // The session goes on as before: the next stop is the run's.
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));

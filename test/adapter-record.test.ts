@@ -464,15 +464,13 @@ test("restart, pause, cancel and terminate all answer", async () => {
   }
 });
 
-test("frames in another user file show that file; breakpoints there are refused", async () => {
+test("frames in another user file show that file; a breakpoint there is verified and hit", async () => {
   const call = "main([(1, 2), (3, 4)])";
   const trace = await realRun(USES_LIB, call);
   const lib = join(FIX, "shapes_lib.py");
   const s = await open();
   try {
     await launch(s, { program: USES_LIB, call });
-    const other = await s.dc.setBreakpointsRequest({ source: { path: lib }, breakpoints: [{ line: 3 }] });
-    assert.deepEqual(other.body.breakpoints.map((b) => [b.verified, b.message]), [[false, "breakpoints stop in the debugged program only"]]);
     // Step in until the run is inside the other file, checking every state on the way.
     let i = 0;
     while (trace.frames[i].file === undefined) {
@@ -484,10 +482,21 @@ test("frames in another user file show that file; breakpoints there are refused"
     assert.equal(stack[0].source?.path, lib);
     assert.equal(stack[0].name, "area");
     assert.ok(stack.slice(1).every((f) => f.source?.path === USES_LIB));
-    // Out of it again, and on to the end.
+    // Out of it again.
     await move(s, (dc) => dc.stepOutRequest(THREAD));
     i = stepOutIndex(trace.frames, i);
     await expectState(s, trace, i, USES_LIB);
+    // A breakpoint in the other file binds, and Continue stops there (the second call).
+    const other = await s.dc.setBreakpointsRequest({ source: { path: lib }, breakpoints: [{ line: 3 }] });
+    assert.deepEqual(other.body.breakpoints.map((b) => b.verified), [true]);
+    const hit = await move(s, (dc) => dc.continueRequest(THREAD));
+    assert.equal(hit.body.reason, "breakpoint");
+    assert.deepEqual(hit.body.hitBreakpointIds, [other.body.breakpoints[0].id]);
+    i = trace.frames.findIndex((f, k) => k > i && f.file === "shapes_lib.py" && f.event === "line" && f.line === 3);
+    await expectState(s, trace, i, USES_LIB);
+    assert.equal((await frames(s))[0].source?.path, lib);
+    // Cleared, and on to the end.
+    await s.dc.setBreakpointsRequest({ source: { path: lib }, breakpoints: [] });
     await Promise.all([s.dc.continueRequest(THREAD), s.dc.waitForEvent("terminated")]);
     assert.match(s.text("console"), /Program exited normally/);
   } finally {

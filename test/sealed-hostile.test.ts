@@ -7,7 +7,7 @@
 // escape when there is one.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -190,6 +190,54 @@ for (const [name, code] of ATTACKS) {
     if (name === "megabytes of output") assert.equal(r.exit.status, "limit");
     if (name === "a huge allocation" || name === "memory without end") assert.match(r.exit.value ?? "", /MemoryError/);
     if (name === "recursion without end") assert.match(r.exit.value ?? "", /RecursionError|the sealed interpreter failed/);
+  });
+}
+
+// The project's files in the sandbox (adapter/real/workspace.ts answers each path the child asks
+// for): each attack gets its project folder ready (`setup`), then runs there, checked as above.
+const FILE_ATTACKS: [string, string, (folder: string) => void][] = [
+  ["../ out of the project", `print("ESCAPED", open("../secret.txt").read())`, () => undefined],
+  ["an absolute path", `print("ESCAPED", open(SECRET_FILE).read())`, () => undefined],
+  ["~ (the home folder)", `import os\nprint("ESCAPED", os.listdir(os.path.expanduser("~")), open(os.path.expanduser("~/.bashrc")).read())`, () => undefined],
+  ["a symlink in the project to a file outside", `import os\nprint(os.listdir("."))\nprint("ESCAPED", open("link.txt").read())`, (f) => symlinkSync(secretFile, join(f, "link.txt"))],
+  ["a symlinked folder to /etc", `import os\nprint("ESCAPED", os.listdir("etc"), open("etc/passwd").read())`, (f) => symlinkSync("/etc", join(f, "etc"))],
+  ["a symlink to /proc/self", `print("ESCAPED", open("me/environ").read())`, (f) => symlinkSync("/proc/self", join(f, "me"))],
+  ["a FIFO in the project", `import os\nprint(os.listdir("."))\nprint("ESCAPED", open("pipe").read())`, (f) => spawnSync("mkfifo", [join(f, "pipe")])],
+  ["a device behind a symlink", `print("ESCAPED", len(open("zero", "rb").read(10)))`, (f) => symlinkSync("/dev/zero", join(f, "zero"))],
+  ["a 2 GB file", `import os\nprint(os.path.getsize("big.bin"))\ntry:\n    open("big.bin", "rb").read(10)\n    print("ESCAPED: read past the bound")\nexcept OSError as e:\n    print("refused:", e)`, (f) => {
+    writeFileSync(join(f, "big.bin"), "");
+    truncateSync(join(f, "big.bin"), 2 * 1024 ** 3);
+  }],
+  ["100,000 small files", `import os, pathlib\nprint(len(os.listdir("many")))\nprint(sum(map(len, map(pathlib.Path.read_text, pathlib.Path("many").iterdir()))))`, (f) => {
+    mkdirSync(join(f, "many"));
+    for (let i = 0; i < 100_000; i++) writeFileSync(join(f, "many", `f${i}.txt`), "x");
+  }],
+  ["gigabytes written to the in-memory files", `chunk = b"x" * (1 << 20)\nwritten = 0\ntry:\n    with open("huge.bin", "wb") as f:\n        for _ in range(4096):\n            f.write(chunk)\n            written += 1\nexcept OSError as e:\n    print("stopped at", written, "MiB:", e)`, () => undefined],
+  ["the project's .git and .venv", `import os\nprint("ESCAPED" if {".git", ".venv"} & set(os.listdir(".")) else "no", open(".git/config").read())`, (f) => {
+    mkdirSync(join(f, ".git"));
+    writeFileSync(join(f, ".git", "config"), SECRET);
+    mkdirSync(join(f, ".venv"));
+  }],
+  ["a package that attacks as it is imported", `import evil\nprint("imported")`, (f) => {
+    mkdirSync(join(f, "evil"));
+    writeFileSync(join(f, "evil", "__init__.py"), `import os\ntry:\n    open(${JSON.stringify(outDir)} + "/evil.txt", "w").write("x")\nexcept OSError:\n    pass\nprint("ESCAPED" if os.path.exists(${JSON.stringify(outDir)} + "/evil.txt") else "no")\ntry:\n    print("ESCAPED", open(${JSON.stringify(secretFile)}).read())\nexcept OSError as e:\n    print("no:", e)\n`);
+  }],
+];
+
+for (const [name, code, setup] of FILE_ATTACKS) {
+  test(`sealed: ${name} is contained`, async () => {
+    const folder = join(dir, name.replace(/\W+/g, "_"));
+    mkdirSync(folder, { recursive: true });
+    setup(folder);
+    const r = await contained(name.replace(/\W+/g, "_"), code);
+    const text = output(r);
+    if (name === "a 2 GB file") assert.match(text, /^2147483648\nrefused: \[Errno \d+\] File too large/m);
+    if (name === "100,000 small files") assert.match(text, /^10000\n10000\n/);
+    if (name === "gigabytes written to the in-memory files") assert.match(text, /stopped at 2\d\d MiB: \[Errno \d+\] No space left on device/);
+    if (name === "a symlink in the project to a file outside" || name === "a FIFO in the project") assert.match(text, /^\['attack\.py'\]$/m);
+    if (name === "a package that attacks as it is imported") assert.match(text, /^no\nno: .*\nimported$/m);
+    const next = await runSealed(program("next", `print(6 * 7)`), {}, executor);
+    assert.equal(next.frames.at(-1)?.stdout, "42\n", `after ${name}`);
   });
 }
 

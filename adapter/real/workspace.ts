@@ -5,7 +5,9 @@
 //   (the highest folder above it that still has an __init__.py), less version control folders,
 //   virtual environments, node_modules and caches;
 // - the libraries of the launch's Python: its site-packages, found by asking that Python in
-//   isolated mode (-I -S: no site, no .pth file runs), less their caches.
+//   isolated mode (-I -S: no site, no .pth file runs), less their caches. They are seen at
+//   /site-packages/N, not at their paths here, so that the sandbox shows nothing of this
+//   machine's folders but the project's.
 // Only folders and regular files are offered (no FIFO, device or socket), each file up to a bound,
 // a run's reads up to a bound in all; past one the program gets an error and the Debug Console
 // says which bound. Nothing is ever written: writes stay in the child's memory.
@@ -34,13 +36,16 @@ const NOT_OFFERED = new Set([
   "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis", ".ipynb_checkpoints", ".cache",
 ]);
 
-/** A root of the sandbox: a folder of this machine seen at the same path inside. */
+/** A root of the sandbox: a folder of this machine, seen inside at the same path (a project) or at /site-packages/N (a library). */
 export interface SandboxRoot {
-  /** The path as the program sees it (absolute, not resolved through symlinks). */
+  /** The folder's path here (absolute, not resolved through symlinks). */
   path: string;
   /** "project": the user's folder (the list of folders not offered applies); "library": a site-packages. */
   kind: "project" | "library";
 }
+
+/** Where the libraries' folders are seen in the sandbox. */
+export const LIBRARIES_AT = "/site-packages";
 
 /** The project folder of a launch: its cwd, else the program's folder up to the root of its package. */
 export function projectRoot(program: string, cwd?: string): string {
@@ -113,8 +118,8 @@ const inside = (p: string, root: string): boolean => p === root || p.startsWith(
 
 /** The file system of one sealed session: the roots, and what each run has read so far. */
 export class SandboxFiles {
-  /** The roots whose real folder exists, with it. */
-  private readonly roots: (SandboxRoot & { real: string })[];
+  /** The roots whose real folder exists, with it and the path the program sees (`at`). */
+  private readonly roots: (SandboxRoot & { real: string; at: string })[];
   private read = { bytes: 0, files: 0 };
   /** What the program met this run (a bound, a file it may not read), for the Debug Console. */
   notices: string[] = [];
@@ -125,18 +130,20 @@ export class SandboxFiles {
       const real = realOrNull(r.path);
       // The file system's root, or a folder above Pyodide's own (/lib, /tmp, ...), is no project: nothing is mounted for it.
       if (!real || path.resolve(r.path) === "/" || real === "/" || !path.isAbsolute(r.path)) continue;
-      if (!this.roots.some((o) => o.path === r.path)) this.roots.push({ ...r, path: path.resolve(r.path), real });
+      if (this.roots.some((o) => o.path === path.resolve(r.path))) continue;
+      const at = r.kind === "library" ? `${LIBRARIES_AT}/${this.roots.filter((o) => o.kind === "library").length}` : path.resolve(r.path);
+      this.roots.push({ ...r, path: path.resolve(r.path), real, at });
     }
   }
 
   /** The folders the child mounts (the paths the program sees). */
   get mounts(): string[] {
-    return this.roots.map((r) => r.path);
+    return this.roots.map((r) => r.at);
   }
 
-  /** The library folders, for the sandbox's sys.path. */
+  /** The library folders as the program sees them, for the sandbox's sys.path. */
   get libraries(): string[] {
-    return this.roots.filter((r) => r.kind === "library").map((r) => r.path);
+    return this.roots.filter((r) => r.kind === "library").map((r) => r.at);
   }
 
   /** A new run: its reads start from nothing. */
@@ -150,14 +157,17 @@ export class SandboxFiles {
   }
 
   /**
-   * The host path of a sandbox path, resolved, where it may be offered: inside a root (by its path
-   * as given and by its real path, symlinks followed), with no folder of it that is not offered.
+   * The path here of a sandbox path, resolved, where it may be offered: inside a root (by the
+   * path the program sees and by its real path, symlinks followed), with no folder of it that is
+   * not offered.
    */
-  private allowed(p: string): string | undefined {
-    if (typeof p !== "string" || !path.isAbsolute(p) || p.includes("\0") || path.normalize(p) !== p) return undefined;
-    const given = this.roots.filter((r) => inside(p, r.path)).sort((a, b) => b.path.length - a.path.length)[0];
-    if (!given || !this.offered(given.path, path.relative(given.path, p), given.kind)) return undefined;
-    const real = realOrNull(p);
+  private allowed(seen: string): string | undefined {
+    if (typeof seen !== "string" || !path.isAbsolute(seen) || seen.includes("\0") || path.normalize(seen) !== seen) return undefined;
+    const given = this.roots.filter((r) => inside(seen, r.at)).sort((a, b) => b.at.length - a.at.length)[0];
+    if (!given) return undefined;
+    const rel = path.relative(given.at, seen);
+    if (!this.offered(given.path, rel, given.kind)) return undefined;
+    const real = realOrNull(path.join(given.path, rel));
     if (!real) return undefined;
     const within = this.roots.filter((r) => inside(real, r.real)).sort((a, b) => b.real.length - a.real.length)[0];
     if (!within || !this.offered(within.real, path.relative(within.real, real), within.kind)) return undefined;
@@ -194,8 +204,8 @@ export class SandboxFiles {
         this.notice(`${p} has more than ${SANDBOX_LIMITS.entries} entries: the sandbox shows the first ${SANDBOX_LIMITS.entries}`);
         break;
       }
-      const child = path.join(p, name);
-      if (!this.allowed(child)) continue;
+      const child = this.allowed(path.join(p, name));
+      if (!child) continue;
       try {
         const st = statSync(child);
         // (a folder with a pyvenv.cfg is a virtual environment, whatever its name)
