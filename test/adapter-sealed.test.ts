@@ -145,3 +145,23 @@ test("a launch that asks for another Python version is told which one the sealed
     await s.dc.stop();
   }
 });
+
+test("every run starts in a clean interpreter: what a run changed in a module is gone when the Debug Console runs the program again", T, async () => {
+  const program = join(dir, "pi.py");
+  writeFileSync(program, "import math, json\nbefore = math.pi\nmath.pi = 3\njson.dumps = None\nafter = math.pi\n");
+  const s = await openSession(120_000);
+  try {
+    const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 5 }]);
+    assert.equal(first.event, "stopped");
+    const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal(frame.line, 5);
+    const repl = (expression: string): Promise<string> => s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" }).then((r) => r.body.result);
+    // Each evaluation runs the program again to this stop, from a clean interpreter: the run's own changes are there, no earlier run's.
+    assert.equal(await repl("before"), "3.141592653589793");
+    assert.equal(await repl("math.pi"), "3");
+    assert.equal(await repl("before + 0"), "3.141592653589793");
+    assert.equal(await repl("json.dumps is None"), "True");
+  } finally {
+    await s.dc.stop();
+  }
+});

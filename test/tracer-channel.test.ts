@@ -9,6 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RecordError, runTrace, TraceBatch, type TraceOptions } from "../adapter/real/tracer.js";
+import { runSealed, sealedExecutor } from "../adapter/real/sealed.js";
+import { spawnSync } from "node:child_process";
 import { alive, stillAlive } from "./support/processes.js";
 
 let dir = "";
@@ -77,12 +79,31 @@ test("a forked child does not write into its parent's trace", async () => {
   assert.ok(r.frames.some((f) => f.line === 7));
 });
 
-test("sys.settrace(None) by the program ends the run with a limit that says so", async () => {
-  const r = await trace("import sys\na = 1\nsys.settrace(None)\nb = 2\nc = 3\n");
-  assert.equal(r.exit.status, "limit");
-  assert.equal(r.limit, "tracing");
-  assert.match(r.exit.value!, /the program turned tracing off \(sys\.settrace\)/);
-  assert.equal(r.frames.at(-1)!.line, 3);
+// A program that fights the tracer: it replaces json.dumps and os.write (what the tracer writes
+// records with) and turns tracing off. The tracer is no part of it: the run goes on, traced, to its
+// end, with python3's output, on this machine (record mode) and sealed (predict mode).
+const FIGHTS = `import json, os, sys
+json.dumps = lambda *a, **k: "not json"
+os.write = lambda fd, data: len(data)
+sys.settrace(None)
+print(json.dumps({"a": 1}), sys.gettrace())
+def f(x):
+    return x * 2
+total = f(20) + 2
+print(total)
+`;
+
+test("a program that replaces json.dumps and os.write and calls sys.settrace(None) is traced to its end, with python3's output, in record and predict modes", async () => {
+  const file = program(FIGHTS);
+  const python = spawnSync("python3", [file], { encoding: "utf8" }).stdout;
+  assert.equal(python, "not json None\n42\n");
+  for (const r of [await runTrace(file), await runSealed(file)]) {
+    assert.equal(r.exit.status, "normal", r.exit.value);
+    assert.equal(r.frames.map((f) => f.stdout ?? "").join("") + (r.exit.stdout ?? ""), python);
+    assert.ok(r.frames.some((f) => f.func === "f" && f.event === "return" && f.value === "40"), "f's frame was traced after sys.settrace(None)");
+    assert.deepEqual(r.frames.filter((f) => f.depth === 0 && f.event === "line").map((f) => f.line), [1, 2, 3, 4, 5, 6, 8, 9]);
+  }
+  sealedExecutor().close();
 });
 
 test("a 256 MiB bytearray local is cut while its repr is written", async () => {

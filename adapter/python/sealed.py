@@ -68,6 +68,9 @@ import zipimport
 
 import tracer
 
+# The runner's own encoder and decoder, bound before any program runs (as the tracer's).
+_dumps, _loads = tracer._dumps, json.JSONDecoder().decode
+
 _SEALED = ("js", "pyodide", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes", "micropip")
 _NOT_HERE = "%s is not available in the sealed run (it would reach outside the sandbox)"
 
@@ -186,7 +189,7 @@ class _Compiled:
 
 def notices():
     """What the last run met that the Debug Console should say (a compiled package refused), as JSON; then forgotten."""
-    out = json.dumps(_notices)
+    out = _dumps(_notices)
     del _notices[:]
     return out
 
@@ -208,6 +211,35 @@ def seal():
     import gc
 
     gc.collect()
+    _clean.take()
+
+
+class _CleanModules:
+    """The modules as they stand once the interpreter is sealed, put back before every run: what a
+    run changed in a module (`math.pi = 3`, `json.dumps = ...`, `builtins.print = ...`, an entry of
+    sys.modules replaced or deleted) reaches no later run, nor an evaluation. Each module's
+    namespace is restored whole where any name in it was rebound (compared by identity: no
+    program's __eq__ runs here); what a run changed inside an object a module holds (a class's
+    attribute, a list's items) is not put back."""
+
+    def __init__(self):
+        self.modules = {}
+
+    def take(self):
+        self.modules = {name: (module, dict(module.__dict__)) for name, module in list(sys.modules.items()) if isinstance(module, types.ModuleType)}
+
+    def restore(self):
+        modules = sys.modules
+        for name, (module, saved) in self.modules.items():
+            if modules.get(name) is not module:
+                modules[name] = module
+            namespace = module.__dict__
+            if len(namespace) != len(saved) or any(namespace.get(key, _clean) is not value for key, value in saved.items()):
+                namespace.clear()
+                namespace.update(saved)
+
+
+_clean = _CleanModules()
 
 
 def _no_processes(*args, **kwargs):
@@ -273,7 +305,7 @@ class _Lines:
         self.lock = tracer.threading.Lock()
 
     def write(self, record):
-        self.lines.append(json.dumps(record))
+        self.lines.append(tracer._dumps(record))
 
 
 class _Answers:
@@ -284,7 +316,7 @@ class _Answers:
         self.answers = list(answers)
 
     def readline(self):
-        return json.dumps(self.answers.pop(0)) + "\n" if self.answers else None
+        return _dumps(self.answers.pop(0)) + "\n" if self.answers else None
 
 
 class _NoWatchdog:
@@ -303,9 +335,10 @@ def _write_program(program, source):
 
 
 def run(request):
-    req = json.loads(request)
+    _clean.restore()
+    req = _loads(request)
     if "evaluate" in req:
-        return json.dumps(evaluate(req["evaluate"]))
+        return _dumps(evaluate(req["evaluate"]))
     program, source = req["program"], req["source"]
     _clock.reset()
     random.seed(0)

@@ -58,8 +58,12 @@ object a line:
   --max-output bytes of standard output (default 1000000; the output is cut there). A limit ends the run with a
   "limit" exit, its reason and a value that names the limit ("the limit of 10000 events was
   reached"). SystemExit(0) or SystemExit(None) is a normal exit.
-- The program cannot turn the tracer off unseen: sys.settrace called by the program ends the run
-  there with a "limit" exit, reason "tracing". A child made by os.fork stops tracing and writes no
+- The tracer is no part of the program: what it calls while the program runs (json's encoder,
+  os.write, the clock, sys.settrace) is bound before the program runs, so a program that replaces
+  json.dumps or os.write changes nothing of the records. The program's sys.settrace is kept but
+  never installed (sys.gettrace gives it back), as debugpy's pydevd does: turning the tracer off or
+  replacing it would blind the debugger for the rest of the run. (Reason "tracing" is that of older
+  tracers, which ended the run there.) A child made by os.fork stops tracing and writes no
   records (the trace is its parent's). Processes the program started and left running, also in
   sessions of their own, are killed when its run ends (on Linux the tracer adopts their orphans),
   and when the driver that reads the records is gone the tracer ends them and exits.
@@ -113,6 +117,10 @@ _VALUE_OPS = frozenset(
 _monotonic = time.monotonic
 _real_setrecursionlimit = sys.setrecursionlimit
 _real_settrace = sys.settrace
+_real_gettrace = sys.gettrace
+# The records' encoder and writer, bound before a program can replace json.dumps or os.write.
+_dumps = json.JSONEncoder().encode
+_os_write = os.write
 _TRACER_CODE_FILE = (lambda: None).__code__.co_filename
 _real_getrecursionlimit = sys.getrecursionlimit
 _HAS_QUALNAME = hasattr(types.CodeType, "co_qualname")
@@ -235,10 +243,10 @@ class Output:
     def write(self, record):
         if self.fd is None:  # a forked child of the program: the trace is its parent's
             return
-        data = (json.dumps(record) + "\n").encode("utf-8")
+        data = (_dumps(record) + "\n").encode("utf-8")
         with self.lock:
             while data:
-                data = data[os.write(self.fd, data):]
+                data = data[_os_write(self.fd, data):]
 
 
 def _capture():
@@ -805,18 +813,20 @@ def _guard_forks(out):
 
 
 def _program_settrace(run):
-    """sys.settrace as the program sees it while traced: turning the tracer off (or replacing it)
-    would silently cut the recording, so the run ends there with a limit exit that says why."""
+    """sys.settrace and sys.gettrace as the program sees them while traced: its trace function is
+    kept, and given back, but never installed (pydevd does the same): turning the tracer off or
+    replacing it would blind the debugger for the rest of the run."""
+    program = [None]
 
     def settrace(function):
         if sys._getframe(1).f_code.co_filename == _TRACER_CODE_FILE:
             return _real_settrace(function)
-        if function is run.global_trace:
-            return None
-        _real_settrace(None)
-        run.limit("tracing")
+        program[0] = function
 
-    return settrace
+    def gettrace():
+        return program[0]
+
+    return settrace, gettrace
 
 
 # ---- processes the program started ----
@@ -1060,7 +1070,7 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         sys.stdin = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
         run.set_recursion_limit(saved["limit"])
         sys.setrecursionlimit, sys.getrecursionlimit = run.set_recursion_limit, run.get_recursion_limit
-        sys.settrace = _program_settrace(run)
+        sys.settrace, sys.gettrace = _program_settrace(run)
         watchdog.run = run
         if hybrid is None:
             code = compile(source, filename, "exec", dont_inherit=True)
@@ -1099,7 +1109,7 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         if holes is not None:
             holes.close()
         sys.setrecursionlimit, sys.getrecursionlimit = _real_setrecursionlimit, _real_getrecursionlimit
-        sys.settrace = _real_settrace
+        sys.settrace, sys.gettrace = _real_settrace, _real_gettrace
         _end_children()
         sys.stdout, sys.stderr, sys.stdin, sys.argv = saved["stdout"], saved["stderr"], saved["stdin"], saved["argv"]
         sys.path[:] = saved["path"]

@@ -57,7 +57,10 @@ function textOf(node: { contents: Uint8Array | null }, size: number): string | u
 type Node = any;
 
 export interface SandboxFs {
-  /** Mounts each folder (sandbox path = host path) for one run; the write budget starts afresh. */
+  /**
+   * Mounts each folder (sandbox path = host path) for one run; the write budget starts afresh, and
+   * whatever an earlier run left in the in-memory file system (a file in /tmp, a folder) is gone.
+   */
   mount(folders: readonly string[]): void;
   /** What the run changed in the mounted folders, then the mounts are gone. */
   unmount(): Written[];
@@ -76,6 +79,32 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
     throw new FS.ErrnoError(errnos[name] ?? errnos.EIO);
   };
   let mounted: string[] = [];
+  // The in-memory file system as it stands before any run (less the kernel's /dev and /proc):
+  // anything else is what a run made, removed before the next (deepest first).
+  const SKIP = new Set(["/dev", "/proc"]);
+  const walk = (dir: string, out: string[]): string[] => {
+    for (const name of FS.readdir(dir) as string[]) {
+      if (name === "." || name === "..") continue;
+      const p = dir === "/" ? `/${name}` : `${dir}/${name}`;
+      if (SKIP.has(p)) continue;
+      out.push(p);
+      const node = FS.lookupPath(p, { follow: false }).node;
+      if (FS.isDir(node.mode) && !FS.isMountpoint(node)) walk(p, out);
+    }
+    return out;
+  };
+  const pristine = new Set(walk("/", []));
+  const scrub = (): void => {
+    for (const p of walk("/", []).reverse()) {
+      if (pristine.has(p)) continue;
+      try {
+        if (FS.isDir(FS.lookupPath(p, { follow: false }).node.mode)) FS.rmdir(p);
+        else FS.unlink(p);
+      } catch {
+        // (held by a mount that is gone with its outer one, or already removed)
+      }
+    }
+  };
   let changed = new Set<string>();
   let written = 0;
   let quiet = false;
@@ -211,6 +240,7 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
     mount(folders) {
       written = 0;
       changed = new Set();
+      scrub();
       quiet = true;
       try {
         // Outer folders first: a folder inside another is mounted on a node of the outer mount.
