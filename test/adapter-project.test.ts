@@ -161,3 +161,23 @@ test("the launch's Python's pure-Python packages import sealed; a compiled one i
   // The library's frames are not the user's: stepping in never entered greeting/words.py.
   assert.ok(!run.stops.some((s) => s.includes("words.py")), run.stops.join("\n"));
 });
+
+test("a program in a subfolder of its project (its cwd) reaches the project's package: the package's frames and breakpoints are there, in predict and record modes", T, async () => {
+  const folder = copy("inventory", "inventory-scripts");
+  mkdirSync(join(folder, "scripts"));
+  const program = join(folder, "scripts", "run.py");
+  writeFileSync(
+    program,
+    'import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))\nfrom inventory import Store\nfrom inventory.io.csvfile import read_items\n\nstore = Store(read_items("data/stock.csv"))\nprint(store.take("pen", 2))\n',
+  );
+  const store = join(folder, "inventory", "store.py");
+  for (const launch of [{ mode: "predict", trusted: false }, { mode: "record", trusted: true, python: py312 }]) {
+    const hit = await walk({ ...launch, cwd: folder }, program, { path: store, line: 14 });
+    assert.equal(hit.breakpoints[0].verified, true, `${launch.mode}: ${hit.breakpoints[0].message ?? ""}`);
+    assert.equal(hit.stops.length, 1, launch.mode);
+    assert.match(hit.stops[0], /^inventory\/store\.py Store\.take:14 /, launch.mode);
+    const all = await walk({ ...launch, cwd: folder }, program);
+    assert.equal(all.output, "8\n", launch.mode);
+    assert.ok(all.stops.some((s) => s.startsWith("inventory/io/csvfile.py read_items:")), launch.mode);
+  }
+});

@@ -467,7 +467,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
     const ran = await executor.run(request, timeout, opts.signal, files);
-    const records = new Records(file);
+    const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };
     // The holes before the run and the modules that stand in are told once, though each answer runs the program again.

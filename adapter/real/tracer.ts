@@ -196,9 +196,11 @@ const whole = (v: unknown, min: number): v is number => typeof v === "number" &&
 /**
  * One record of the tracer's channel, checked field by field: the program shares its process with
  * the tracer and can write into the channel, so nothing in a record is taken on trust. A user
- * file's path must stay inside the program's folder (relative, no "..").
+ * file's path is relative to the program's folder and must stay inside the user's folder (`root`,
+ * the project's folder where it is above the program's: "../lib/util.py"; else the program's
+ * folder: no "..").
  */
-function checkRecord(r: unknown): Record<string, unknown> {
+function checkRecord(r: unknown, mainDir?: string, root?: string): Record<string, unknown> {
   if (!isObject(r)) throw new RecordError(`a record is a JSON object, not ${r === null ? "null" : Array.isArray(r) ? "an array" : typeof r}`);
   const str = (key: string): void => {
     if (r[key] !== undefined && typeof r[key] !== "string") throw new RecordError(`"${key}" is ${JSON.stringify(r[key])?.slice(0, 40)}, not a string`);
@@ -219,7 +221,9 @@ function checkRecord(r: unknown): Record<string, unknown> {
   if (typeof r.func !== "string" || !r.func) throw new RecordError(`"func" is ${JSON.stringify(r.func)?.slice(0, 40)}, not a name`);
   if (r.file !== undefined) {
     const f = r.file;
-    if (typeof f !== "string" || !f || f.includes("\0") || path.posix.isAbsolute(f) || path.win32.isAbsolute(f) || f.split(/[\\/]/).includes(".."))
+    const inside = (p: string, dir: string): boolean => p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+    const climbs = typeof f === "string" && f.split(/[\\/]/).includes("..");
+    if (typeof f !== "string" || !f || f.includes("\0") || path.posix.isAbsolute(f) || path.win32.isAbsolute(f) || (climbs && !(mainDir && root && inside(path.resolve(mainDir, f), root))))
       throw new RecordError(`"file" is ${JSON.stringify(f)?.slice(0, 80)}, not a path inside the program's folder`);
   }
   if (r.locals !== undefined) {
@@ -251,7 +255,11 @@ export class Records {
   private partial = "";
   private count = 0;
 
-  constructor(private readonly mainFile?: string) {}
+  /** `root`: the project's folder, where its files may lie above the program's folder. */
+  constructor(
+    private readonly mainFile?: string,
+    private readonly root?: string,
+  ) {}
 
   /** Feeds raw output; returns true once the exit record has arrived, or a record was not valid. */
   feed(chunk: string, onRecord?: (r: Record<string, unknown>) => boolean): boolean {
@@ -269,7 +277,7 @@ export class Records {
           throw new RecordError("a record is not JSON");
         }
         if (onRecord && isObject(r) && !onRecord(r)) continue;
-        this.add(checkRecord(r));
+        this.add(checkRecord(r, this.mainFile && path.dirname(this.mainFile), this.root));
       } catch (e) {
         if (!(e instanceof RecordError)) throw e;
         this.invalid = new RecordError(`The trace is not valid (record ${this.count}: ${e.message}): the program wrote into the tracer's channel, or the tracer is not this debugger's`);
@@ -410,7 +418,7 @@ export async function runTrace(program: string, opts: TraceOptions = {}): Promis
 
   opts.signal?.throwIfAborted();
   return new Promise<TraceResult>((resolve, reject) => {
-    const records = new Records(file);
+    const records = new Records(file, opts.root && path.resolve(opts.root));
     const child = own(spawn(python, args, { cwd, stdio: [hybrid ? "pipe" : "ignore", "pipe", "pipe"], detached, env: pythonEnv() }));
     let killed = false;
     let done = false;
