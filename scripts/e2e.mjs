@@ -154,6 +154,8 @@ async function prepare() {
   // A fresh copy of the workspace: tests may write into it (saved traces).
   const workspace = join(runDir, "workspace");
   cpSync(join(root, "test/e2e/workspace"), workspace, { recursive: true });
+  // A project of several files (a package, a data file), debugged as one in predict mode.
+  cpSync(join(root, "test/fixtures/projects/inventory"), join(workspace, "project"), { recursive: true });
   let extension = resolve(process.env.E2E_EXTENSION_PATH ?? root);
   if (process.env.E2E_VSIX) {
     // A .vsix is a zip whose extension/ folder is what VS Code installs.

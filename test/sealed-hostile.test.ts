@@ -147,10 +147,14 @@ for o in hits:
         lambda: o.fetch("http://127.0.0.1:%d/" % PORT),
         lambda: o.constructor.constructor("return process")(),
         lambda: o.eval("1"),
+        lambda: o.process._linkedBinding("electron_common_shell"),
+        lambda: o.process.binding("fs"),
+        lambda: o.process.dlopen({}, "/lib/x86_64-linux-gnu/libc.so.6"),
+        lambda: o.globalThis.process.binding("spawn_sync"),
     ):
         try:
             r = attempt()
-            if r is not None and SECRET in str(r):
+            if r is not None and (SECRET in str(r) or "JsProxy" in type(r).__name__):
                 print("ESCAPED", r)
         except BaseException:
             pass`,
@@ -272,6 +276,29 @@ test("the executor outlives a run it had to kill, and its process is gone", asyn
   const next = await runSealed(program("after_kill", `print("alive")`), {}, executor);
   assert.equal(next.frames.at(-1)?.stdout, "alive\n");
   assert.notEqual(executor.pid, pid);
+});
+
+test("the worker refuses to run where a native binding cannot be cut off (process.binding, _linkedBinding, dlopen, each frozen before it starts)", () => {
+  const root = join(import.meta.dirname, "..");
+  const permission = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+  for (const name of ["binding", "_linkedBinding", "dlopen"]) {
+    const preload = join(dir, `freeze-${name}.mjs`);
+    writeFileSync(preload, `Object.defineProperty(process, ${JSON.stringify(name)}, { value: process[${JSON.stringify(name)}], configurable: false, writable: false });\n`);
+    const r = spawnSync(
+      process.execPath,
+      [permission, `--allow-fs-read=${root}/*`, `--allow-fs-read=${preload}`, "--disallow-code-generation-from-strings", "--no-warnings", "--import", preload, join(root, "dist/sealed.mjs"), join(root, "node_modules/pyodide"), join(root, "adapter/python")],
+      { stdio: ["ignore", "ignore", "pipe", "ignore", "pipe"], timeout: 30_000, env: {} },
+    );
+    assert.equal(r.status, 1, `${name}: ${String(r.stderr)}`);
+    assert.match(String(r.output[4]), new RegExp(`"event":"failed".*process\\.${name} cannot be cut off`));
+  }
+});
+
+test("the child runs with Electron's ASAR reading off (ELECTRON_NO_ASAR) and nothing else of this process's environment", () => {
+  const pid = executor.pid;
+  assert.ok(pid !== undefined);
+  const env = readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").filter(Boolean);
+  assert.deepEqual(env, ["ELECTRON_NO_ASAR=1"]);
 });
 
 test("the worker refuses to run anything when its process is not locked down (no permission model, code generation allowed)", () => {

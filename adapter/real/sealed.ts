@@ -163,8 +163,10 @@ class SealedProcess {
       where.python,
       String(MEMORY_MIB),
     ];
-    // No environment (Electron runs as Node only when told); no standard streams; fds 3 and 4 are the channel.
-    const env: NodeJS.ProcessEnv = process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {};
+    // No environment but Electron's two switches: run as Node (where this is Electron: desktop VS
+    // Code), and no ASAR archive reading, whose own file handle would pass Node's permission model
+    // (harmless under plain Node); no standard streams; fds 3 and 4 are the channel.
+    const env: NodeJS.ProcessEnv = { ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {}), ELECTRON_NO_ASAR: "1" };
     this.child = own(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env, detached: process.platform !== "win32" }));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
       this.lastWords = (this.lastWords + d).slice(-2000);

@@ -15,7 +15,10 @@
 //    processes, no workers, no native addons, no WASI (enforced by Node itself, also against code
 //    that reaches JavaScript).
 // 2. No code generation from strings (`eval`, `Function`).
-// 3. The JavaScript realm, before any program runs: no network primitives (`fetch`, `WebSocket`, ...,
+// 3. The JavaScript realm, before Pyodide loads: no native bindings (process.binding but for the
+//    constants Pyodide's loader reads, process._linkedBinding: an embedder's own, Electron's shell
+//    functions among them; process.dlopen), each checked to be cut.
+//    Then, before any program runs: no network primitives (`fetch`, `WebSocket`, ...,
 //    removed before Pyodide loads, so nothing holds them), no `process` (its powers cut off as well,
 //    in case a reference survives), no `require` (Pyodide's loader leaves one), a silent `console`,
 //    a wall clock and a random source that are the same on every run.
@@ -88,11 +91,32 @@ const capPages = (MEMORY_MIB * 1024 * 1024) / 65536;
   return new RealMemory({ ...desc, ...(maximum !== undefined ? { maximum } : {}) });
 };
 
-// Pyodide's loader asks process.binding("constants"), which the permission model refuses.
+// ---- native bindings: cut before Pyodide loads ----
+// Node's permission model does not guard them: process.binding and process.dlopen reach Node's
+// internals and native code; process._linkedBinding reaches an embedder's own bindings (desktop VS
+// Code's Electron runs this process as Node: electron_common_shell has openPath, openExternal,
+// trashItem). Pyodide's loader asks only process.binding("constants"), given from node:constants.
 const constants = await import("node:constants");
-const proc = process as unknown as { binding: (n: string) => unknown };
-const realBinding = proc.binding.bind(process);
-proc.binding = (n: string) => (n === "constants" ? constants.default : realBinding(n));
+const NATIVE = ["binding", "_linkedBinding", "dlopen"] as const;
+const cuts = new Map<string, () => never>();
+for (const name of NATIVE) {
+  const refuse = (n?: unknown): never => {
+    if (name === "binding" && n === "constants") return constants.default as never;
+    throw new Error(`process.${name} is not available in the sandbox`);
+  };
+  cuts.set(name, refuse);
+  try {
+    Object.defineProperty(process, name, { value: refuse, configurable: false, writable: false });
+  } catch {
+    // (a property that cannot be redefined: the check below refuses to run)
+  }
+}
+// The self-check's second half: each cut holds, or nothing runs.
+const uncut = NATIVE.find((name) => (process as unknown as Record<string, unknown>)[name] !== cuts.get(name));
+if (uncut) {
+  send({ event: "failed", error: `the sandbox cannot be locked down: process.${uncut} cannot be cut off` });
+  quit(1);
+}
 
 // ---- a clock and a random source that make each run a pure function of its input ----
 // CPython's wall clock in C (datetime.now, time.localtime) reads Date.now here: it stands at one

@@ -4,6 +4,8 @@
 // predicts, only on the protocol: lines of the file, frames, locals, marks. The packaged
 // extension bundles a model: a launch without one is a failure. The launch sets "compute": false:
 // demo.py's states all follow from its call, so by default none of them would be the model's.
+// Then a project of several files (test/fixtures/projects/inventory, copied into the workspace):
+// its package's breakpoint, its data file and its writes, sealed.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
@@ -50,5 +52,41 @@ suite("predict mode", () => {
     if (hasDriver) await until("the predicted scope in the Variables view", async () => (await probe(".debug-pane .monaco-list-row")).some((r) => /Predicted locals/.test(r.text)) || undefined);
     await screenshot("predict-step");
     await stopAll();
+  }, 300_000);
+
+  test("a project of several files: a breakpoint in its package is verified and hit, its data file read, its writes kept off the disk", async () => {
+    watchSessions();
+    const folder = vscode.workspace.workspaceFolders![0];
+    const project = vscode.Uri.joinPath(folder.uri, "project");
+    const store = vscode.Uri.joinPath(project, "inventory", "store.py");
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(store));
+    const breakpoint = new vscode.SourceBreakpoint(new vscode.Location(store, new vscode.Position(13, 0)));
+    vscode.debug.addBreakpoints([breakpoint]);
+    try {
+      await vscode.commands.executeCommand("workbench.view.debug");
+      const from = mark();
+      assert.equal(await vscode.debug.startDebugging(folder, "Predict project"), true);
+      const set = await responseTo("setBreakpoints", from, 60_000);
+      const verdicts = (set.body as DebugProtocol.SetBreakpointsResponse["body"]).breakpoints;
+      assert.deepEqual(verdicts.map((b) => [b.verified, b.line]), [[true, 14]], JSON.stringify(verdicts));
+      const { body } = await nextEvent<DebugProtocol.StoppedEvent>("stopped", from, 120_000);
+      assert.equal(body.reason, "breakpoint", outputSince(from));
+      const [top] = await stack();
+      assert.equal(top.source?.path, store.fsPath);
+      assert.equal(top.line, 14);
+      assert.equal(top.name, "Store.take");
+      await screenshot("predict-project");
+      vscode.debug.removeBreakpoints([breakpoint]);
+      const ending = nextEvent("terminated", from, 120_000);
+      await vscode.commands.executeCommand("workbench.action.debug.continue");
+      await ending;
+      const text = outputSince(from);
+      assert.match(text, /refused: pen: 50 asked, 10 left\n3 items worth 40\.00\nlow: \['ink'\]/);
+      assert.match(text, /out\/low\.txt \(4 bytes\)/);
+      await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.joinPath(project, "out"))), "the run wrote nothing to disk");
+    } finally {
+      vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      await stopAll();
+    }
   }, 300_000);
 });
