@@ -72,11 +72,14 @@ suite("predict mode", () => {
       const { body } = await nextEvent<DebugProtocol.StoppedEvent>("stopped", from, 120_000);
       assert.equal(body.reason, "breakpoint", outputSince(from));
       const [top] = await stack();
-      assert.equal(top.source?.path, store.fsPath);
+      assert.ok(top.source?.path?.endsWith("/project/inventory/store.py"), top.source?.path);
       assert.equal(top.line, 14);
       assert.equal(top.name, "Store.take");
       await screenshot("predict-project");
+      // (the breakpoint is hit again by the second take(): Continue once VS Code has cleared it)
+      const clearing = mark();
       vscode.debug.removeBreakpoints([breakpoint]);
+      await responseTo("setBreakpoints", clearing, 30_000);
       const ending = nextEvent("terminated", from, 120_000);
       await vscode.commands.executeCommand("workbench.action.debug.continue");
       await ending;
