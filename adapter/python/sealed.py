@@ -51,7 +51,6 @@ generation, Node's permission model): what a program might still reach there can
 import ast
 import builtins
 import copy
-import importlib
 import importlib.machinery
 import io
 import itertools
@@ -344,8 +343,9 @@ def run(request):
     random.seed(0)
     del _notices[:]
     # The user's folders are mounted afresh for this run (adapter/real/sandboxFs.ts): nothing cached
-    # of an earlier run's folders (the import system's listings, linecache) is read again.
-    importlib.invalidate_caches()
+    # of an earlier run's folders (the import system's listings, linecache) is read again. (Dropping
+    # the path finders drops their listings; importlib.invalidate_caches() would import
+    # importlib.metadata, 150 ms in WebAssembly, for nothing more.)
     sys.path_importer_cache.clear()
     linecache.clearcache()
     # The program is in its mounted folder as on disk; outside one (no folder offered) it is written here.

@@ -450,6 +450,12 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
   const file = await checkProgram(program);
   const text = await readProgram(file);
   const source = normalizeSource(text);
+  // Pyodide loads (seconds, the first time) while the launch's Python is asked for its libraries.
+  try {
+    executor.warm().catch(() => undefined);
+  } catch {
+    // (cannot be had here: the run below says why)
+  }
   const files = await sandboxFiles(file, { ...(opts.root ? { root: opts.root } : {}), ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.python ? { python: opts.python } : {}) });
   const where = {
     mounts: files.mounts,
