@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import { runTrace } from "../adapter/real/tracer.js";
 import { connect, startServer, stopServer } from "./support/serve.js";
+import { tcpAddress } from "../adapter/dap/serve.js";
 import { buildDist } from "./support/dist.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -63,4 +64,26 @@ test("one warm process serves session after session, side by side, and outlives 
     // Its parent closing stdin ends it.
     assert.equal(await stopServer(server), 0);
   }
+});
+
+test("--listen takes a TCP port on the loopback too, for clients that reach an adapter by TCP: a predict session over it", async () => {
+  const server = await startServer(["--warm=false"], process.env, "127.0.0.1:0");
+  try {
+    const { dc, socket } = await connect(server);
+    await launch(dc, { program: DEMO, call: "total([3, 1, 2])", mode: "predict" });
+    assert.equal((await dc.stackTraceRequest(THREAD)).body.stackFrames[0].name, "total");
+    await dc.disconnectRequest({});
+    socket.end();
+  } finally {
+    assert.equal(await stopServer(server), 0);
+  }
+});
+
+test("--listen reads a TCP address on the loopback only: another host is refused, never a port open to the network; a path is a socket", () => {
+  assert.deepEqual(tcpAddress("4711"), { host: "127.0.0.1", port: 4711 });
+  assert.deepEqual(tcpAddress("localhost:0"), { host: "localhost", port: 0 });
+  assert.deepEqual(tcpAddress("[::1]:4711"), { host: "::1", port: 4711 });
+  for (const other of ["0.0.0.0:4711", "192.168.1.2:4711", "example.org:80", "[::]:4711"]) assert.throws(() => tcpAddress(other), /loopback only/, other);
+  assert.throws(() => tcpAddress("70000"), /not a TCP port/);
+  for (const path of ["/tmp/adapter.sock", "\\\\.\\pipe\\ndbg", "/tmp/x:4711"]) assert.equal(tcpAddress(path), undefined, path);
 });

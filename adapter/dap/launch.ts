@@ -56,8 +56,8 @@ export interface LaunchConfig {
   lowConfidence: number;
   /**
    * The client says the workspace is trusted: the extension sets it from VS Code's workspace
-   * trust, over whatever launch.json says; a command-line client, run by the user on their own
-   * files, sets it. Not a user attribute, so package.json does not offer it.
+   * trust, over whatever launch.json says; another DAP client, run by the user on their own
+   * files, sets it (package.json says so, for those clients).
    */
   trusted: boolean;
 }

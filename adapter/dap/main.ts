@@ -1,7 +1,8 @@
 // The debug adapter as a program: speaks DAP on stdio, so VS Code and any other DAP client can
 // start it with `node dist/adapter.js`. With `--listen=PIPE` it serves one session per
 // connection on a named pipe or Unix socket and stays up between them (the extension keeps one
-// warm); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once and
+// warm); `--listen=PORT` (or `--listen=127.0.0.1:PORT`) does the same on a TCP port of the
+// loopback, for clients that reach an adapter by TCP (nvim-dap's "server" adapters); `--preload=MODEL` (empty: the bundled model) and `--gpu=G` load a model at once and
 // warm it up with a short decode (`--warm=false`: load only).
 import { NeuralPythonSession } from "./session.js";
 import { startSession } from "./framing.js";

@@ -28,8 +28,34 @@ export function closeThen(sessions: Iterable<NeuralPythonSession>, exit: () => v
   setTimeout(exit, CLOSE_TIMEOUT_MS).unref();
 }
 
-/** Serves sessions on `path` until the parent goes (stdin closes); says `listening PATH` on stdout when ready. */
+/**
+ * A TCP address on this machine's loopback where `--listen` names one: a port ("4711"), or a
+ * loopback host and a port ("127.0.0.1:4711", "localhost:4711", "[::1]:4711"); port 0 takes a free
+ * one. Undefined for a pipe or socket path. Throws for any other host, or a port past 65535: a
+ * session runs programs (record mode) for whoever connects, so the network never reaches one.
+ */
+export function tcpAddress(listen: string): { host: string; port: number } | undefined {
+  const m = /^(?:(.+):)?(\d+)$/.exec(listen);
+  if (!m || (m[1] !== undefined && /[\\/]/.test(m[1]))) return undefined;
+  const host = m[1] ?? "127.0.0.1";
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(host)) throw new Error(`--listen=${listen}: the adapter listens on this machine's loopback only (127.0.0.1, localhost or [::1])`);
+  if (Number(m[2]) > 65535) throw new Error(`--listen=${listen}: ${m[2]} is not a TCP port`);
+  return { host: host === "[::1]" ? "::1" : host, port: Number(m[2]) };
+}
+
+/**
+ * Serves sessions on `path` (a named pipe or Unix socket, or a TCP port on the loopback: see
+ * tcpAddress) until the parent goes (stdin closes); says `listening PATH` (or `listening HOST:PORT`)
+ * on stdout when ready.
+ */
 export function serve(path: string, opts: ServeOptions = {}): void {
+  let tcp: ReturnType<typeof tcpAddress>;
+  try {
+    tcp = tcpAddress(path);
+  } catch (e) {
+    process.stderr.write(`neural-python adapter: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
   const sessions = new Set<NeuralPythonSession>();
   const server = createServer((socket: Socket) => {
     const session = new NeuralPythonSession();
@@ -47,17 +73,18 @@ export function serve(path: string, opts: ServeOptions = {}): void {
     process.stderr.write(`neural-python adapter: cannot listen on ${path}: ${e.message}\n`);
     process.exit(1);
   });
-  if (process.platform !== "win32") {
+  if (process.platform !== "win32" && !tcp) {
     // A socket file left by a process that died would refuse the listen; ours goes when we do.
     rmSync(path, { force: true });
     process.on("exit", () => rmSync(path, { force: true }));
   }
   // The socket is created private to the user (0600), whatever the umask: anyone who can connect
   // can start sessions. The bind happens within listen(), so the umask is ours only that long.
-  const umask = process.platform !== "win32" ? process.umask(0o177) : undefined;
+  const umask = process.platform !== "win32" && !tcp ? process.umask(0o177) : undefined;
   try {
-    server.listen(path, () => {
-      process.stdout.write(`listening ${path}\n`);
+    const listening = (): void => {
+      const where = tcp ? `${tcp.host.includes(":") ? `[${tcp.host}]` : tcp.host}:${(server.address() as { port: number }).port}` : path;
+      process.stdout.write(`listening ${where}\n`);
       if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto", opts.warm !== false);
       // Predict mode's sealed CPython loads in the background too (seconds): a session's first stop needs none of that time.
       const t0 = performance.now();
@@ -67,7 +94,9 @@ export function serve(path: string, opts: ServeOptions = {}): void {
           (info) => process.stderr.write(`neural-python adapter: sealed CPython ${info.python} (Pyodide ${info.pyodide}) ready in ${Math.round(performance.now() - t0)} ms\n`),
           (e: Error) => process.stderr.write(`neural-python adapter: the sealed run is not available: ${e.message}\n`),
         );
-    });
+    };
+    if (tcp) server.listen(tcp.port, tcp.host, listening);
+    else server.listen(path, listening);
   } finally {
     if (umask !== undefined) process.umask(umask);
   }

@@ -180,7 +180,7 @@ class _Compiled:
         if part is None:
             return None
         why = ("%s is a compiled package (%s is built for this machine, not for WebAssembly): the sealed run cannot import it. "
-               "Debug in hybrid mode to run it for real, or leave it uninstalled for the launch's Python so that its calls become holes the model fills") % (fullname.split(".")[0], part)
+               "Debug in hybrid mode to run it for real") % (fullname.split(".")[0], part)
         if why not in _notices:
             _notices.append(why)
         raise ModuleNotFoundError(why, name=fullname)

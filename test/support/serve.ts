@@ -11,15 +11,19 @@ import { ADAPTER } from "./dist.js";
 
 export interface Server {
   proc: ChildProcess;
+  /** The socket's path, or "127.0.0.1:PORT". */
   path: string;
   stderr: () => string;
 }
 
-/** Starts the server with `args` (default: preload the bundled model on the CPU) and waits for its `listening` line. */
-export async function startServer(args: string[] = ["--preload=", "--gpu=cpu"], env: NodeJS.ProcessEnv = process.env): Promise<Server> {
+/**
+ * Starts the server with `args` (default: preload the bundled model on the CPU) and waits for its
+ * `listening` line; on a Unix socket, or on `tcp` (a --listen value: "127.0.0.1:0") where given.
+ */
+export async function startServer(args: string[] = ["--preload=", "--gpu=cpu"], env: NodeJS.ProcessEnv = process.env, tcp?: string): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), "ndbg-serve-"));
-  const path = join(dir, "adapter.sock");
-  const proc = spawn(process.execPath, [ADAPTER, `--listen=${path}`, ...args], { stdio: ["pipe", "pipe", "pipe"], env });
+  const socketPath = join(dir, "adapter.sock");
+  const proc = spawn(process.execPath, [ADAPTER, `--listen=${tcp ?? socketPath}`, ...args], { stdio: ["pipe", "pipe", "pipe"], env });
   let err = "";
   proc.stderr!.setEncoding("utf8").on("data", (d: string) => (err += d));
   proc.on("exit", () => rmSync(dir, { recursive: true, force: true }));
@@ -34,8 +38,9 @@ export async function startServer(args: string[] = ["--preload=", "--gpu=cpu"], 
       }
     });
   });
-  assert.equal(line, `listening ${path}`);
-  return { proc, path, stderr: () => err };
+  if (tcp) assert.match(line, /^listening 127\.0\.0\.1:\d+$/);
+  else assert.equal(line, `listening ${socketPath}`);
+  return { proc, path: line.slice("listening ".length), stderr: () => err };
 }
 
 /** Ends the server as its parent does (closing its stdin) and resolves with its exit code. */
@@ -58,8 +63,9 @@ class SocketClient extends DebugClient {
 }
 
 export async function connect(server: Server, timeout = 30_000): Promise<{ dc: DebugClient; socket: Socket }> {
+  const tcp = /^127\.0\.0\.1:(\d+)$/.exec(server.path);
   const socket = await new Promise<Socket>((resolve, reject) => {
-    const s = createConnection(server.path, () => resolve(s));
+    const s = tcp ? createConnection(Number(tcp[1]), "127.0.0.1", () => resolve(s)) : createConnection(server.path, () => resolve(s));
     s.once("error", reject);
   });
   const dc = new SocketClient(process.execPath, ADAPTER, "neural-python");
