@@ -159,9 +159,13 @@ def unpack(bundle: Path, work: Path) -> dict:
             name = m.name[len("repo/"):] if m.name.startswith("repo/") else m.name
             target = dest / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            with tar.extractfile(m) as src, open(target, "wb") as f:
+            # Written beside, then renamed over: a process reading the file meanwhile (an adapter
+            # loading dist/'s bundles or web-tree-sitter's wasm) sees the old file or the new, never half.
+            part = target.with_name(target.name + ".unpacking")
+            with tar.extractfile(m) as src, open(part, "wb") as f:
                 shutil.copyfileobj(src, f)
-            os.chmod(target, m.mode | 0o200)
+            os.chmod(part, m.mode | 0o200)
+            os.replace(part, target)
         manifest = json.loads(tar.extractfile("manifest.json").read())
     py = work / f"python/bin/python{manifest['python']}"
     if not py.is_file():

@@ -56,6 +56,7 @@ import io
 import itertools
 import json
 import linecache
+import operator
 import os
 import random
 import re
@@ -214,28 +215,38 @@ def seal():
 
 
 class _CleanModules:
-    """The modules as they stand once the interpreter is sealed, put back before every run: what a
-    run changed in a module (`math.pi = 3`, `json.dumps = ...`, `builtins.print = ...`, an entry of
-    sys.modules replaced or deleted) reaches no later run, nor an evaluation. Each module's
-    namespace is restored whole where any name in it was rebound (compared by identity: no
-    program's __eq__ runs here); what a run changed inside an object a module holds (a class's
-    attribute, a list's items) is not put back."""
+    """The modules as they stand once the interpreter is sealed, put back before and after every
+    run: what a run changed in a module (`math.pi = 3`, `json.dumps = ...`, `builtins.print = ...`,
+    an entry of sys.modules replaced or deleted, sys.meta_path cleared) reaches no later run, nor
+    an evaluation. Each module's namespace is restored whole where any name in it was rebound
+    (compared by identity: no program's __eq__ runs here); what a run changed inside an object a
+    module holds (a class's attribute, a list's items) is not put back."""
 
     def __init__(self):
         self.modules = {}
+        self.finders = [], []
 
     def take(self):
-        self.modules = {name: (module, dict(module.__dict__)) for name, module in list(sys.modules.items()) if isinstance(module, types.ModuleType)}
+        self.modules = {}
+        for name, module in list(sys.modules.items()):
+            if isinstance(module, types.ModuleType):
+                saved = dict(module.__dict__)
+                self.modules[name] = (module, saved, tuple(saved), tuple(saved.values()))
+        # The import system's own lists, changed in place by a program that clears or reorders them.
+        self.finders = list(sys.meta_path), list(sys.path_hooks)
 
     def restore(self):
         modules = sys.modules
-        for name, (module, saved) in self.modules.items():
+        missing = itertools.repeat(_clean)
+        for name, (module, saved, keys, values) in self.modules.items():
             if modules.get(name) is not module:
                 modules[name] = module
             namespace = module.__dict__
-            if len(namespace) != len(saved) or any(namespace.get(key, _clean) is not value for key, value in saved.items()):
+            # (compared in C: map and operator.is_, the same keys' values by identity)
+            if len(namespace) != len(keys) or not all(map(operator.is_, map(namespace.get, keys, missing), values)):
                 namespace.clear()
                 namespace.update(saved)
+        sys.meta_path[:], sys.path_hooks[:] = self.finders
 
 
 _clean = _CleanModules()
@@ -334,10 +345,13 @@ def _write_program(program, source):
 
 
 def run(request):
-    _clean.restore()
     req = _loads(request)
     if "evaluate" in req:
         return _dumps(evaluate(req["evaluate"]))
+    # Put back before the program runs (an evaluation may have changed a module: it is no program's
+    # run, and costs no restore of its own: one is 2 ms, an evaluation half of one) and after it,
+    # so that evaluations between runs meet a clean interpreter too.
+    _clean.restore()
     program, source = req["program"], req["source"]
     _clock.reset()
     random.seed(0)
@@ -370,6 +384,7 @@ def run(request):
         for p in libraries:
             while p in sys.path:
                 sys.path.remove(p)
+        _clean.restore()
     return "\n".join(out.lines)
 
 

@@ -248,15 +248,17 @@ for (;;) {
   if (!line!.trim()) continue;
   seed = 1;
   let records: string;
-  let folders: string[] = [];
+  // A program's run mounts the user's folders and reports what it wrote; an evaluation over
+  // values (the runner's "evaluate") touches no file, and is answered at once.
+  let folders: string[] | undefined;
   try {
-    const request = JSON.parse(line!) as { mounts?: unknown };
-    if (Array.isArray(request.mounts)) folders = request.mounts.filter((m): m is string => typeof m === "string" && m.startsWith("/"));
+    const request = JSON.parse(line!) as { mounts?: unknown; evaluate?: unknown };
+    if (request.evaluate === undefined) folders = Array.isArray(request.mounts) ? request.mounts.filter((m): m is string => typeof m === "string" && m.startsWith("/")) : [];
   } catch {
     // (the runner answers a request that is not JSON)
   }
   try {
-    files.mount(folders);
+    if (folders) files.mount(folders);
     records = String(run(line));
   } catch (e) {
     // A fatal error of the interpreter (the WebAssembly stack overflowed, memory ran out in C):
@@ -264,5 +266,6 @@ for (;;) {
     send({ event: "fatal", error: e instanceof Error ? e.message.split("\n").slice(-3).join(" ") : String(e) });
     quit(2);
   }
-  send({ event: "done", records: records!, wrote: files.unmount(), notices: JSON.parse(String(notices())) as unknown });
+  if (!folders) send({ event: "done", records: records!, wrote: [], notices: [] });
+  else send({ event: "done", records: records!, wrote: files.unmount(), notices: JSON.parse(String(notices())) as unknown });
 }
