@@ -27,6 +27,7 @@ import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.j
 import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
+import { under } from "../system/paths.js";
 import { VariableStore, page } from "./variables.js";
 
 const THREAD_ID = 1;
@@ -396,7 +397,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const program = this.programFile() ?? config.program;
     const root = real(projectRoot(program, config.cwd));
     const file = real(path);
-    if (!file.endsWith(".py") || !file.startsWith(root + sep)) return { refused: `breakpoints stop in the project's Python files only (${root})` };
+    if (!file.endsWith(".py") || !under(file, root)) return { refused: `breakpoints stop in the project's Python files only (${root})` };
     return { file: relative(dirname(real(program)), file).split(sep).join("/") };
   }
 

@@ -7,9 +7,10 @@
 // record mode. Every value that came from the model is marked, with the hole's confidence, for as
 // long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
 // program runs again, every other hole answered as before.
-import { dirname, relative, sep } from "node:path";
+import { dirname, relative } from "node:path";
 import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
+import { under } from "../system/paths.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
@@ -442,7 +443,7 @@ const SHOWN_LINES = 12;
 export function describeSandbox(sandbox: { wrote: readonly Written[]; notices: readonly string[] }, cwd: string): string[] {
   if (!sandbox.wrote.length) return [...sandbox.notices];
   const lines: string[] = [];
-  const name = (p: string): string => (p.startsWith(cwd + sep) ? relative(cwd, p) : p);
+  const name = (p: string): string => (under(p, cwd) ? relative(cwd, p) : p);
   lines.push(`the program writes ${sandbox.wrote.length === 1 ? "one file" : `${sandbox.wrote.length} files`}, in the sandbox's memory only (nothing on disk):`);
   for (const w of sandbox.wrote) {
     if (w.deleted) {

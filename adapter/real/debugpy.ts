@@ -13,6 +13,7 @@ import { DapClient, DapError } from "./dapClient.js";
 import { parseLiteral } from "../format/values.js";
 import { removeStale } from "../system/stale.js";
 import { descendants, killTree, own } from "../system/processes.js";
+import { under } from "../system/paths.js";
 import { tracerScript } from "./tracer.js";
 import type { Objects } from "../format/trajectory.js";
 import { askPython, firstPython } from "./python.js";
@@ -572,7 +573,7 @@ export class Debugpy {
   /** Files the tracer traces: the program and .py files under its folder outside installed packages. */
   private isUser(path: string): boolean {
     if (path === this.mainReal) return true;
-    if (path === this.driver || extname(path) !== ".py" || !path.startsWith(this.mainDir + sep)) return false;
+    if (path === this.driver || extname(path) !== ".py" || !under(path, this.mainDir)) return false;
     return !/[\\/](site|dist)-packages[\\/]/.test(path);
   }
 

@@ -58,8 +58,9 @@ type Node = any;
 
 export interface SandboxFs {
   /**
-   * Mounts each folder (sandbox path = host path) for one run; the write budget starts afresh, and
-   * whatever an earlier run left in the in-memory file system (a file in /tmp, a folder) is gone.
+   * Mounts each folder, at the path the program sees (the parent is asked by that path), for one
+   * run; the write budget starts afresh, and whatever an earlier run left in the in-memory file
+   * system (a file in /tmp, a folder) is gone.
    */
   mount(folders: readonly string[]): void;
   /** What the run changed in the mounted folders, then the mounts are gone. */
@@ -133,24 +134,23 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
   };
 
   const base = MEMFS.ops_table.dir.node;
-  /** The host's listing of a folder node, once: its entries become lazy nodes beside what the program made. */
+  /**
+   * The listing of a folder node, asked once: its entries become lazy nodes beside what the program
+   * made. (A node's `source` is the path its contents are asked by, fixed when it is made: one the
+   * program renames still comes from where it was.)
+   */
   const list = (dir: Node): void => {
     if (dir.listed) return;
     dir.listed = true;
-    const answer = ask({ fs: "list", path: dir.host });
+    const answer = ask({ fs: "list", path: dir.source });
     if ("errno" in answer) return fail(answer.errno);
     if (!("entries" in answer)) return fail("EIO");
-    const was = quiet;
-    quiet = true;
-    try {
-      for (const [name, kind, size] of answer.entries) {
-        if (Object.prototype.hasOwnProperty.call(dir.contents, name) || name === "." || name === ".." || name.includes("/")) continue;
-        const host = `${dir.host.replace(/\/$/, "")}/${name}`;
-        if (kind === "d") lazyDir(MEMFS.createNode(dir, name, S_IFDIR | 0o755, 0), host);
-        else lazyFile(MEMFS.createNode(dir, name, S_IFREG | 0o644, 0), host, size);
-      }
-    } finally {
-      quiet = was;
+    // (nodes made here, by MEMFS.createNode, pass no op of ours: nothing counts as written)
+    for (const [name, kind, size] of answer.entries) {
+      if (Object.prototype.hasOwnProperty.call(dir.contents, name) || name === "." || name === ".." || name.includes("/")) continue;
+      const source = `${dir.source.replace(/\/$/, "")}/${name}`;
+      if (kind === "d") lazyDir(MEMFS.createNode(dir, name, S_IFDIR | 0o755, 0), source);
+      else lazyFile(MEMFS.createNode(dir, name, S_IFREG | 0o644, 0), source, size);
     }
   };
   const dirOps = {
@@ -169,7 +169,7 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
       const node = base.mknod(parent, name, mode, dev);
       if (FS.isDir(node.mode)) {
         node.node_ops = dirOps;
-        node.listed = true; // made by the program: nothing on the host to list
+        node.listed = true; // made by the program: nothing on the machine to list
       }
       touch(parent, name);
       return node;
@@ -195,19 +195,19 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
       return base.symlink(parent, name, target);
     },
   };
-  const lazyDir = (node: Node, host: string): Node => {
+  const lazyDir = (node: Node, source: string): Node => {
     node.node_ops = dirOps;
-    node.host = host;
+    node.source = source;
     node.listed = false;
     return node;
   };
-  const lazyFile = (node: Node, host: string, size: number): void => {
+  const lazyFile = (node: Node, source: string, size: number): void => {
     let loaded = false;
     let data: Uint8Array | null = null;
     let used = size;
     const load = (): void => {
       loaded = true;
-      const answer = ask({ fs: "read", path: host });
+      const answer = ask({ fs: "read", path: source });
       if ("errno" in answer) {
         loaded = false;
         fail(answer.errno);
@@ -231,8 +231,8 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
     });
   };
   const WORKSPACE = {
-    mount(m: { opts: { host: string } }): Node {
-      return lazyDir(MEMFS.createNode(null, "/", S_IFDIR | 0o755, 0), m.opts.host);
+    mount(m: { opts: { source: string } }): Node {
+      return lazyDir(MEMFS.createNode(null, "/", S_IFDIR | 0o755, 0), m.opts.source);
     },
   };
 
@@ -247,7 +247,7 @@ export function sandboxFs(FS: any, errnos: Record<string, number>, ask: (r: FsRe
         for (const folder of [...folders].sort((a, b) => a.length - b.length)) {
           try {
             FS.mkdirTree(folder);
-            FS.mount(WORKSPACE, { host: folder }, folder);
+            FS.mount(WORKSPACE, { source: folder }, folder);
             mounted.push(folder);
           } catch {
             // (a folder that cannot be a mount point here: its files are not in the sandbox, and the program meets ENOENT)

@@ -14,6 +14,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree, own } from "../system/processes.js";
+import { under } from "../system/paths.js";
 import { normalizeSource, type Frame, type Objects } from "../format/trajectory.js";
 import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
 import {
@@ -425,7 +426,7 @@ function readWritten(v: unknown): Written[] {
 export async function sandboxFiles(program: string, opts: { root?: string; cwd?: string; python?: string } = {}): Promise<SandboxFiles> {
   const roots: SandboxRoot[] = [];
   const add = (folder: string): void => {
-    const held = roots.some((r) => folder === r.path || folder.startsWith(r.path + path.sep));
+    const held = roots.some((r) => folder === r.path || under(folder, r.path));
     if (!held) roots.push({ path: folder, kind: "project" });
   };
   add(opts.root ? path.resolve(opts.root) : projectRoot(program, opts.cwd));

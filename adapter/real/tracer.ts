@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
+import { under } from "../system/paths.js";
 import { killTree, own } from "../system/processes.js";
 import type { Socket } from "node:net";
 import path from "node:path";
@@ -221,9 +222,8 @@ function checkRecord(r: unknown, mainDir?: string, root?: string): Record<string
   if (typeof r.func !== "string" || !r.func) throw new RecordError(`"func" is ${JSON.stringify(r.func)?.slice(0, 40)}, not a name`);
   if (r.file !== undefined) {
     const f = r.file;
-    const inside = (p: string, dir: string): boolean => p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
     const climbs = typeof f === "string" && f.split(/[\\/]/).includes("..");
-    if (typeof f !== "string" || !f || f.includes("\0") || path.posix.isAbsolute(f) || path.win32.isAbsolute(f) || (climbs && !(mainDir && root && inside(path.resolve(mainDir, f), root))))
+    if (typeof f !== "string" || !f || f.includes("\0") || path.posix.isAbsolute(f) || path.win32.isAbsolute(f) || (climbs && !(mainDir && root && under(path.resolve(mainDir, f), root))))
       throw new RecordError(`"file" is ${JSON.stringify(f)?.slice(0, 80)}, not a path inside the program's folder`);
   }
   if (r.locals !== undefined) {

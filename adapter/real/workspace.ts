@@ -12,11 +12,12 @@
 // a run's reads up to a bound in all; past one the program gets an error and the Debug Console
 // says which bound. Nothing is ever written: writes stay in the child's memory.
 import { execFile } from "node:child_process";
-import { closeSync, constants, existsSync, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import path from "node:path";
+import { MiB, sizeText } from "../system/files.js";
+import { under } from "../system/paths.js";
 import type { FsAnswer, FsRequest } from "./sandboxFs.js";
 
-const MiB = 1024 * 1024;
 /** The bounds of what one run may read. */
 export const SANDBOX_LIMITS = {
   /** Bytes of one file. */
@@ -114,7 +115,13 @@ function realOrNull(p: string): string | undefined {
   }
 }
 
-const inside = (p: string, root: string): boolean => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+const inside = (p: string, root: string): boolean => p === root || under(p, root);
+
+/** Whether a name may be offered in a root of this kind: of a project, none of NOT_OFFERED; of a library, no cache. */
+const nameOffered = (name: string, kind: SandboxRoot["kind"]): boolean => (kind === "library" ? name !== "__pycache__" : !NOT_OFFERED.has(name));
+
+/** A virtual environment, whatever its name: a folder with a pyvenv.cfg. */
+const isVenv = (folder: string): boolean => existsSync(path.join(folder, "pyvenv.cfg"));
 
 /** The file system of one sealed session: the roots, and what each run has read so far. */
 export class SandboxFiles {
@@ -157,11 +164,11 @@ export class SandboxFiles {
   }
 
   /**
-   * The path here of a sandbox path, resolved, where it may be offered: inside a root (by the
-   * path the program sees and by its real path, symlinks followed), with no folder of it that is
-   * not offered.
+   * The path here of a sandbox path, resolved, where it may be offered (with the kinds of the
+   * roots that hold it, by the path seen and by the real path): inside a root by both, with no
+   * part of it that is not offered.
    */
-  private allowed(seen: string): string | undefined {
+  private allowed(seen: string): { real: string; kinds: SandboxRoot["kind"][] } | undefined {
     if (typeof seen !== "string" || !path.isAbsolute(seen) || seen.includes("\0") || path.normalize(seen) !== seen) return undefined;
     const given = this.roots.filter((r) => inside(seen, r.at)).sort((a, b) => b.at.length - a.at.length)[0];
     if (!given) return undefined;
@@ -171,31 +178,36 @@ export class SandboxFiles {
     if (!real) return undefined;
     const within = this.roots.filter((r) => inside(real, r.real)).sort((a, b) => b.real.length - a.real.length)[0];
     if (!within || !this.offered(within.real, path.relative(within.real, real), within.kind)) return undefined;
-    return real;
+    return { real, kinds: [given.kind, within.kind] };
   }
 
-  /** Whether a path inside a root passes the folders not offered (of a project: by name, and any folder with a pyvenv.cfg). */
+  /** Whether a path inside a root passes the parts not offered: each part by its name (nameOffered), and the folders of a project with a pyvenv.cfg. */
   private offered(root: string, rel: string, kind: SandboxRoot["kind"]): boolean {
     if (rel.startsWith("..") || path.isAbsolute(rel)) return false;
     const parts = rel.split(path.sep).filter(Boolean);
-    if (kind === "library") return !parts.includes("__pycache__");
-    if (parts.some((part) => NOT_OFFERED.has(part))) return false;
-    for (let i = 1; i < parts.length; i++) if (existsSync(path.join(root, ...parts.slice(0, i), "pyvenv.cfg"))) return false;
+    if (!parts.every((part) => nameOffered(part, kind))) return false;
+    if (kind === "library") return true;
+    for (let i = 1; i <= parts.length; i++) if (isVenv(path.join(root, ...parts.slice(0, i)))) return false;
     return true;
   }
 
   /** The answer to one request of the child. */
   answer(request: FsRequest): FsAnswer {
-    const real = this.allowed(request.path);
-    if (!real) return { errno: "ENOENT" };
+    const found = this.allowed(request.path);
+    if (!found) return { errno: "ENOENT" };
     try {
-      return request.fs === "list" ? this.list(request.path, real) : this.readFile(request.path, real);
+      return request.fs === "list" ? this.list(request.path, found.real, found.kinds) : this.readFile(request.path, found.real);
     } catch {
       return { errno: "EIO" };
     }
   }
 
-  private list(p: string, real: string): FsAnswer {
+  /**
+   * A folder's entries. The folder itself is allowed (in roots of `kinds`), so an entry that is no
+   * symlink lies in the same roots and needs only its own name checked by their rules; a symlink
+   * gets every check of a path (allowed), since it may lead anywhere.
+   */
+  private list(p: string, real: string, kinds: readonly SandboxRoot["kind"][]): FsAnswer {
     if (!statSync(real).isDirectory()) return { errno: "ENOTDIR" };
     const names = readdirSync(real).sort();
     const entries: [string, "d" | "f", number][] = [];
@@ -204,16 +216,20 @@ export class SandboxFiles {
         this.notice(`${p} has more than ${SANDBOX_LIMITS.entries} entries: the sandbox shows the first ${SANDBOX_LIMITS.entries}`);
         break;
       }
-      const child = this.allowed(path.join(p, name));
-      if (!child) continue;
+      if (!kinds.every((kind) => nameOffered(name, kind))) continue;
+      let st: Stats;
       try {
-        const st = statSync(child);
-        // (a folder with a pyvenv.cfg is a virtual environment, whatever its name)
-        if (st.isDirectory() && !existsSync(path.join(child, "pyvenv.cfg"))) entries.push([name, "d", 0]);
-        else if (st.isFile()) entries.push([name, "f", st.size]);
+        st = lstatSync(path.join(real, name));
+        if (st.isSymbolicLink()) {
+          const target = this.allowed(path.join(p, name));
+          if (!target) continue;
+          st = statSync(target.real);
+        } else if (kinds.includes("project") && st.isDirectory() && isVenv(path.join(real, name))) continue;
       } catch {
-        // gone, or unreadable: not offered
+        continue; // gone, or unreadable: not offered
       }
+      if (st.isDirectory()) entries.push([name, "d", 0]);
+      else if (st.isFile()) entries.push([name, "f", st.size]);
     }
     return { entries };
   }
@@ -225,11 +241,11 @@ export class SandboxFiles {
       const st = fstatSync(fd);
       if (!st.isFile()) return { errno: "EACCES" };
       if (st.size > SANDBOX_LIMITS.file) {
-        this.notice(`${p} is ${mib(st.size)}: past the sandbox's ${mib(SANDBOX_LIMITS.file)} for one file, the program cannot read it (EFBIG)`);
+        this.notice(`${p} is ${sizeText(st.size)}: past the sandbox's ${sizeText(SANDBOX_LIMITS.file)} for one file, the program cannot read it (EFBIG)`);
         return { errno: "EFBIG" };
       }
       if (this.read.bytes + st.size > SANDBOX_LIMITS.total || this.read.files + 1 > SANDBOX_LIMITS.files) {
-        this.notice(`the run read ${this.read.files} files, ${mib(this.read.bytes)}: past the sandbox's ${mib(SANDBOX_LIMITS.total)} or ${SANDBOX_LIMITS.files} files in all, ${p} cannot be read (EFBIG)`);
+        this.notice(`the run read ${this.read.files} files, ${sizeText(this.read.bytes)}: past the sandbox's ${sizeText(SANDBOX_LIMITS.total)} or ${SANDBOX_LIMITS.files} files in all, ${p} cannot be read (EFBIG)`);
         return { errno: "EFBIG" };
       }
       const data = Buffer.alloc(st.size);
@@ -247,5 +263,3 @@ export class SandboxFiles {
     }
   }
 }
-
-const mib = (n: number): string => (n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${n} bytes`);

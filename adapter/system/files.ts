@@ -6,7 +6,7 @@
 import { constants, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 
-const MiB = 1024 * 1024;
+export const MiB = 1024 * 1024;
 /** A Python source file: far above any real program, far below what would strain the adapter. */
 export const SOURCE_LIMIT = 16 * MiB;
 /** A trace file: replay parses all of it (a few times its size in memory), so a few hundred MiB at most. */
@@ -22,7 +22,8 @@ function kind(st: Stats): string {
   return "not a regular file";
 }
 
-const size = (n: number): string => (n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${n} bytes`);
+/** A size as people read it: "3.2 MiB", "812 bytes". */
+export const sizeText = (n: number): string => (n >= MiB ? `${(n / MiB).toFixed(1)} MiB` : `${n} bytes`);
 
 /**
  * The UTF-8 text of a regular file of at most `limit` bytes. Rejects with a FileReadError whose
@@ -41,7 +42,7 @@ export async function readTextFile(path: string, limit: number): Promise<string>
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new FileReadError(`it is ${kind(st)}, not a regular file`);
-    if (st.size > limit) throw new FileReadError(`it is ${size(st.size)}, more than the ${size(limit)} limit`);
+    if (st.size > limit) throw new FileReadError(`it is ${sizeText(st.size)}, more than the ${sizeText(limit)} limit`);
     // One byte more than the stat said: a file still growing is refused, never followed.
     const buf = Buffer.alloc(st.size + 1);
     let n = 0;
