@@ -94,8 +94,7 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
       /only a predicted value \(marked "predicted"\) can be set/,
     );
 
-    // Its return value is the model's, and marked.
-    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    // Its return value is the model's, and marked (Step Into stopped on the body's line: one Step Over to the return).
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     const returned = await inspect(s.dc);
     const rv = returned.vars.find((v) => v.name === "(return)");
@@ -153,7 +152,7 @@ test("hybrid mode: a stub's return value is set where it returns, and the progra
   const s = await openSession(60_000);
   try {
     await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, incomplete);
-    for (const step of ["in", "in", "next", "next"]) await stopAfter(s.dc, (dc) => (step === "in" ? dc.stepInRequest(THREAD) : dc.nextRequest(THREAD)));
+    for (const step of ["in", "in", "next"]) await stopAfter(s.dc, (dc) => (step === "in" ? dc.stepInRequest(THREAD) : dc.nextRequest(THREAD)));
     const returned = await inspect(s.dc);
     assert.equal(returned.frame.name, "parse_price");
     const rv = returned.vars.find((v) => v.name === "(return)");

@@ -13,7 +13,7 @@ import { serialize } from "../adapter/format/trajectory.js";
 import { transition } from "../adapter/real/semantics.js";
 import type { Action, Frame } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
+import { THREAD, backIndex, stepIndex, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
 
 const FIX = join(ROOT, "test", "fixtures", "dap");
 const CALLS = join(FIX, "calls.py");
@@ -120,20 +120,24 @@ test("stepping in, over and out of calls, with the stack and locals of the real 
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 15],
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 16],
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 17],
-      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 6], // into total
-      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 7],
+      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 7], // into total: its first line, not its def
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8],
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 9],
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8], // over square(0): back to the loop
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 9],
-      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 1], // into square(1)
-      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 8], // past its return, to the caller's next stop
+      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 2], // into square(1)
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 3],
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 3], // its return, with the value
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8], // the caller's next stop
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 9],
+      ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 2], // into square(2)
+      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 8], // past its return, to the caller's next stop
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 10],
       ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 18], // past total's return, in main
     ];
     for (const [name, request, action, line] of steps) {
       const e = await move(s, request);
-      i = action === "out" ? stepOutIndex(trace.frames, i) : next(trace, i, action);
+      i = action === "out" ? stepOutIndex(trace.frames, i) : stepIndex(trace.frames, i, action.kind as "step_into" | "step_over");
       assert.equal(e.body.reason, "step", name);
       assert.equal(trace.frames[i].line, line, `the real run is on line ${line} after ${name}`);
       await expectState(s, trace, i, CALLS);
@@ -236,30 +240,33 @@ test("stepping back retraces the run, and forwards again replays it", async () =
     let i = next(trace, 0, { kind: "continue" }, [2]);
     assert.equal(e.body.reason, "breakpoint");
     await expectState(s, trace, i, CALLS);
-    // Step forwards a few states, then back over each: the same states in reverse.
-    const visited = [i];
+    // Step forwards a few states, then back one statement at a time (a reverse Step Over), to the
+    // session's entry (main's call) and no further.
     for (let k = 0; k < 4; k++) {
       await move(s, (dc) => dc.stepInRequest(THREAD));
-      i = next(trace, i, { kind: "step_into" });
-      visited.push(i);
+      i = stepIndex(trace.frames, i, "step_into");
       await expectState(s, trace, i, CALLS);
     }
-    for (let k = visited.length - 2; k >= 0; k--) {
+    const backs: number[] = [];
+    while (i > 0 && backs.length < 40) {
       e = await move(s, (dc) => dc.stepBackRequest(THREAD));
       assert.equal(e.body.reason, "step");
-      await expectState(s, trace, visited[k], CALLS);
+      i = backIndex(trace.frames, i);
+      backs.push(trace.frames[i].line);
+      await expectState(s, trace, i, CALLS);
     }
-    // Before the first stop that the session has seen: the entry state, and no further.
-    e = await move(s, (dc) => dc.stepBackRequest(THREAD));
-    await expectState(s, trace, 0, CALLS);
+    // From square(1)'s first line back to the line that called it, then along total's loop (over square(0)).
+    assert.deepEqual(backs.slice(0, 3), [9, 8, 9]);
+    assert.equal(i, 0);
     e = await move(s, (dc) => dc.stepBackRequest(THREAD));
     await expectState(s, trace, 0, CALLS);
     assert.match(s.text("console"), /first state/);
     // Forwards again: the run replays exactly.
     await move(s, (dc) => dc.continueRequest(THREAD));
-    await expectState(s, trace, visited[0], CALLS);
+    const first = next(trace, 0, { kind: "continue" }, [2]);
+    await expectState(s, trace, first, CALLS);
     await move(s, (dc) => dc.stepInRequest(THREAD));
-    await expectState(s, trace, visited[1], CALLS);
+    await expectState(s, trace, stepIndex(trace.frames, first, "step_into"), CALLS);
   } finally {
     await s.dc.stop();
   }
@@ -333,7 +340,7 @@ test("an exception stops with reason exception and is described", async () => {
     // Stepping on: the frame unwinds, the handler at module level takes it.
     for (const line of [4, 11, 12]) {
       e = await move(s, (dc) => dc.stepInRequest(THREAD));
-      i = next(trace, i, { kind: "step_into" });
+      i = stepIndex(trace.frames, i, "step_into");
       assert.equal(trace.frames[i].line, line);
       assert.equal(e.body.reason, trace.frames[i].event === "exception" ? "exception" : "step");
       await expectState(s, trace, i, SCRIPT);
@@ -358,7 +365,7 @@ test("stepping to the end of a run that fails, and the terminated event", async 
         s.dc.nextRequest(THREAD),
         firstOf(s.dc, ["stopped", "terminated"]),
       ]);
-      i = next(trace, i, { kind: "step_over" });
+      i = stepIndex(trace.frames, i, "step_over");
       if (e.event === "terminated") break;
       await expectState(s, trace, i, CRASH);
     }
@@ -475,7 +482,7 @@ test("frames in another user file show that file; a breakpoint there is verified
     let i = 0;
     while (trace.frames[i].file === undefined) {
       await move(s, (dc) => dc.stepInRequest(THREAD));
-      i = next(trace, i, { kind: "step_into" });
+      i = stepIndex(trace.frames, i, "step_into");
       await expectState(s, trace, i, USES_LIB);
     }
     const stack = await frames(s);

@@ -135,8 +135,8 @@ test("steps --json: one line per action, the state after it", async () => {
     "step_return return 4",
     "step_over line 8",
     "breakpoint:3 line 3",
-    "step_back line 8",
-    "step_back return 4",
+    "step_back line 2",
+    "step_back line 9",
     "continue line 10",
   ]);
   assert.deepEqual(out[3].locals, { x: "0" });

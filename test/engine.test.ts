@@ -112,9 +112,9 @@ test("forward: step_over, step_into, step_return; output gathered on the way", a
   assertFaithful(e, await loop());
 });
 
-test("stepBack walks the history; forward steps reuse it when the action matches, else truncate", async () => {
+test("with the model (states one by one), stepBack walks the history; forward steps reuse it when the action matches, else truncate", async () => {
   const r = await loop();
-  const e = await engine(r);
+  const e = await engine(r, { historyOnly: true });
   for (const k of ["step_over", "step_over", "step_over", "step_into", "step_return", "step_over"] as const) await e.step(k);
   const len = e.history.length;
   assert.equal(at(e.current), "8 line f");
@@ -141,11 +141,11 @@ test("stepBack walks the history; forward steps reuse it when the action matches
   assert.equal(e.history.length, len - 1);
 });
 
-test("stepBack at the start of the history asks for inv_step_over and prepends, keeping program order", async () => {
+test("with the model, stepBack at the start of the history asks for inv_step_over and prepends, keeping program order", async () => {
   const r = await loop();
   // A session that begins at line 9 of the second iteration (i = 1).
   const first = indexOfLine(r, 9, 1);
-  const e = await engine(r, { first });
+  const e = await engine(r, { first, historyOnly: true });
   assert.deepEqual(frameOf(e.current).locals, { n: "3", total: "0", i: "1" });
   const prev = await e.stepBack();
   assert.equal(at(prev), "8 line f");
@@ -214,8 +214,101 @@ test("continue: breakpoints, reverseContinue, and the exit", async () => {
   for (const k of ["step_into", "step_over", "step_return"] as const) assert.equal(await e.step(k), p);
   assert.equal(await e.continue(), p);
   assert.equal(e.history.length, n);
-  // From the exit, stepping back returns to the last known state.
-  assert.equal(at(await e.stepBack()), "4 line g");
+  // From the exit, one step back is f's return, the last state of the run.
+  assert.equal(at(await e.stepBack()), "10 return f");
+});
+
+test("a recording steps back one statement, wherever the last move came from; reverse continue searches the run", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setBreakpoints([{ line: 4 }]);
+  await e.continue();
+  const second = await e.continue();
+  assert.deepEqual(frameOf(second).locals, { x: "1", y: "2" });
+  // Back from the breakpoint: the line before it in g, not the stop before (the first hit).
+  let p = await e.stepBack();
+  assert.equal(at(p), "3 line g");
+  assert.deepEqual(frameOf(p).locals, { x: "1", y: "2" });
+  assert.equal(at(await e.stepBack()), "2 line g");
+  // From a function's first line: the line that called it, not the call event.
+  p = await e.stepBack();
+  assert.equal(at(p), "9 line f");
+  assert.deepEqual(frameOf(p).locals, { n: "3", total: "0", i: "1" });
+  // Over the earlier call: the line before, in f.
+  assert.equal(at(await e.stepBack()), "8 line f");
+  assertFaithful(e, r);
+  // Forwards again: the same states, the history reused where the link is the action taken.
+  assert.equal(at(await e.step("step_over")), "9 line f");
+  assert.equal(at(await e.stepAsDebugger("step_into")), "2 line g", "Step Into stops on the body's first line");
+  // Reverse continue: back over the run to the latest hit (the first, x = 0), then to the session's start (f's call: its arguments).
+  p = await e.reverseContinue();
+  assert.equal(at(p), "4 line g");
+  assert.deepEqual(frameOf(p).locals, { x: "0", y: "0" });
+  assert.equal(at(await e.reverseContinue()), "6 call f");
+  assert.equal(e.cursor, 0);
+  assert.equal(await e.stepBack(), e.history[0]);
+  assert.match(e.takeNotes().join(), /first state/);
+  assertFaithful(e, r);
+  // A return stays a stop, going forwards and back.
+  e.setBreakpoints([]);
+  await e.runTo(4);
+  assert.equal(at(await e.stepAsDebugger("step_over")), "4 return g");
+  assert.equal(at(await e.stepAsDebugger("step_over")), "8 line f");
+  assert.equal(at(await e.stepBack()), "9 line f", "back over the whole call, to the line that made it");
+});
+
+test("data breakpoints: continue stops where a watched value changes, reverse continue where it last changed", async () => {
+  const r = await loop();
+  const e = await engine(r);
+  e.setDataBreakpoints([{ func: "f", path: "total" }]);
+  // total = 0 is its first binding; total += g(0) leaves it 0; total += g(1) makes it 2.
+  let p = await e.continue();
+  assert.equal(at(p), "8 line f");
+  assert.deepEqual(frameOf(p).locals, { n: "3", total: "2", i: "1" });
+  let hit = e.takeDataHit();
+  assert.deepEqual(hit && [hit.old, hit.value, hit.line], ["0", "2", 9]);
+  p = await e.continue();
+  assert.deepEqual(frameOf(p).locals, { n: "3", total: "6", i: "2" });
+  assert.equal(e.takeDataHit()?.old, "2");
+  assert.equal(at(await e.continue()), "exit normal");
+  assert.equal(e.takeDataHit(), undefined);
+  // Back from the end: where it last changed (6 first seen), then the change before, then the start.
+  p = await e.reverseContinue();
+  assert.deepEqual(frameOf(p).locals, { n: "3", total: "6", i: "2" });
+  hit = e.takeDataHit();
+  assert.deepEqual(hit && [hit.old, hit.value, hit.line], ["2", "6", 9]);
+  assert.deepEqual(frameOf(await e.reverseContinue()).locals, { n: "3", total: "2", i: "1" });
+  assert.equal(at(await e.reverseContinue()), "6 call f");
+  assert.equal(e.takeDataHit(), undefined);
+  assertFaithful(e, r);
+  // A path into an object, watched in a method's frames: where the method changes it.
+  const cart = join(mkdtempSync(join(tmpdir(), "ndbg-engine-cart-")), "cart.py");
+  writeFileSync(cart, "class Cart:\n    def __init__(self):\n        self.total = 0\n    def add(self, p):\n        self.total += p\n        return self\n\ndef main():\n    c = Cart()\n    c.add(3)\n    c.add(0)\n    c.add(4)\n    return c.total\n");
+  // (with the objects a session records: what opens of self)
+  const c = await runTrace(cart, { call: "main()", objects: 100, timeout: 20 });
+  const ce = new Engine(new RecordedPredictor(c), { evaluator: evaluateValues });
+  await ce.start();
+  ce.setDataBreakpoints([{ func: "Cart.add", path: "self.total" }]);
+  p = await ce.continue();
+  assert.equal(at(p), "6 line Cart.add");
+  hit = ce.takeDataHit();
+  assert.deepEqual(hit && [hit.old, hit.value, hit.line], ["0", "3", 5]);
+  p = await ce.continue();
+  assert.equal(ce.takeDataHit()?.value, "7", "add(0) changed nothing");
+});
+
+test("a script's session steps back to its first line, and no further; reverse continue stops there", async () => {
+  const r = await trace("script", "a = 1\nb = a + 1\nprint(b)\n");
+  const e = await engine(r);
+  assert.equal(at(await e.stepAsDebugger("step_into")), "1 line <module>");
+  await e.stepAsDebugger("step_over");
+  await e.stepAsDebugger("step_over");
+  assert.equal(at(await e.stepBack()), "2 line <module>");
+  assert.equal(at(await e.stepBack()), "1 line <module>");
+  assert.equal(at(await e.stepBack()), "1 line <module>", "the module's call event is no stop");
+  assert.match(e.takeNotes().join(), /first state/);
+  await e.continue();
+  assert.equal(at(await e.reverseContinue()), "1 line <module>");
 });
 
 test("breakpoints on a line never reached: continue runs to the exit; runTo behaves as continue", async () => {

@@ -14,7 +14,7 @@ import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { transition } from "../adapter/real/semantics.js";
 import { breakpointCanHit, type Action, type Frame } from "../adapter/format/trajectory.js";
 import { NDBG, ROOT, buildDist } from "./support/dist.js";
-import { realStack, stepOutIndex } from "./support/dap.js";
+import { backIndex, realStack, stepIndex, stepOutIndex } from "./support/dap.js";
 import { alive, stillAlive } from "./support/processes.js";
 
 before(buildDist);
@@ -186,7 +186,7 @@ test("a recorded session through every tool answers what the real run did", { ti
 
     // Steps: each lands where the debugger semantics say.
     for (const kind of ["step_into", "step_into"] as const) {
-      i = at(i, { kind }, [2, 9]);
+      i = stepIndex(frames, i, kind, [2, 9]);
       sameAsReal((await ok(c, kind, { sessionId: id })).s, frames, i, kind);
     }
 
@@ -207,17 +207,20 @@ test("a recorded session through every tool answers what the real run did", { ti
     assert.equal(so.s.returned?.value, ret?.value, "step out shows what the callee returned");
     i = out;
 
-    // Step back goes to the state before, as the session knew it.
+    // Step back goes one statement back: the line that called square.
     const back = await ok(c, "step_back", { sessionId: id });
     assert.equal(back.s.reason, "back");
-    assert.equal(back.s.position.index, so.s.position.index - 1);
+    sameAsReal(back.s, frames, backIndex(frames, out), "step_back");
+    assert.equal(back.s.frame.line, 9);
 
-    // Predict a call's output: from square's next call event, one step_return to its return.
+    // Predict a call's output: from square's next call, one step_return to its return.
     await ok(c, "clear_breakpoints", { sessionId: id, lines: [2] });
     await ok(c, "step_over", { sessionId: id });
+    // (a step into stops on the body's first line, past square's call event)
     let state = await ok(c, "step_into", { sessionId: id });
-    while (!(state.s.frame?.event === "call" && state.s.frame.func === "square")) state = await ok(c, "step_into", { sessionId: id });
+    while (state.s.frame?.func !== "square") state = await ok(c, "step_into", { sessionId: id });
     const callIndex = frames.findIndex((f, k) => f.event === "call" && f.func === "square" && f.locals.x === state.s.locals[0].value && k > 0);
+    assert.equal(frames[callIndex + 1].line, state.s.frame.line, "stopped on the line after square's call event");
     const po = await ok(c, "predict_output", { sessionId: id });
     const retIndex = at(callIndex, { kind: "step_return" });
     sameAsReal(po.s, frames, retIndex, "predict_output");

@@ -10,7 +10,7 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { Engine } from "../engine/engine.js";
+import { isScriptEntry, type Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
@@ -292,8 +292,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
    * entry stops, as debugpy does, on that line's own event, so the first Step Over moves on.
    */
   private async toFirstLine(): Promise<void> {
-    const f = this.engine!.current.step.frame;
-    if (f?.event !== "call" || f.func !== "<module>" || f.depth !== 0 || f.file !== undefined) return;
+    if (!isScriptEntry(this.engine!.current)) return;
     const ctl = this.track(-1, false);
     try {
       await this.engine!.step("step_into", ctl.signal);
@@ -475,14 +474,22 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "step", async (e, s) => {
       const depth = e.current.step.frame?.depth ?? 0;
-      const p = await e.step("step_over", s);
+      const p = await this.stepAs(e, "step_over", s);
       // Deeper than it started: a breakpoint inside the call it stepped over stopped it.
       this.overStopped = (p.step.frame?.depth ?? -1) > depth;
       return p;
     });
   }
   protected override stepInRequest(response: DebugProtocol.StepInResponse, _a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "step", (e, s) => e.step("step_into", s));
+    this.startMove(response, request, "step", (e, s) => this.stepAs(e, "step_into", s));
+  }
+  /**
+   * Step Into and Over as debugpy stops (Engine.stepAsDebugger); compare mode takes the paper's
+   * actions as they are, so that the call and return events it predicts are compared with the
+   * real run's too.
+   */
+  private stepAs(e: Engine, kind: "step_into" | "step_over", signal: AbortSignal): Promise<Predicted> {
+    return this.comparison ? e.step(kind, signal) : e.stepAsDebugger(kind, signal);
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, _a: DebugProtocol.StepOutArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "step", (e, s) => e.stepOut(s));
@@ -700,7 +707,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
         vars.push(ev);
       }
       for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.origins.value(c.frame, name), frame.objects));
-    } else vars = this.variables.children(c);
+      vars = this.variables.grouped(vars);
+    } else if (c.kind === "group") vars = c.variables;
+    else vars = this.variables.children(c);
     vars = page(vars, c, args);
     response.body = { variables: vars };
     this.sendResponse(response);
@@ -758,7 +767,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (this.ended || engine.ended) throw new Error("the program has ended");
       const c = this.variables.get(args.variablesReference);
       if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
-      if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node") throw new Error("only the locals of the current frame can be set");
+      if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
       const refusal = this.editRefusal(args.name);
       if (refusal) throw new Error(refusal);
       let repr: string;

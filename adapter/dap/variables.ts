@@ -15,7 +15,14 @@ import { REAL, markVariable, type Origin } from "./marks.js";
 export type Container =
   | { kind: "scope"; frame: number; globals?: true }
   | { kind: "node"; node: ValueNode; path?: string; origin: Origin; objects?: Objects }
-  | { kind: "compare"; side: "predicted" | "real" };
+  | { kind: "compare"; side: "predicted" | "real" }
+  | { kind: "group"; variables: DebugProtocol.Variable[] };
+
+/** debugpy's groups of a scope's names, shown as one collapsed entry each: functions and classes (modules, as there, stay among the values). */
+const GROUPS: readonly [name: string, repr: RegExp][] = [
+  ["function variables", /^<function /],
+  ["class variables", /^<class '/],
+];
 
 export class VariableStore {
   private handles = new Handles<Container>();
@@ -52,6 +59,19 @@ export class VariableStore {
       else v.indexedVariables = count;
     }
     return markVariable(v, origin);
+  }
+
+  /**
+   * A scope's variables as debugpy lists them: its functions and classes each in a group of their
+   * own ("function variables", "class variables"), after the other names.
+   */
+  grouped(vars: DebugProtocol.Variable[]): DebugProtocol.Variable[] {
+    const out = vars.filter((v) => !GROUPS.some(([, repr]) => repr.test(v.value)));
+    for (const [name, repr] of GROUPS) {
+      const members = vars.filter((v) => repr.test(v.value));
+      if (members.length) out.push({ name, value: "", variablesReference: this.ref({ kind: "group", variables: members }), namedVariables: members.length, presentationHint: { kind: "virtual" } });
+    }
+    return out;
   }
 
   /** A value's children (openValue); each one's evaluateName names it from its parent's: `x[0]`, `d['k']`, `(a + b)[1]`, `cart.items`. */

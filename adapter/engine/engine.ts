@@ -6,6 +6,7 @@ import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluate
 import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
+import { WatchTracker, type DataHit, type Watch } from "./watches.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
 export interface BreakpointSpec extends PredictorBreakpoint {
@@ -48,6 +49,9 @@ export interface EngineOptions {
 
 type StepKind = "step_into" | "step_over" | "step_return";
 
+/** Most call events one debugger step passes (a generator's resumption is one too). */
+const MAX_PASSED = 256;
+
 const IDENTIFIER = /^[\p{ID_Start}_][\p{ID_Continue}]*$/u;
 
 export class Engine {
@@ -62,6 +66,8 @@ export class Engine {
   private pendingNotes: string[] = [];
   private pendingLogs: LogLine[] = [];
   private exceptionStops: ExceptionStops = { raised: false, uncaught: false };
+  private watches: Watch[] = [];
+  private dataHit?: DataHit;
   /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
   private hitMemo = new WeakMap<Predicted, Map<BreakpointSpec, number>>();
   /** Each expression's value over a state's names, evaluated once (conditions are read again by hit counts and reverse continue). */
@@ -129,7 +135,26 @@ export class Engine {
    * back), it is reused; otherwise the known future is dropped and the predictor asked.
    */
   step(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
-    return this.run(signal, async () => (kind === "step_over" && (await this.overToBreakpoint(signal))) || this.forward({ kind }, signal));
+    return this.run(signal, () => this.stepOnce(kind, signal));
+  }
+
+  /**
+   * Step Into and Step Over as a debugger's user knows them: the action, then past a call event,
+   * which no debugger stops at (Step Into stops on the body's first line, as debugpy's does). A
+   * return stays a stop: its value is shown, and a hole's can be set there. The raw actions stay
+   * to be had (step) for the model's trajectories and compare mode.
+   */
+  stepAsDebugger(kind: "step_into" | "step_over", signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      await this.stepOnce(kind, signal);
+      for (let n = 0; n < MAX_PASSED && !this.ended && this.current.step.frame?.event === "call"; n++) await this.stepOnce("step_into", signal);
+      return this.current;
+    });
+  }
+
+  /** One action forwards; Step Over and Step Out stop at the breakpoints they pass where the states come event by event. */
+  private async stepOnce(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
+    return (kind !== "step_into" && (await this.toBreakpoint(kind, signal))) || this.forward({ kind }, signal);
   }
 
   /**
@@ -164,12 +189,15 @@ export class Engine {
    */
   continue(signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
+      this.dataHit = undefined;
       if (this.ended) return this.current; // the exit is final
       const from = this.pos + 1;
       const base = this.hist.slice(0, from);
       const { raised, uncaught } = this.exceptionStops;
-      let path = await this.runOn(base, { kind: raised ? "step_into" : "continue" }, signal);
-      if (!raised && uncaught && path.at(-1)!.step.exit?.status === "error") path = await this.runOn(base, { kind: "step_into" }, signal);
+      // Raised exceptions and watched values are seen event by event (data breakpoints: where every event is the run's).
+      const stepping = raised || this.watching;
+      let path = await this.runOn(base, { kind: stepping ? "step_into" : "continue" }, signal);
+      if (!stepping && uncaught && path.at(-1)!.step.exit?.status === "error") path = await this.runOn(base, { kind: "step_into" }, signal);
       const stop = uncaught && path.at(-1)!.step.exit?.status === "error" ? raisedAt(path, from) : path.length - 1;
       this.commit(path);
       this.pos = stop;
@@ -177,9 +205,17 @@ export class Engine {
       return this.settle(signal);
     });
   }
-  /** Back one state: through the history, and at its start the predictor's inv_step_over. */
+  /**
+   * Back one step. Where the states are one run's, event by event (a recording, a run sealed or
+   * for real), as the DAP's stepBack asks, "one backward step": a reverse Step Over, to the line
+   * that ran just before in this frame, or in its caller from a frame's first line, wherever the
+   * history has been (after a Continue, the line before its stop, not the stop before). It passes
+   * call events as the forward steps do (stepAsDebugger). Otherwise (states the model
+   * predicts one by one) back through the history, and at its start the predictor's inv_step_over.
+   */
   stepBack(signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
+      if (this.predictor.eventByEvent) return this.standEarlier(await this.backOne(this.current, signal), signal);
       if (this.pos > 0) return this.hist[--this.pos];
       const first = this.hist[0];
       const p = await abortable(this.predictor.predict([first], { kind: "inv_step_over" }, { signal }), signal);
@@ -197,14 +233,109 @@ export class Engine {
     });
   }
 
-  /** Back to the latest earlier known state on a breakpoint line whose condition holds, else the start of the history. */
+  /**
+   * Back to the latest earlier breakpoint hit whose condition holds (with raised-exception stops,
+   * a raised exception too), else the start of the program. Where the states are one run's, event
+   * by event, the whole run before here is searched (at most maxEvents events); otherwise the history.
+   */
   reverseContinue(signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
+      this.dataHit = undefined;
+      if (this.predictor.eventByEvent) {
+        let p = this.current;
+        // (a caller's values are met going back, at its state before the call)
+        const watched = this.watching ? new WatchTracker(this.watches) : undefined;
+        watched?.baseline([p]);
+        for (let n = 0; n < this.maxEvents; n++) {
+          const q = await this.earlier(p, "inv_step_into", signal);
+          const hit = q && watched?.backward(q);
+          // (a change seen here is the one this stop is for: back to the one before)
+          if (hit && hit.state.ref !== this.current.ref) {
+            this.dataHit = hit;
+            return this.standEarlier(hit.state, signal);
+          }
+          // p is raised where the event before it is no frame unwinding into it
+          if (this.exceptionStops.raised && p !== this.current && isRaise([q ?? p, p], q ? 1 : 0)) return this.standEarlier(p, signal);
+          if (!q) break;
+          p = q;
+          const path = [...this.hist.filter((h) => h.ref !== undefined && h.ref < p.ref!), p];
+          if (await this.stopsAt(path, path.length - 1, signal)) return this.standEarlier(p, signal);
+          if (n === this.maxEvents - 1) this.note(`reverse continue went back ${this.maxEvents} events without a stop and stopped there (maxEvents)`);
+        }
+        // The start: a script's first line, where a launch that stops on entry stands.
+        if (isScriptEntry(p) && !(await this.earlier(p, "inv_step_into", signal))) p = await abortable(this.predictor.predict([p], { kind: "step_into" }, { signal }), signal);
+        return p.ref === this.current.ref ? this.current : this.standEarlier(p, signal);
+      }
       let k = this.pos - 1;
       while (k > 0 && !(await this.stopsAt(this.hist, k, signal))) k--;
       this.pos = Math.max(0, k);
       return this.hist[this.pos];
     });
+  }
+
+  /** The state `kind` (an inverse action) leads to from `from`, going back in the run; undefined at its first state. */
+  private async earlier(from: Predicted, kind: "inv_step_over" | "inv_step_into", signal?: AbortSignal): Promise<Predicted | undefined> {
+    const p = await abortable(this.predictor.predict([from], { kind }, { signal }), signal);
+    return p.ref === from.ref ? undefined : p;
+  }
+
+  /**
+   * One reverse Step Over from `from`, past call events as stepAsDebugger passes them going
+   * forwards (back to the line that made the call); undefined where nothing is earlier. A call
+   * with nothing before it is the session's entry (a call's arguments), and stays a stop, but for
+   * a script's: its first line is where the session starts (as stopping on entry does).
+   */
+  private async backOne(from: Predicted, signal?: AbortSignal): Promise<Predicted | undefined> {
+    let p = await this.earlier(from, "inv_step_over", signal);
+    for (let n = 0; p && n < MAX_PASSED && p.step.frame?.event === "call"; n++) {
+      const q = await this.earlier(p, "inv_step_into", signal);
+      if (!q) return isScriptEntry(p) ? undefined : p;
+      p = q;
+    }
+    return p;
+  }
+
+  /**
+   * Stands at `p`, a state of the run before the current one (the predictor's refs are the run's
+   * event indices, in program order), put into the history where it falls, so that the history
+   * stays a path in program order, each entry reached from the one before by the action it
+   * carries. Where no one action leads from the state before to `p` (or from `p` to the state
+   * after), the history starts (or ends) at `p`: what it drops is still the run's, and going back
+   * or forwards finds it again. Undefined: the current state is the first; the session stays.
+   */
+  private async standEarlier(p: Predicted | undefined, signal?: AbortSignal): Promise<Predicted> {
+    if (!p || p.ref === undefined) {
+      this.note("this is the first state of the program");
+      return this.current;
+    }
+    let j = this.pos - 1;
+    while (j >= 0 && (this.hist[j].ref ?? Infinity) > p.ref) j--;
+    if (j >= 0 && this.hist[j].ref === p.ref) {
+      this.pos = j;
+      return this.hist[j];
+    }
+    const next = this.hist[j + 1];
+    const into = j >= 0 ? await this.link(this.hist[j], p, signal) : undefined;
+    const out = await this.link(p, next, signal);
+    const placed: Predicted = { ...p, step: into ? { ...withoutAction(p.step), action: into } : withoutAction(p.step) };
+    const before = into ? this.hist.slice(0, j + 1) : [];
+    const after = out ? [{ ...next, step: { ...next.step, action: out } }, ...this.hist.slice(j + 2)] : [];
+    this.hist = [...before, placed, ...after];
+    this.pos = before.length;
+    // (hit counts along the history have changed from here on)
+    this.hitMemo = new WeakMap();
+    return placed;
+  }
+
+  /** The forward action that leads from state `a` to the later state `b` of the same run, where one does. */
+  private async link(a: Predicted, b: Predicted, signal?: AbortSignal): Promise<Action | undefined> {
+    const line = b.step.frame?.line;
+    const actions: Action[] = [{ kind: "step_into" }, { kind: "step_over" }, { kind: "step_return" }, ...(line !== undefined && b.step.frame?.event === "line" ? [{ kind: "breakpoint" as const, line }] : [])];
+    for (const action of actions) {
+      const q = await abortable(this.predictor.predict([a], action, { signal }), signal);
+      if (q.ref === b.ref) return action;
+    }
+    return undefined;
   }
 
   /** The breakpoints; a hit condition or log message that cannot be read throws (adapter/engine/breakpoints.ts). */
@@ -227,6 +358,27 @@ export class Engine {
 
   setExceptionStops(stops: ExceptionStops): void {
     this.exceptionStops = { ...stops };
+  }
+
+  /** Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last changed (adapter/engine/watches.ts). */
+  setDataBreakpoints(watches: readonly Watch[]): void {
+    this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}) }));
+  }
+
+  get dataBreakpoints(): readonly Watch[] {
+    return this.watches;
+  }
+
+  /** Watches are followed where every event of the run is known; a model's states are predicted a move at a time. */
+  private get watching(): boolean {
+    return this.watches.length > 0 && this.predictor.eventByEvent === true;
+  }
+
+  /** The data breakpoint the last Continue or Reverse Continue stopped at, if one did; emptied by reading. */
+  takeDataHit(): DataHit | undefined {
+    const hit = this.dataHit;
+    this.dataHit = undefined;
+    return hit;
   }
 
   /**
@@ -357,20 +509,23 @@ export class Engine {
   }
 
   /**
-   * Step Over as debugpy does it where a breakpoint that stops lies inside what it steps over:
-   * event by event (step_into) from the current state until the frame stops again or is left
-   * (where step_over would land), stopping on the way at a breakpoint hit whose condition holds.
-   * Answers that hit, committed; undefined where there is none, or where a state on the way is a
-   * model's guess (stepping event by event would cost a prediction each) or the way is longer
-   * than maxEvents: the caller then steps over in one prediction.
+   * Step Over and Step Out as debugpy does them where a breakpoint that stops lies inside what
+   * they run: event by event (step_into) from the current state until the frame stops again or is
+   * left (step_over) or returns (step_return), where the action would land, stopping on the way at
+   * a breakpoint hit whose condition holds. Answers that hit, committed; undefined where there is
+   * none, or where a state on the way is a model's guess (stepping event by event would cost a
+   * prediction each) or the way is longer than maxEvents: the caller then takes the action in one
+   * prediction.
    */
-  private async overToBreakpoint(signal?: AbortSignal): Promise<Predicted | undefined> {
+  private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
     const cur = this.current;
     const f = cur.step.frame;
     if (!this.stepOverStops || !f || !this.bps.some((b) => b.logMessage === undefined)) return undefined;
     const next = this.hist[this.pos + 1];
-    if (next && sameAction(next.step.action, { kind: "step_over" })) return undefined; // known already: forward reuses it
-    const limit = f.event === "return" ? f.depth - 1 : f.depth;
+    if (next && sameAction(next.step.action, { kind })) return undefined; // known already: forward reuses it
+    // The frame's depth (from a return: its caller's), as real/semantics.ts reads it.
+    const d = f.event === "return" ? f.depth - 1 : f.depth;
+    const lands = kind === "step_over" ? (g: Frame): boolean => g.depth <= d : (g: Frame): boolean => g.depth < d || (g.depth === d && g.event === "return");
     const from = this.pos + 1;
     const path = this.hist.slice(0, from);
     for (let n = 0; n < this.maxEvents; n++) {
@@ -378,7 +533,7 @@ export class Engine {
       if (p.confidence !== undefined && !p.computed && !p.given) return undefined;
       path.push(p);
       const g = p.step.frame;
-      if (!g || g.depth <= limit) return undefined;
+      if (!g || lands(g)) return undefined;
       if (await this.stopsAt(path, path.length - 1, signal)) {
         this.commit(path);
         await this.arrived(path, from, path.length - 1, signal);
@@ -397,12 +552,15 @@ export class Engine {
   private async runOn(base: readonly Predicted[], action: Action, signal?: AbortSignal): Promise<Predicted[]> {
     const path = [...base];
     const stepping = action.kind === "step_into";
+    const watched = stepping && this.watching ? new WatchTracker(this.watches) : undefined;
+    watched?.baseline(this.stackOf(base).reverse().map((frame) => ({ step: { frame } })));
     for (let n = 1; ; n++) {
       const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.bps }), signal);
       path.push(p);
       const i = path.length - 1;
       if (p.step.exit || (await this.stopsAt(path, i, signal))) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
+      if ((this.dataHit = watched?.forward(p))) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
       if (!stepping && !this.hits(p.step.frame).length) break;
       if (n >= (stepping ? this.maxEvents : this.maxSteps)) {
@@ -548,6 +706,12 @@ function recordedValue(stack: readonly Frame[], expression: string): Evaluated |
   if (!frame.objects) return undefined;
   const node = valueAtPath(frame.locals, frame.objects, expression);
   return node && { value: node.display, path: expression, objects: frame.objects };
+}
+
+/** A script's module frame being entered: its first state, which a session passes to stop on the first line. */
+export function isScriptEntry(p: Predicted): boolean {
+  const f = p.step.frame;
+  return f?.event === "call" && f.func === "<module>" && f.depth === 0 && f.file === undefined;
 }
 
 /** A raised exception at path[i]: an exception event that is not one passed up from the callee that just unwound. */

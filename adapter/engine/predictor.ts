@@ -96,7 +96,8 @@ export interface Predictor {
   /**
    * Its states are one run's, every event of it (a recording; the program run sealed or for real),
    * not predicted one at a time: Step Over can go event by event to a breakpoint inside the call
-   * it steps over, as debugpy stops there, at no cost.
+   * it steps over, as debugpy stops there, at no cost; Step Back and Reverse Continue go back over
+   * the run, not the history. Its states' refs are then their indices in the run, in program order.
    */
   readonly eventByEvent?: boolean;
   /** A replayed trace file: every event of a run, or the stops of a saved debugging session. */

@@ -3,7 +3,7 @@
 // by the adapter's own check (validateLaunch, adapter/dap/launch.ts), so a session here steps,
 // stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
-import type { Engine } from "../engine/engine.js";
+import { isScriptEntry, type Engine } from "../engine/engine.js";
 import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, checkBreakpoint, readExceptionFilters } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
@@ -119,7 +119,8 @@ export class McpSession implements Viewed {
         else if (kind === "step_back") await e.stepBack(signal);
         else if (kind === "continue") await e.continue(signal);
         else if (kind === "reverse_continue") await e.reverseContinue(signal);
-        else await e.step(kind, signal);
+        else if (kind === "step_return") await e.step(kind, signal);
+        else await e.stepAsDebugger(kind, signal);
       } catch (err) {
         if (isAbort(err) || signal.aborted) throw err;
         throw new ToolInputError(`could not ${back ? "go back" : "go on"}: ${errorText(err)}; ${this.where()}`);
@@ -438,8 +439,7 @@ export interface StartOptions {
  * stops, as the adapter and debugpy do, on that line's own event, so the first step over moves on.
  */
 async function toFirstLine(engine: Engine, signal: AbortSignal): Promise<void> {
-  const f = engine.current.step.frame;
-  if (f?.event === "call" && f.func === "<module>" && f.depth === 0 && f.file === undefined) await engine.step("step_into", signal);
+  if (isScriptEntry(engine.current)) await engine.step("step_into", signal);
 }
 
 /** The sessions of one server: at most maxSessions at once, every one ended by close(). */

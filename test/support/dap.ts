@@ -88,6 +88,25 @@ export function stepOutIndex(frames: readonly Frame[], i: number, bps?: number[]
   return frames[j]?.event === "return" ? transition(frames, j, { kind: "step_over" }, bps?.map((line) => ({ line }))) : j;
 }
 
+/** Where Step Into and Step Over go in a real run as a debugger stops (Engine.stepAsDebugger): the action, then on past call events (into the body). */
+export function stepIndex(frames: readonly Frame[], i: number, kind: "step_into" | "step_over", bps?: number[]): number {
+  let j = transition(frames, i, { kind }, bps?.map((line) => ({ line })));
+  for (let n = 0; n < 256 && j < frames.length && frames[j].event === "call"; n++) j = transition(frames, j, { kind: "step_into" });
+  return j;
+}
+
+/** Where Step Back goes in a real run (a reverse Step Over, past call events to the line that made the call): i itself at the first state, a script's first line included. */
+export function backIndex(frames: readonly Frame[], i: number): number {
+  let j = transition(frames, i, { kind: "inv_step_over" });
+  if (j === i) return i;
+  for (let n = 0; n < 256 && frames[j].event === "call"; n++) {
+    const k = transition(frames, j, { kind: "inv_step_into" });
+    if (k === j) return frames[j].func === "<module>" && frames[j].depth === 0 ? i : j;
+    j = k;
+  }
+  return j;
+}
+
 /** The real stack at state i of a run: the state, then for each caller the latest earlier state at its depth. */
 export function realStack(frames: readonly Frame[], i: number): Frame[] {
   const out = [frames[i]];

@@ -26,8 +26,7 @@ suite("hybrid mode", () => {
       assert.match(outputSince(from), /parse_price\(\) at line 6 = .* \(predicted, \d+%\)/);
       assert.equal((await stack())[0].line, 9);
       await act("workbench.action.debug.stepOver", 60_000); // main:10, real
-      await act("workbench.action.debug.stepInto", 60_000); // the hole: parse_price's call, real arguments
-      await act("workbench.action.debug.stepOver", 60_000); // its body line
+      await act("workbench.action.debug.stepInto", 60_000); // the hole: parse_price's body line, real arguments
       await act("workbench.action.debug.stepOver", 60_000); // its return, the model's value
       await act("workbench.action.debug.stepOver", 60_000); // main:11
       const [top] = await stack();

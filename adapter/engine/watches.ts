@@ -1,0 +1,88 @@
+// Data breakpoints: a value watched in the frames of one function (a local, or a path from one:
+// `total`, `cart.items`, `self.total`), and where it changes along a run. A state holds a frame's
+// values at the start of its line, so a change made by line L is seen at the frame's next state:
+// a watch stops there (as a hardware watchpoint stops after the instruction that wrote), and names L.
+import { valueAtPath } from "../format/values.js";
+import type { Frame } from "../format/trajectory.js";
+import type { Predicted } from "./predictor.js";
+
+export interface Watch {
+  /** The function whose frames hold it (`<module>`: the program's globals), and its file as frames name it. */
+  func: string;
+  file?: string;
+  /** A local's name, or an expression that names a part of one as the Variables view does. */
+  path: string;
+}
+
+/** A watched value that changed: from `old` (undefined: unbound) to `value`, by the line `line` of its frame. */
+export interface DataHit {
+  watch: Watch;
+  old?: string;
+  value?: string;
+  line: number;
+  /** The state where the new value is first seen (a reverse search stops there). */
+  state: Predicted;
+}
+
+/** The watched value in a frame: absent where the frame is not the watch's function; `value` undefined where it holds no such value. */
+export function watchedValue(f: Frame, w: Watch): { value?: string } | undefined {
+  if (f.func !== w.func || f.file !== w.file) return undefined;
+  if (Object.hasOwn(f.locals, w.path)) return { value: f.locals[w.path] };
+  const node = valueAtPath(f.locals, f.objects, w.path);
+  return node ? { value: node.display } : {};
+}
+
+/**
+ * Follows watched values along a run, state by state, in either direction, frame by frame (a
+ * frame is its depth from one call event to the next at that depth). Going forwards a state whose
+ * value differs from its frame's state before is a hit; going backwards, a state whose value
+ * differs from its frame's state after (the hit is that later state).
+ */
+export class WatchTracker {
+  private readonly seen = new Map<string, { value?: string; state: Predicted }>();
+
+  constructor(private readonly watches: readonly Watch[]) {}
+
+  /** The states known before the search starts (the current state and its callers): each frame's value, no hit. */
+  baseline(states: readonly Predicted[]): void {
+    for (const s of states) this.feed(s, true, true);
+  }
+
+  /** The next state going forwards: the first watch that changed there. */
+  forward(s: Predicted): DataHit | undefined {
+    return this.feed(s, true, false);
+  }
+
+  /** The state before going backwards: the first watch that changed between it and its frame's next state. */
+  backward(s: Predicted): DataHit | undefined {
+    return this.feed(s, false, false);
+  }
+
+  private feed(s: Predicted, forwards: boolean, quiet: boolean): DataHit | undefined {
+    const f = s.step.frame;
+    if (!f) return undefined;
+    let hit: DataHit | undefined;
+    this.watches.forEach((w, k) => {
+      const key = `${k}:${f.depth}`;
+      // Going forwards a call opens a new frame at this depth: what was seen there was another's.
+      if (forwards && f.event === "call") this.seen.delete(key);
+      const now = watchedValue(f, w);
+      const other = this.seen.get(key);
+      if (now) {
+        // (a first binding is no change: the frame had no such value to watch before)
+        const before = forwards ? other?.value : now.value;
+        if (!quiet && !hit && other && before !== undefined && other.value !== now.value)
+          hit = forwards ? { watch: w, old: other.value, value: now.value, line: other.state.step.frame!.line, state: s } : { watch: w, old: now.value, value: other.value, line: f.line, state: other.state };
+        this.seen.set(key, { ...now, state: s });
+      }
+      // Going backwards a call is where this frame began: earlier states at this depth are another's.
+      if (!forwards && f.event === "call") this.seen.delete(key);
+    });
+    return hit;
+  }
+}
+
+/** A watch's words: "total in run()", "RATE (a global)". */
+export function watchText(w: Watch): string {
+  return w.func === "<module>" && w.file === undefined ? `${w.path} (a global)` : `${w.path} in ${w.func}()`;
+}
