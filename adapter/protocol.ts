@@ -5,7 +5,7 @@
 // event, a dialect's name) are written out here: the protocol is the contract, and the compiler
 // checks that what the adapter sends fits it.
 
-/** Custom requests; every one takes `{}` as arguments. */
+/** Custom requests; every one but ndbg/valueOrigin takes `{}` as arguments. */
 export const REQUESTS = {
   /** Compare mode: the comparison so far. Body: CompareSnapshot. */
   compare: "ndbg/compare",
@@ -15,7 +15,19 @@ export const REQUESTS = {
   saveTrace: "ndbg/saveTrace",
   /** Every model call since launch, oldest first (`ndbg bench`); empty for other predictors. Body: StatsBody. */
   stats: "ndbg/stats",
+  /**
+   * Where a variable's value came from: the session goes back to the statement that last set it
+   * (arguments: ValueOriginArguments, as a data breakpoint's info names a variable). Body: none;
+   * the stop follows as an event.
+   */
+  valueOrigin: "ndbg/valueOrigin",
 } as const;
+
+/** ndbg/valueOrigin's arguments: a variable of the Variables view (its container's reference and its name). */
+export interface ValueOriginArguments {
+  variablesReference: number;
+  name: string;
+}
 
 /** Custom events. */
 export const EVENTS = {

@@ -245,7 +245,8 @@ async function main() {
 
     // Requests from the tests, which cannot see the page: requests/NAME.req asks for a screenshot
     // (answered by NAME.done); requests/NAME.probe holds a CSS selector, answered by NAME.result
-    // with the matching elements' text, classes and colour (what the user sees, e.g. highlighting).
+    // with the matching elements' text, classes and colour (what the user sees, e.g. highlighting);
+    // requests/NAME.click clicks an element, as a user does (a context menu's entry).
     let shooting = true;
     const shots = (async () => {
       const reqDir = join(runDir, "requests");
@@ -261,6 +262,23 @@ async function main() {
           }
           rmSync(join(reqDir, f), { force: true });
           // Written aside and renamed: the test reads the answer as soon as its name exists.
+          writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
+          renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
+        }
+        // requests/NAME.click: {selector, text, button}: clicks the first element matching the selector
+        // whose text holds `text` (a right click opens a context menu), answered by NAME.result.
+        for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".click"))) {
+          const name = f.slice(0, -6);
+          let result;
+          try {
+            const { selector, text, button } = JSON.parse(readFileSync(join(reqDir, f), "utf8"));
+            const target = page.locator(selector).filter({ hasText: text }).first();
+            await target.click({ button: button ?? "left", timeout: 10_000 });
+            result = { clicked: true };
+          } catch (e) {
+            result = { error: e.message.split("\n")[0] };
+          }
+          rmSync(join(reqDir, f), { force: true });
           writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
           renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
         }

@@ -10,6 +10,7 @@ import { DEBUG_TYPE, NeuralConfigurationProvider, NeuralDynamicConfigurations } 
 import { startTraceLanguageClient } from "./languageClient.js";
 import { ModelStatus } from "./modelStatus.js";
 import { offerReplay, replayTrace, saveSessionAsTrace } from "./traceCommands.js";
+import { registerValueOrigin } from "./valueOrigin.js";
 
 /** What the extension exposes to other extensions and to its end-to-end tests. */
 export interface NeuralPythonApi {
@@ -33,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): NeuralPythonApi {
     vscode.commands.registerCommand("neuralPython.replayTrace", (uri?: vscode.Uri) => replayTrace(uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand("neuralPython.showLog", () => log.show(true)),
     registerComparePanel(log),
+    registerValueOrigin(log),
     registerBackendCheck(context, log),
     startTraceLanguageClient(context, log),
     offerReplay(),

@@ -70,7 +70,7 @@ const stateAt = (trace: TraceResult, i: number): Step => (i < trace.frames.lengt
 const open = (): Promise<Session> => openSession(120_000);
 
 async function launch(s: Session, args: Record<string, unknown>, bps: number[] = []): Promise<DebugProtocol.Event> {
-  return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, ...args }, args.program as string, bps.map((line) => ({ line })))).first;
+  return (await launchToFirstStop(s.dc, { mode: "compare", predictor: "record", trusted: true, stopOnEntry: true, ...args }, args.program as string, bps.map((line) => ({ line })))).first;
 }
 
 const REQUESTS: Record<string, (dc: DebugClient) => Promise<unknown>> = {
@@ -444,7 +444,7 @@ test("saveTrace: both trajectories in the one format in compare mode, the sessio
   s = await open();
   try {
     const first = firstOf(s.dc, ["stopped"]);
-    await Promise.all([s.dc.waitForEvent("initialized").then(() => s.dc.configurationDoneRequest()), s.dc.launch({ mode: "record", trusted: true, program: CALLS, call: "chain(1)" })]);
+    await Promise.all([s.dc.waitForEvent("initialized").then(() => s.dc.configurationDoneRequest()), s.dc.launch({ mode: "record", trusted: true, program: CALLS, call: "chain(1)", stopOnEntry: true })]);
     await first;
     await act(s, "step_into");
     const text = ((await s.dc.customRequest("ndbg/saveTrace")).body as { text: string }).text;

@@ -59,7 +59,7 @@ function assertClean(r: DebugProtocol.Response): void {
 
 /** Launches show(3) with the model alone (its states can be edited), stopped at the entry; the top frame's id and locals reference. */
 async function start(s: Session): Promise<{ frameId: number; locals: number }> {
-  const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1 }, program);
+  const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, stopOnEntry: true }, program);
   assert.equal(first.event, "stopped");
   const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
   const [scope] = (await s.dc.scopesRequest({ frameId: top.id })).body.scopes;

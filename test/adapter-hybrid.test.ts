@@ -58,7 +58,7 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
   const truth: string[] = [];
   const r = await openSession(60_000);
   try {
-    await launchToFirstStop(r.dc, { program: complete, call: "main()", mode: "record", trusted: true }, complete);
+    await launchToFirstStop(r.dc, { program: complete, call: "main()", mode: "record", trusted: true, stopOnEntry: true }, complete);
     truth.push(shown(await inspect(r.dc)));
     for (let i = 0; i < 2; i++) {
       await stopAfter(r.dc, (dc) => dc.stepInRequest(THREAD));
@@ -70,7 +70,7 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
 
   const s = await openSession(60_000);
   try {
-    const { first } = await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, incomplete);
+    const { first } = await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1, stopOnEntry: true }, incomplete);
     assert.equal(first.event, "stopped");
     const console = (): string => s.text("console");
     assert.match(console(), /the model predicts only its holes: parse_price\(\) \(not written yet\), lookup_rate \(defined nowhere\)/);
@@ -151,7 +151,7 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
 test("hybrid mode: a stub's return value is set where it returns, and the program runs again with it", T, async () => {
   const s = await openSession(60_000);
   try {
-    await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, incomplete);
+    await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1, stopOnEntry: true }, incomplete);
     for (const step of ["in", "in", "next"]) await stopAfter(s.dc, (dc) => (step === "in" ? dc.stepInRequest(THREAD) : dc.nextRequest(THREAD)));
     const returned = await inspect(s.dc);
     assert.equal(returned.frame.name, "parse_price");
@@ -177,7 +177,7 @@ test("hybrid mode: a name defined nowhere is a hole; its value is marked, or the
   writeFileSync(program, 'def main():\n    text = "the cat the dog"\n    n = count_words(text)\n    return n\n');
   const s = await openSession(60_000);
   try {
-    await launchToFirstStop(s.dc, { program, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1 }, program);
+    await launchToFirstStop(s.dc, { program, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1, stopOnEntry: true }, program);
     assert.match(s.text("console"), /count_words \(defined nowhere\)/);
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD)); // main:2
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD)); // main:3

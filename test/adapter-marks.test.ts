@@ -66,7 +66,7 @@ test("the model alone: scope, variables, hover, watch and REPL say the values ar
   s.dc.on("ndbg/model", (e: DebugProtocol.Event) => typeof e.body?.confidence === "number" && confidences.push(e.body.confidence));
   try {
     // Threshold 1: every state the model predicts is below it, so every value carries the low mark.
-    const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, lowConfidence: 1 }, program);
+    const { first } = await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, lowConfidence: 1, stopOnEntry: true }, program);
     assert.equal(first.event, "stopped");
     // The entry state is bound from the call: no guess, no mark.
     const entry = await inspect(s.dc);
@@ -131,7 +131,7 @@ test("the confidence shown is the shipped calibration of the model's token proba
   const s = await openSession(60_000);
   try {
     // No lowConfidence: the default threshold, 0.5.
-    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1 }, program);
+    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, stopOnEntry: true }, program);
     let checked = 0;
     await stepToEnd(s, 4, async (stop, n) => {
       const stats = (await s.dc.customRequest(REQUESTS.stats, {})).body as StatsBody;
@@ -155,7 +155,7 @@ test("the confidence shown is the shipped calibration of the model's token proba
 test("the model alone: with lowConfidence 0 the states are marked predicted, none as low confidence", T, async () => {
   const s = await openSession(60_000);
   try {
-    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, lowConfidence: 0 }, program);
+    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "predict", compute: false, gpu: "cpu", threads: 1, lowConfidence: 0, stopOnEntry: true }, program);
     let stops = 0;
     await stepToEnd(s, 3, async (stop) => {
       stops++;
@@ -179,7 +179,7 @@ test("the model alone: with lowConfidence 0 the states are marked predicted, non
 test("record mode: real values carry no mark, and the program's output is its stdout", T, async () => {
   const s = await openSession(60_000);
   try {
-    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "record", trusted: true, lowConfidence: 1 }, program);
+    await launchToFirstStop(s.dc, { program, call: "show(3)", mode: "record", trusted: true, lowConfidence: 1, stopOnEntry: true }, program);
     let stops = 0;
     await stepToEnd(s, 6, async (stop) => {
       stops++;

@@ -107,7 +107,7 @@ async function opensCart(dc: DebugClient, line: number): Promise<void> {
 test("record mode: an object opens into its attributes, a list of objects into objects, three levels down", T, async () => {
   const s = await openSession(120_000);
   try {
-    await launchToFirstStop(s.dc, { program, mode: "record", trusted: true }, program);
+    await launchToFirstStop(s.dc, { program, mode: "record", trusted: true, stopOnEntry: true }, program);
     await opensCart(s.dc, LINE("due = "));
     // Add to Watch on a child watches its evaluateName: the run's value of it, opening as in Variables.
     const watch = async (expression: string, frameId?: number): Promise<DebugProtocol.EvaluateResponse["body"]> =>
@@ -133,7 +133,7 @@ test("record mode: an object opens into its attributes, a list of objects into o
 test("predict mode (sealed): objects open as in record mode, and `self` in a method; the caller's frame evaluates in its own", T, async () => {
   const s = await openSession(120_000);
   try {
-    await launchToFirstStop(s.dc, { program, mode: "predict", trusted: false }, program);
+    await launchToFirstStop(s.dc, { program, mode: "predict", trusted: false, stopOnEntry: true }, program);
     await opensCart(s.dc, LINE("due = "));
     // Into a method: self is the cart.
     await stopAfter(s.dc, (dc) => dc.stepInRequest(THREAD));
@@ -156,7 +156,7 @@ test("predict mode (sealed): objects open as in record mode, and `self` in a met
 test("predict mode (sealed): the Debug Console calls the program's methods on its live objects", T, async () => {
   const s = await openSession(120_000);
   try {
-    await launchToFirstStop(s.dc, { program, mode: "predict", trusted: false }, program, [{ line: LINE("due = ") }]);
+    await launchToFirstStop(s.dc, { program, mode: "predict", trusted: false, stopOnEntry: true }, program, [{ line: LINE("due = ") }]);
     await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD)); // from the entry stop to the breakpoint
     const [top] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
     assert.equal(top.line, LINE("due = "));

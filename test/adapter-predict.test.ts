@@ -51,7 +51,7 @@ async function open(): Promise<Session> {
   return { ...s, events };
 }
 
-const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", compute: false, model: gguf, gpu: "cpu", threads: 1, ...args });
+const base = (args: Record<string, unknown>): Record<string, unknown> => ({ mode: "predict", compute: false, model: gguf, gpu: "cpu", threads: 1, stopOnEntry: true, ...args });
 
 /** initialize, launch in predict mode, breakpoints during configuration; resolves with the first stop. */
 async function launch(s: Session, args: Record<string, unknown>, lines: number[] = []): Promise<DebugProtocol.StoppedEvent> {

@@ -13,7 +13,7 @@ import { serialize } from "../adapter/format/trajectory.js";
 import { transition } from "../adapter/real/semantics.js";
 import type { Action, Frame } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, backIndex, stepIndex, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
+import { THREAD, backIndex, stepIndex, ungrouped, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
 
 const FIX = join(ROOT, "test", "fixtures", "dap");
 const CALLS = join(FIX, "calls.py");
@@ -41,7 +41,7 @@ type Bp = DebugProtocol.SourceBreakpoint;
 
 /** initialize, launch, breakpoints during configuration; resolves with the first stop (or the end). */
 async function launch(s: Session, args: Record<string, unknown>, bps: Bp[] = [], program = args.program as string): Promise<{ stopped?: DebugProtocol.StoppedEvent; terminated?: true; breakpoints: DebugProtocol.Breakpoint[] }> {
-  const { first, breakpoints } = await launchToFirstStop(s.dc, { mode: "record", trusted: true, ...args }, program, bps);
+  const { first, breakpoints } = await launchToFirstStop(s.dc, { mode: "record", trusted: true, stopOnEntry: true, ...args }, program, bps);
   return { ...(first.event === "stopped" ? { stopped: first as DebugProtocol.StoppedEvent } : { terminated: true as const }), breakpoints };
 }
 
@@ -74,7 +74,7 @@ async function expectState(s: Session, trace: TraceResult, i: number, program: s
   const where = (f: Frame): string => (f.file === undefined ? program : join(dirname(program), f.file));
   assert.deepEqual(got.map((f) => [f.name, f.line, f.source?.path]), want.map((f) => [f.func, f.line, where(f)]), `stack at state ${i}`);
   for (let k = 0; k < got.length; k++) {
-    const vars = await variables(s, await localsScope(s, got[k].id));
+    const vars = await ungrouped(s.dc, await variables(s, await localsScope(s, got[k].id)));
     const plain = vars.filter((v) => !v.name.startsWith("("));
     assert.deepEqual(Object.fromEntries(plain.map((v) => [v.name, v.value])), want[k].locals, `locals of frame ${k} at state ${i}`);
     // "(return) f" after a Step Out depends on the stop before: adapter-stops.test.ts checks it.
@@ -255,8 +255,8 @@ test("stepping back retraces the run, and forwards again replays it", async () =
       backs.push(trace.frames[i].line);
       await expectState(s, trace, i, CALLS);
     }
-    // From square(1)'s first line back to the line that called it, then along total's loop (over square(0)).
-    assert.deepEqual(backs.slice(0, 3), [9, 8, 9]);
+    // From the loop's line 9 (v = 1) back along total's loop, over square(0)'s call, not into it.
+    assert.deepEqual(backs.slice(0, 3), [8, 9, 8]);
     assert.equal(i, 0);
     e = await move(s, (dc) => dc.stepBackRequest(THREAD));
     await expectState(s, trace, 0, CALLS);
@@ -451,7 +451,7 @@ test("restart, pause, cancel and terminate all answer", async () => {
     await launch(s, { program: CALLS, call: "main(3)" }, [{ line: 9 }]);
     await move(s, (dc) => dc.continueRequest(THREAD));
     // Restart: a fresh recording, stopped on entry, breakpoints kept.
-    const e = await move(s, (dc) => dc.restartRequest({ arguments: { type: "neural-python", request: "launch", mode: "record", trusted: true, program: CALLS, call: "main(3)" } as DebugProtocol.LaunchRequestArguments }));
+    const e = await move(s, (dc) => dc.restartRequest({ arguments: { type: "neural-python", request: "launch", mode: "record", trusted: true, program: CALLS, call: "main(3)", stopOnEntry: true } as DebugProtocol.LaunchRequestArguments }));
     assert.equal(e.body.reason, "entry");
     await expectState(s, trace, 0, CALLS);
     const hit = await move(s, (dc) => dc.continueRequest(THREAD));

@@ -13,7 +13,7 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, firstOf, openSession, realStack, stepOutIndex, stopAfter, type Session } from "./support/dap.js";
+import { THREAD, firstOf, isGroup, openSession, realStack, stepOutIndex, stopAfter, ungrouped, type Session } from "./support/dap.js";
 
 const T = { timeout: 240_000 };
 
@@ -75,6 +75,12 @@ async function variables(s: Session, scope: DebugProtocol.Scope): Promise<DebugP
   return (await s.dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
 }
 
+/** A scope's variables with debugpy's groups opened in place, and the groups' names. */
+async function opened(s: Session, scope: DebugProtocol.Scope): Promise<{ groups: string[]; vars: DebugProtocol.Variable[] }> {
+  const shown = await variables(s, scope);
+  return { groups: shown.filter(isGroup).map((v) => v.name), vars: await ungrouped(s.dc, shown) };
+}
+
 /** Index of the first real state at `line` (the nth), as a continue to it lands there. */
 const stateAt = (line: number, nth = 0): number => trace.frames.map((f, i) => (f.event === "line" && f.line === line ? i : -1)).filter((i) => i >= 0)[nth];
 
@@ -111,8 +117,11 @@ test("record: Step Out stops in the caller after the return, with (return) scale
     const locals = await variables(s, localsScope);
     assert.deepEqual(locals.map((v) => [v.name, v.value]), [["(return) scale", "2"], ...Object.entries(want[0].locals)]);
     assert.equal(locals[0].presentationHint?.kind, "virtual");
-    const globals = await variables(s, globalsScope);
-    assert.deepEqual(globals.map((v) => [v.name, v.value]), Object.entries(want.at(-1)!.locals));
+    // The module's functions grouped as debugpy groups them, the other names as they are.
+    const { groups, vars: globals } = await opened(s, globalsScope);
+    assert.deepEqual(groups, ["function variables"]);
+    assert.deepEqual(Object.fromEntries(globals.map((v) => [v.name, v.value])), want.at(-1)!.locals);
+    assert.ok((await variables(s, globalsScope)).slice(0, -1).every((v) => !v.value.startsWith("<function")), "no function outside its group");
     assert.ok(globals.some((v) => v.name === "RATE" && v.value === "2"));
     // Expressions read the globals too, as Python looks names up; calling a function would run it.
     assert.equal((await s.dc.evaluateRequest({ expression: "v * RATE", frameId: got[0].id, context: "watch" })).body.result, "2");
@@ -275,13 +284,13 @@ test("predict (the model alone): Step Out leaves the frame; Globals are marked p
     assert.equal(frames[0].name, "scale");
     const [, globalsScope] = await scopes(s, frames[0].id);
     assert.match(globalsScope?.name ?? "", /^Predicted globals/, "the module's names, predicted");
-    for (const v of await variables(s, globalsScope)) assert.match(v.type ?? "", /predicted/, `${v.name}'s type says predicted`);
+    for (const v of (await opened(s, globalsScope)).vars) assert.match(v.type ?? "", /predicted/, `${v.name}'s type says predicted`);
     const depth = frames.length;
     assert.equal((await move(s, (dc) => dc.stepOutRequest(THREAD))).event, "stopped");
     const after = await stack(s);
     assert.ok(after.length < depth, `out of scale: ${after.map((f) => f.name).join(" < ")}`);
     // Every value of the state it stopped at is the model's.
-    for (const v of await variables(s, (await scopes(s, after[0].id))[0])) assert.match(v.type ?? "", /predicted/, `${v.name}'s type says predicted`);
+    for (const v of (await opened(s, (await scopes(s, after[0].id))[0])).vars) assert.match(v.type ?? "", /predicted/, `${v.name}'s type says predicted`);
   } finally {
     await s.dc.stop();
   }

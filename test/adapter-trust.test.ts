@@ -60,14 +60,14 @@ test("replay and predict need no trust; a restart cannot turn a predict session 
   const replay = await openSession(30_000);
   try {
     const trace = join(ROOT, "test", "golden", "minimal.ndbg");
-    const { first } = await launchToFirstStop(replay.dc, { program: trace, mode: "replay" }, trace);
+    const { first } = await launchToFirstStop(replay.dc, { program: trace, mode: "replay", stopOnEntry: true }, trace);
     assert.equal(first.event, "stopped");
   } finally {
     await replay.dc.stop();
   }
   const s = await openSession(120_000);
   try {
-    const { first } = await launchToFirstStop(s.dc, { program, call: "f(1)", mode: "predict", gpu: "cpu", threads: 1 }, program);
+    const { first } = await launchToFirstStop(s.dc, { program, call: "f(1)", mode: "predict", gpu: "cpu", threads: 1, stopOnEntry: true }, program);
     assert.equal(first.event, "stopped");
     assert.equal(existsSync(marker), false, "predict mode ran the program");
     // A restart to record mode: refused for want of trust, and with trust for the change of mode.

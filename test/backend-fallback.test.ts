@@ -65,7 +65,7 @@ async function launch(gpu: string): Promise<Launched> {
   const s = await openSession(120_000);
   const model: ModelEventBody[] = [];
   s.dc.on(EVENTS.model, (e: DebugProtocol.Event) => model.push(e.body as ModelEventBody));
-  const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: DEMO, call: CALL, gpu, threads: 1, compute: false }, DEMO);
+  const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: DEMO, call: CALL, gpu, threads: 1, compute: false, stopOnEntry: true }, DEMO);
   assert.equal(first.event, "stopped", s.text());
   return { s, model };
 }

@@ -147,7 +147,7 @@ async function launch(gpu: string): Promise<Launched> {
   const s = await openSession(120_000);
   const model: DebugProtocol.Event[] = [];
   s.dc.on("ndbg/model", (e: DebugProtocol.Event) => model.push(e));
-  const { first } = await launchToFirstStop(s.dc, { mode: "predict", compute: false, program: PROGRAM, call: "main(2)", gpu, threads: 1 }, PROGRAM);
+  const { first } = await launchToFirstStop(s.dc, { mode: "predict", compute: false, program: PROGRAM, call: "main(2)", gpu, threads: 1, stopOnEntry: true }, PROGRAM);
   assert.equal(first.event, "stopped", s.text());
   return { s, model };
 }

@@ -295,6 +295,26 @@ test("data breakpoints: continue stops where a watched value changes, reverse co
   assert.deepEqual(hit && [hit.old, hit.value, hit.line], ["0", "3", 5]);
   p = await ce.continue();
   assert.equal(ce.takeDataHit()?.value, "7", "add(0) changed nothing");
+  // The same object watched from main's frame (c.total): followed into the methods that change it.
+  const oe = new Engine(new RecordedPredictor(c), { evaluator: evaluateValues });
+  await oe.start();
+  await oe.runTo(10);
+  const id = frameOf(oe.current).ids?.c;
+  assert.ok(id, "the run names c's identity");
+  oe.setDataBreakpoints([{ func: "main", path: "c.total", object: { id, child: "total" } }]);
+  p = await oe.continue();
+  assert.equal(at(p), "6 line Cart.add", "stopped in the method that changed it");
+  hit = oe.takeDataHit();
+  assert.deepEqual(hit && [hit.old, hit.value, hit.line], ["0", "3", 5]);
+  assert.equal(at(await oe.continue()), "6 line Cart.add");
+  assert.equal(oe.takeDataHit()?.value, "7");
+  // Back from the end to where it last changed, and where its value came from.
+  await oe.continue();
+  p = await oe.reverseContinue();
+  assert.deepEqual([at(p), oe.takeDataHit()?.value], ["6 line Cart.add", "7"]);
+  p = await oe.valueOrigin({ func: "main", path: "c.total", object: { id, child: "total" } });
+  assert.equal(at(p), "5 line Cart.add", "the statement that set it");
+  assert.equal(oe.takeDataHit()?.old, "3");
 });
 
 test("a script's session steps back to its first line, and no further; reverse continue stops there", async () => {

@@ -21,7 +21,7 @@ import { connect, startServer, stopServer } from "./support/serve.js";
 const DEMO = join(ROOT, "examples", "demo.py");
 const CALL = "total([3, 1, 4, 1, 5, 9, 2, 6])";
 // (compute: false: demo.py's states all follow from the call, and each step here must be a model call)
-const LAUNCH = { mode: "predict", program: DEMO, call: CALL, gpu: "cpu", threads: 1, compute: false };
+const LAUNCH = { mode: "predict", program: DEMO, call: CALL, gpu: "cpu", threads: 1, compute: false, stopOnEntry: true };
 const T = { timeout: 180_000 };
 const ABORTED = /the inference process ended: killed by SIGABRT \(ggml\.c:0: GGML_ASSERT\(injected\) failed: inference fault injected at decode \d+\); the next step starts it again/g;
 

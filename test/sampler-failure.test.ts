@@ -37,7 +37,7 @@ test("a sampler error ends the step with its message, and the session keeps answ
   const s = await openSession(30_000);
   try {
     // (compute: false: each step a model call, the program's first steps being ones it decides itself)
-    const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: PROGRAM, model: damaged, gpu: "cpu", threads: 1, compute: false }, PROGRAM);
+    const { first } = await launchToFirstStop(s.dc, { mode: "predict", program: PROGRAM, model: damaged, gpu: "cpu", threads: 1, compute: false, stopOnEntry: true }, PROGRAM);
     assert.equal(first.event, "stopped");
     for (let i = 0; i < 2; i++) {
       // stopAfter fails after the client's 30 s when the step never ends.

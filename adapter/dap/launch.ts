@@ -69,7 +69,7 @@ export const LAUNCH_DEFAULTS = {
   layout: "canonical",
   gpu: "auto",
   threads: 0,
-  stopOnEntry: true,
+  stopOnEntry: false,
   resync: false,
   compute: true,
   predictor: "model",
@@ -185,7 +185,9 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
     }
     if (mode !== "predict") return fail(`"pythonVersion" says which Python's states predict mode predicts; ${mode} mode runs or replays real ones`);
   }
-  const stopOnEntry = bool("stopOnEntry", LAUNCH_DEFAULTS.stopOnEntry);
+  // A launch runs to the first breakpoint, as debugpy's does; a replay opens a trace at its first
+  // state (nothing runs: there is nothing to wait for).
+  const stopOnEntry = bool("stopOnEntry", mode === "replay" || LAUNCH_DEFAULTS.stopOnEntry);
   if (stopOnEntry instanceof Error) return fail(stopOnEntry.message);
   const resync = bool("resync", LAUNCH_DEFAULTS.resync);
   if (resync instanceof Error) return fail(resync.message);

@@ -84,6 +84,8 @@ const ARGUMENTS: Record<string, Check> = {
   setVariable: object({ variablesReference: INTEGER, name: text(MAX_EXPRESSION_LENGTH), value: text(MAX_EXPRESSION_LENGTH) }),
   source: object({ sourceReference: optional(INTEGER), source: optional(SOURCE) }),
   cancel: optional(object({ requestId: optional(INTEGER), progressId: optional(STRING) })),
+  dataBreakpointInfo: object({ variablesReference: optional(INTEGER), name: text(MAX_EXPRESSION_LENGTH), frameId: optional(INTEGER) }),
+  setDataBreakpoints: object({ breakpoints: array(object({ dataId: text(4 * MAX_EXPRESSION_LENGTH), accessType: optional(STRING), condition: optional(STRING), hitCondition: optional(STRING) }), MAX_BREAKPOINTS) }),
 };
 
 /** Requests the library would acknowledge with success although nothing happens: refused, with why. */
@@ -97,8 +99,6 @@ const UNSUPPORTED: Record<string, string> = {
   completions: "completions are not supported",
   loadedSources: "loadedSources is not supported",
   setFunctionBreakpoints: "function breakpoints are not supported: set a breakpoint on the function's first line",
-  setDataBreakpoints: "data breakpoints are not supported",
-  dataBreakpointInfo: "data breakpoints are not supported",
   setInstructionBreakpoints: "instruction breakpoints are not supported",
   breakpointLocations: "breakpointLocations is not supported",
   readMemory: "memory is not supported: a Python program's values are shown as reprs",

@@ -21,14 +21,15 @@ import { requestProblem } from "./requests.js";
 import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
-import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody } from "../protocol.js";
+import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
 import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked } from "./marks.js";
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
 import { under } from "../system/paths.js";
-import { VariableStore, page } from "./variables.js";
+import { VariableStore, namedIn, page } from "./variables.js";
+import { dataHitText, readWatch, watchedValue, watchText, type Watch } from "../engine/watches.js";
 
 const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
@@ -38,7 +39,7 @@ const TRACE_SOURCE = 1;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
-type MoveKind = "entry" | "step" | "continue" | "back" | "reverse";
+type MoveKind = "entry" | "step" | "continue" | "back" | "reverse" | "origin";
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
@@ -180,7 +181,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
       supportsHitConditionalBreakpoints: true,
       supportsLogPoints: true,
       supportsFunctionBreakpoints: false,
-      supportsDataBreakpoints: false,
+      supportsDataBreakpoints: true,
+      supportsClipboardContext: true,
       supportsSetExpression: false,
       supportsGotoTargetsRequest: false,
       supportsStepInTargetsRequest: false,
@@ -453,7 +455,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (this.ended || !this.engine) return;
       if (isAbort(e)) this.afterMove("step", "pause");
       else {
-        this.console(`Could not ${kind === "back" || kind === "reverse" ? "go back" : "go on"}: ${errorMessage(e)}`, "stderr");
+        this.console(`Could not ${kind === "back" || kind === "reverse" || kind === "origin" ? "go back" : "go on"}: ${errorMessage(e)}`, "stderr");
         this.afterMove("step");
       }
     } finally {
@@ -464,7 +466,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
   /** Acknowledges a move request at once (the thread runs until the stopped event), then moves. */
   private startMove(response: DebugProtocol.Response, request: DebugProtocol.Request | undefined, kind: MoveKind, op: (engine: Engine, signal: AbortSignal) => Promise<Predicted>): void {
     const engine = this.engine;
-    if (this.comparison && (kind === "back" || kind === "reverse")) return this.fail(response, "compare mode runs forwards only: the real program cannot step back");
+    const back = kind === "back" || kind === "reverse" || kind === "origin";
+    if (this.comparison && back) return this.fail(response, "compare mode runs forwards only: the real program cannot step back");
     if (!engine || this.ended) return this.fail(response, this.ended ? "the program has ended" : "the program has not been launched");
     if (engine.ended) return this.fail(response, "the program has ended");
     this.sendResponse(response);
@@ -505,6 +508,62 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.startMove(response, request, "reverse", (e, s) => e.reverseContinue(s));
   }
 
+  // ---- data breakpoints ----
+
+  /** The data breakpoints' ids, by their dataId (a watch, as JSON): a stop at one names it. */
+  private dataIds = new Map<string, number>();
+  private nextDataId = 1;
+
+  /** The watch a variable of the Variables view (or an expression, without a reference) would be, or why it cannot be one. */
+  private watchOf(args: { variablesReference?: number; name: string; frameId?: number }): Watch | string {
+    if (!this.engine || !this.predictor) return "the program has not been launched";
+    if (!this.predictor.eventByEvent) return "data breakpoints need every event of the run: predict mode's sealed run, record, replay or hybrid mode (not the model alone, nor compare mode)";
+    const named = args.variablesReference ? namedIn(this.variables.get(args.variablesReference), args.name) : { frame: this.frameAt(args.frameId)?.index ?? 0, path: args.name.trim() };
+    const frame = named && this.frames[named.frame];
+    if (!named || !frame) return `${cutText(args.name)} names no value of the program to watch`;
+    // A child of an object the run identified: followed wherever that object is seen (a method's self).
+    const id = named.parent !== undefined ? frame.ids?.[named.parent] : undefined;
+    const child = id !== undefined ? frame.objects?.[named.parent!]?.find(([, , path]) => path === named.path)?.[0] : undefined;
+    const watch: Watch = { func: frame.func, ...(frame.file !== undefined ? { file: frame.file } : {}), path: named.path, ...(id !== undefined && child !== undefined ? { object: { id, child } } : {}) };
+    if (watchedValue(frame, watch)?.value === undefined) return `${cutText(named.path)} has no value here to watch`;
+    return watch;
+  }
+
+  protected override dataBreakpointInfoRequest(response: DebugProtocol.DataBreakpointInfoResponse, args: DebugProtocol.DataBreakpointInfoArguments): void {
+    const watch = this.watchOf(args);
+    response.body = typeof watch === "string" ? { dataId: null, description: watch } : { dataId: JSON.stringify(watch), description: `When ${watchText(watch)} changes`, accessTypes: ["write"], canPersist: false };
+    this.sendResponse(response);
+  }
+
+  protected override setDataBreakpointsRequest(response: DebugProtocol.SetDataBreakpointsResponse, args: DebugProtocol.SetDataBreakpointsArguments): void {
+    const engine = this.engine;
+    const watches: Watch[] = [];
+    const ids = new Map<string, number>();
+    const breakpoints = args.breakpoints.map((b): DebugProtocol.Breakpoint => {
+      const watch = readWatch(b.dataId);
+      if (!watch || !engine) return { verified: false, message: !engine ? "the program has not been launched" : "not a data breakpoint of this debugger" };
+      const key = JSON.stringify(watch);
+      const id = this.dataIds.get(key) ?? this.nextDataId++;
+      ids.set(key, id);
+      watches.push(watch);
+      const unread = b.condition || b.hitCondition ? " (its condition and hit count are not read: it stops at every change)" : "";
+      return { id, verified: true, ...(unread ? { message: `stops where ${watchText(watch)} changes${unread}` } : {}) };
+    });
+    this.dataIds = ids;
+    engine?.setDataBreakpoints(watches);
+    response.body = { breakpoints };
+    this.sendResponse(response);
+  }
+
+  /** ndbg/valueOrigin: back to the statement that last set a variable's value (or first bound it). */
+  private valueOrigin(response: DebugProtocol.Response, args: unknown, request?: DebugProtocol.Request): void {
+    const a = (typeof args === "object" && args !== null ? args : {}) as Partial<ValueOriginArguments>;
+    if (!Number.isInteger(a.variablesReference) || typeof a.name !== "string") return this.fail(response, "ndbg/valueOrigin needs a variable: variablesReference and name");
+    const watch = this.watchOf({ variablesReference: a.variablesReference!, name: a.name });
+    if (typeof watch === "string") return this.fail(response, watch);
+    this.startMove(response, request, "origin", (e, s) => e.valueOrigin(watch, s));
+  }
+
   /** The last Step Over stopped at a breakpoint in a call it stepped over (read once, by the stop that reports it). */
   private overStopped = false;
 
@@ -513,6 +572,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine!;
     const overStopped = this.overStopped;
     this.overStopped = false;
+    const dataHit = engine.takeDataHit();
     for (const note of engine.takeNotes()) this.console(note);
     this.showOutput();
     this.variables.reset();
@@ -534,6 +594,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
       ev.body.reason = reason;
       ev.body.text = frame.value;
       ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
+    } else if (!reasonOverride && dataHit) {
+      ev.body.reason = kind === "origin" ? "goto" : "data breakpoint";
+      ev.body.description = dataHitText(dataHit, kind === "origin");
+      const id = this.dataIds.get(JSON.stringify(dataHit.watch));
+      if (id !== undefined && kind !== "origin") ev.body.hitBreakpointIds = [id];
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
       const hit = this.breakpoints.hitIds(frame, (p) => this.place(p));
       if (hit.length) {
@@ -706,7 +771,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
         vars.push(ev);
       }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.origins.value(c.frame, name), frame.objects));
+      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.origins.value(c.frame, name), frame.objects, c.frame));
       vars = this.variables.grouped(vars);
     } else if (c.kind === "group") vars = c.variables;
     else vars = this.variables.children(c);
@@ -746,7 +811,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (result.stdout) this.sendEvent(new OutputEvent(result.stdout, "stdout"));
       const node = reprToNode(result.value);
       const origin = this.origins.value(at?.index ?? 0, expression);
-      const v = this.variables.variable(expression, node, result.path ?? expression, origin, result.objects);
+      const v = this.variables.variable(expression, node, result.path ?? expression, origin, result.objects, at?.index ?? 0);
       const body = { result: result.value, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
@@ -851,6 +916,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
           } satisfies StatsBody;
           this.sendResponse(response);
         });
+      case REQUESTS.valueOrigin:
+        return this.valueOrigin(response, args, request);
       default:
         return super.customRequest(command, response, args, request);
     }

@@ -14,7 +14,7 @@ import { REAL, markVariable, type Origin } from "./marks.js";
  */
 export type Container =
   | { kind: "scope"; frame: number; globals?: true }
-  | { kind: "node"; node: ValueNode; path?: string; origin: Origin; objects?: Objects }
+  | { kind: "node"; node: ValueNode; path?: string; origin: Origin; objects?: Objects; frame?: number }
   | { kind: "compare"; side: "predicted" | "real" }
   | { kind: "group"; variables: DebugProtocol.Variable[] };
 
@@ -44,14 +44,14 @@ export class VariableStore {
    * container opens into the items its repr shows; an object into the children the run recorded
    * for it (`objects`, by the path that names it), as debugpy opens it.
    */
-  variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL, objects?: Objects): DebugProtocol.Variable {
+  variable(name: string, node: ValueNode, path?: string, origin: Origin = REAL, objects?: Objects, frame?: number): DebugProtocol.Variable {
     const opened = recordedChildren(objects, path);
     const count = opened?.length ?? node.children?.length ?? 0;
     const v: DebugProtocol.Variable = {
       name,
       value: node.display,
       type: node.type || undefined,
-      variablesReference: count ? this.ref({ kind: "node", node, path, origin, ...(objects ? { objects } : {}) }) : 0,
+      variablesReference: count ? this.ref({ kind: "node", node, path, origin, ...(objects ? { objects } : {}), ...(frame !== undefined ? { frame } : {}) }) : 0,
     };
     if (path) v.evaluateName = path;
     if (count) {
@@ -76,8 +76,20 @@ export class VariableStore {
 
   /** A value's children (openValue); each one's evaluateName names it from its parent's: `x[0]`, `d['k']`, `(a + b)[1]`, `cart.items`. */
   children(c: Extract<Container, { kind: "node" }>): DebugProtocol.Variable[] {
-    return openValue(c.node, c.path, c.objects).map((ch) => this.variable(ch.name, ch.node, ch.path, c.origin, c.objects));
+    return openValue(c.node, c.path, c.objects).map((ch) => this.variable(ch.name, ch.node, ch.path, c.origin, c.objects, c.frame));
   }
+}
+
+/**
+ * The expression that names a variable of a container and the frame it is read in (as a data
+ * breakpoint watches it): a local of a scope, or a part of one (`cart.items`); undefined for what
+ * names no value of the program (a group, "(return) f").
+ */
+export function namedIn(c: Container | undefined, name: string): { frame: number; path: string; parent?: string } | undefined {
+  if (c?.kind === "scope") return /^[\p{ID_Start}_][\p{ID_Continue}]*$/u.test(name) ? { frame: c.frame, path: name } : undefined;
+  if (c?.kind !== "node" || c.path === undefined) return undefined;
+  const child = openValue(c.node, c.path, c.objects).find((ch) => ch.name === name);
+  return child?.path !== undefined ? { frame: c.frame ?? 0, path: child.path, parent: c.path } : undefined;
 }
 
 /** The part of a container's variables a request asks for: named or indexed ones, from `start`, at most `count`. */

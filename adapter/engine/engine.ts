@@ -273,6 +273,34 @@ export class Engine {
     });
   }
 
+  /**
+   * Back to the statement that last set a watched value before here (or first bound it, where it
+   * was never changed): the state of that line, the change said as a data hit (takeDataHit).
+   * Where the states are one run's, event by event; the session stays, with a note, where no
+   * statement before here set it.
+   */
+  valueOrigin(watch: Watch, signal?: AbortSignal): Promise<Predicted> {
+    return this.run(signal, async () => {
+      this.dataHit = undefined;
+      if (!this.predictor.eventByEvent) throw new Error("where a value came from needs every event of the run: predict mode's sealed run, record, replay or hybrid mode");
+      const watched = new WatchTracker([watch], true);
+      watched.baseline([this.current]);
+      let p = this.current;
+      for (let n = 0; n < this.maxEvents; n++) {
+        const q = await this.earlier(p, "inv_step_into", signal);
+        if (!q) break;
+        const hit = watched.backward(q);
+        if (hit) {
+          this.dataHit = hit;
+          return this.standEarlier(hit.at, signal);
+        }
+        p = q;
+      }
+      this.note(`no statement before here set ${watch.path}: it holds this value from the frame's start`);
+      return this.current;
+    });
+  }
+
   /** The state `kind` (an inverse action) leads to from `from`, going back in the run; undefined at its first state. */
   private async earlier(from: Predicted, kind: "inv_step_over" | "inv_step_into", signal?: AbortSignal): Promise<Predicted | undefined> {
     const p = await abortable(this.predictor.predict([from], { kind }, { signal }), signal);
@@ -362,7 +390,7 @@ export class Engine {
 
   /** Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last changed (adapter/engine/watches.ts). */
   setDataBreakpoints(watches: readonly Watch[]): void {
-    this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}) }));
+    this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) }));
   }
 
   get dataBreakpoints(): readonly Watch[] {

@@ -36,6 +36,8 @@ export interface Frame {
   stderr?: string;
   /** What a debugger opens of the locals' objects, where the program really ran (never serialized). */
   objects?: Objects;
+  /** The identity of each object of `objects` (by path), the same wherever the run shows that object: a data breakpoint follows it (never serialized). */
+  ids?: Record<string, string>;
 }
 
 /**

@@ -483,7 +483,8 @@ export class SessionTable {
     if (this.sessions.size + this.starting.size >= this.opts.maxSessions)
       throw new ToolInputError(`${this.opts.maxSessions} sessions are open (${[...this.sessions.keys()].join(", ") || "starting"}): end one with end_session first`);
     // The client never says the program may run: the server's flag does, for the modes that run it.
-    const checked = validateLaunch({ ...launch, trusted: this.opts.allowRun }, this.opts.cwd);
+    // An agent's session stops at the first state unless told otherwise (the tool's own default; the editor's runs to a breakpoint, as debugpy's).
+    const checked = validateLaunch({ stopOnEntry: true, ...launch, trusted: this.opts.allowRun }, this.opts.cwd);
     if (!checked.ok) throw new ToolInputError(checked.error);
     const config = checked.config;
     const notes: string[] = [];

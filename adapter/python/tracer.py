@@ -526,9 +526,11 @@ class Run:
         shown = _shown_locals(frame)
         record["locals"] = {name: self.repr(value) for name, value in shown}
         if self.max_objects > 0:
-            objects = self.objects_of(shown)
+            ids = {}
+            objects = self.objects_of(shown, ids=ids)
             if objects:
                 record["objects"] = objects
+                record["ids"] = ids
         if event == "return":
             lasti = frame.f_lasti
             unwound = self.exc_lasti.pop(frame, None) == lasti or (
@@ -558,13 +560,15 @@ class Run:
 
     # ---- objects, as a debugger opens them ----
 
-    def objects_of(self, roots, budget=None):
+    def objects_of(self, roots, budget=None, ids=None):
         """What the Variables view opens: for each object reached from `roots` ((path, value) pairs)
         whose repr is no literal (an instance, a namedtuple, a subclass of a builtin container), its
         attributes or items, as {PATH: [[NAME, REPR, CHILD_PATH], ...]}. Paths are the expressions
         that name them (`cart.items[0].price`); builtin lists, tuples and dicts are looked into (the
         adapter reads their reprs) but not listed. At most `budget` children in all (max_objects),
-        _OBJECT_DEPTH steps from a root: a state's objects cost a bounded time to record."""
+        _OBJECT_DEPTH steps from a root: a state's objects cost a bounded time to record. `ids`, where
+        given, gets each listed object's identity (its id() in hex) by path: the same object seen
+        from another frame (`cart` in the caller, `self` in a method) for a data breakpoint."""
         out = {}
         left = [self.max_objects if budget is None else budget]
 
@@ -592,6 +596,8 @@ class Run:
             children = children[: left[0]]
             left[0] -= len(children)
             out[path] = [[name, self.repr(child), child_path(path, name)] for name, child in children]
+            if ids is not None:
+                ids[path] = "%x" % id(value)
             for name, child in children:
                 walk(child_path(path, name), child, depth + 1, open_ids)
 

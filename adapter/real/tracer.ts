@@ -231,6 +231,8 @@ function checkRecord(r: unknown, mainDir?: string, root?: string): Record<string
     for (const [k, v] of Object.entries(r.locals)) if (typeof v !== "string") throw new RecordError(`the local ${JSON.stringify(k).slice(0, 40)} is not a repr`);
   }
   if (r.objects !== undefined) checkObjects(r.objects);
+  if (r.ids !== undefined && !(isObject(r.ids) && Object.values(r.ids).every((v) => typeof v === "string" && /^[0-9a-f]{1,16}$/.test(v))))
+    throw new RecordError(`"ids" is not an object of identities`);
   return r;
 }
 
@@ -313,6 +315,7 @@ export class Records {
     frame.locals = (r.locals ?? {}) as Record<string, string>;
     if (typeof r.value === "string") frame.value = r.value;
     if (r.objects !== undefined) frame.objects = r.objects as Objects;
+    if (r.ids !== undefined) frame.ids = r.ids as Record<string, string>;
     if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
     if (typeof r.stderr === "string" && r.stderr) {
       frame.stderr = r.stderr;

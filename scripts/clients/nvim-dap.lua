@@ -20,13 +20,9 @@ local function finish(ok, why)
 end
 vim.defer_fn(function() finish(false, "no end within 180 s") end, 180000)
 
--- The moves made, one per stop, from the first stop (the breakpoint on line 9); the last clears
--- the breakpoints and runs to the end.
-local moves = { "step_into", "step_over", "step_out", "step_back", "step_back", "reverse_continue", "continue", "continue", "to_end" }
-local function to_end()
-  dap.clear_breakpoints()
-  dap.continue()
-end
+-- The moves made, one per stop, from the first stop (the breakpoint on line 9, v = 1); the last
+-- Continue runs past the third hit to the end.
+local moves = { "step_into", "step_over", "step_out", "step_back", "step_back", "reverse_continue", "continue", "continue", "continue", "continue" }
 local n = 0
 
 dap.listeners.after.event_stopped["ndbg-check"] = function(session, body)
@@ -48,7 +44,7 @@ dap.listeners.after.event_stopped["ndbg-check"] = function(session, body)
           local move = moves[n]
           if not move then return finish(false, "more stops than moves") end
           say("  " .. move)
-          vim.schedule(function() if move == "to_end" then to_end() else dap[move]() end end)
+          vim.schedule(function() dap[move]() end)
         end)
       end)
     end)
@@ -62,6 +58,7 @@ dap.listeners.after.event_output["ndbg-check"] = function(_, body)
 end
 
 vim.cmd("edit " .. program)
+vim.bo.filetype = "python" -- (no filetype detection under -u NONE)
 vim.api.nvim_win_set_cursor(0, { 9, 0 })
 dap.set_breakpoint()
 dap.continue()

@@ -101,6 +101,9 @@ async function ask<T>(kind: string, body: string): Promise<T> {
 /** The page's elements matching a CSS selector, as the driver sees them (text, classes, colour). */
 export const probe = (selector: string): Promise<ProbedElement[]> => ask<ProbedElement[]>("probe", selector);
 
+/** Clicks, as a user does, the first element matching a CSS selector whose text holds `text` ("right": its context menu). */
+export const click = (selector: string, text: string, button: "left" | "right" = "left"): Promise<unknown> => ask("click", JSON.stringify({ selector, text, button }));
+
 /** Runs every registered test whose "suite: name" matches `filter`; resolves to the failure count. */
 export async function runAll(filter?: RegExp): Promise<number> {
   const selected = cases.filter((c) => !filter || filter.test(`${c.suite}: ${c.name}`));

@@ -55,7 +55,7 @@ test("every predicted state of every session is reachable: no function never cal
     const s = await openSession(120_000);
     try {
       // The model alone: its states are the subject (a sealed run's are real ones, which no rule needs to admit).
-      const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", compute: false, gpu: "cpu", threads: 1 }, program, [{ line: bp }]);
+      const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", compute: false, gpu: "cpu", threads: 1, stopOnEntry: true }, program, [{ line: bp }]);
       if (first.event !== "stopped") continue;
       for (const move of MOVES) if ((await stopAfter(s.dc, move)).event !== "stopped") break;
       rejected.push(...s.text().split("\n").filter((l) => /cannot be in/.test(l)).map((l) => `${program}: ${l}`));

@@ -50,6 +50,7 @@ const launchArgs = (model: string, c: { program: string; call: string }): Record
   pythonVersion: "3.12",
   program: c.program,
   call: c.call,
+  stopOnEntry: true,
 });
 
 /** A session launched to its first stop. */

@@ -114,6 +114,16 @@ export function realStack(frames: readonly Frame[], i: number): Frame[] {
   return out;
 }
 
+/** Whether a variable is one of debugpy's groups (functions, classes), which open into values. */
+export const isGroup = (v: DebugProtocol.Variable): boolean => /^(function|class) variables$/.test(v.name) && v.value === "";
+
+/** A scope's variables with debugpy's groups opened in place (their members after the other names). */
+export async function ungrouped(dc: DebugClient, vars: DebugProtocol.Variable[]): Promise<DebugProtocol.Variable[]> {
+  const out: DebugProtocol.Variable[] = [];
+  for (const v of vars) out.push(...(isGroup(v) ? (await dc.variablesRequest({ variablesReference: v.variablesReference })).body.variables : [v]));
+  return out;
+}
+
 /** The top frame of a stop, its first scope and that scope's variables. */
 export interface Stop {
   frame: DebugProtocol.StackFrame;

@@ -5,7 +5,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
+import { click, hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
 import { DEBUG_TYPE, act, locals, mark, nextEvent, outputSince, responseTo, sentRequest, session, settled, stack, stopAll, watchSessions } from "../debugSession.js";
 
 const folder = (): vscode.WorkspaceFolder => vscode.workspace.workspaceFolders![0];
@@ -191,6 +191,71 @@ suite("debugging (record mode)", () => {
         ["owner", "'ana'", "cart.owner"],
         ["items", "[('tea', 4, 2), ('cake', 8, 1)]", "cart.items"],
       ]);
+      await stopAll();
+    } finally {
+      vscode.debug.removeBreakpoints([bp]);
+    }
+  });
+
+  test("Break on Value Change and Where Did This Value Come From? in the Variables view's menu", async () => {
+    watchSessions();
+    // demo.py's line 5, `if best is None or v > best:`, in running_max's first iteration.
+    const bp = new vscode.SourceBreakpoint(new vscode.Location(file("demo.py"), new vscode.Position(4, 0)));
+    vscode.debug.addBreakpoints([bp]);
+    try {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file("demo.py")));
+      await vscode.commands.executeCommand("workbench.view.debug");
+      let from = mark();
+      await vscode.debug.startDebugging(folder(), { type: DEBUG_TYPE, request: "launch", name: "watch", program: "${workspaceFolder}/demo.py", call: "total([3, 1, 2])", mode: "record", stopOnEntry: false });
+      await nextEvent("stopped", from, 60_000);
+      vscode.debug.removeBreakpoints([bp]);
+      const [top] = await stack();
+      assert.equal(top.line, 5);
+      assert.equal((await locals(top.id)).best, "None");
+      const row = ".debug-pane .monaco-list-row";
+      if (hasDriver) {
+        // As a user does it: the variable's context menu, VS Code's own "Break on Value Change".
+        await showDebugView({ locals: ["best = None"] });
+        from = mark();
+        await click(row, "best", "right");
+        await click(".monaco-menu .action-label", "Break on Value Change");
+        assert.ok((await responseTo("setDataBreakpoints", from)).success);
+      } else {
+        const { scopes } = (await session().customRequest("scopes", { frameId: top.id })) as DebugProtocol.ScopesResponse["body"];
+        const info = (await session().customRequest("dataBreakpointInfo", { variablesReference: scopes[0].variablesReference, name: "best" })) as DebugProtocol.DataBreakpointInfoResponse["body"];
+        await session().customRequest("setDataBreakpoints", { breakpoints: [{ dataId: info.dataId }] });
+      }
+      // best = v (3): seen at the next line.
+      let stop = await act("workbench.action.debug.continue");
+      assert.equal(stop.reason, "data breakpoint");
+      assert.equal(stop.description, "best in running_max() changed: None → 3 (line 6)");
+      assert.equal((await stack())[0].line, 7);
+      await screenshot("data-breakpoint");
+      // Where did out's value come from: back to the statement that set it (its append).
+      let [at] = await stack();
+      for (let i = 0; i < 8 && (await locals(at.id)).out !== "[3, 3]"; i++) {
+        await act("workbench.action.debug.stepOver");
+        [at] = await stack();
+      }
+      assert.equal((await locals(at.id)).out, "[3, 3]");
+      if (hasDriver) {
+        await showDebugView({ locals: ["out = [3, 3]"] });
+        from = mark();
+        await click(row, "out", "right");
+        await click(".monaco-menu .action-label", "Where Did This Value Come From?");
+        stop = (await nextEvent<DebugProtocol.StoppedEvent>("stopped", from)).body;
+      } else {
+        const { scopes } = (await session().customRequest("scopes", { frameId: at.id })) as DebugProtocol.ScopesResponse["body"];
+        from = mark();
+        await vscode.commands.executeCommand("neuralPython.valueOrigin", { sessionId: session().id, container: { variablesReference: scopes[0].variablesReference }, variable: { name: "out" } });
+        stop = (await nextEvent<DebugProtocol.StoppedEvent>("stopped", from)).body;
+      }
+      assert.equal(stop.reason, "goto");
+      assert.match(stop.description ?? "", /^out in running_max\(\) was set to \[3, 3\] here \(line 7\)$/);
+      const [origin] = await stack();
+      assert.deepEqual([origin.line, (await locals(origin.id)).out], [7, "[3]"]);
+      await showDebugView({ locals: ["out = [3]"] });
+      await screenshot("value-origin");
       await stopAll();
     } finally {
       vscode.debug.removeBreakpoints([bp]);

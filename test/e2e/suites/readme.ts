@@ -26,7 +26,8 @@ async function children(variablesReference: number): Promise<DebugProtocol.Varia
 }
 
 suite("README", () => {
-  test("the predict example: entry on the first line, Step Over to the next statement, exact states unmarked, the hole's value marked, objects open and methods run", async () => {
+  const first = new vscode.SourceBreakpoint(new vscode.Location(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "cart.py"), new vscode.Position(FIRST - 1, 0)));
+  test("the predict example: a breakpoint on the first line, Step Over to the next statement, exact states unmarked, the hole's value marked, objects open and methods run", async () => {
     watchSessions();
     const folder = vscode.workspace.workspaceFolders![0];
     const debug = vscode.workspace.getConfiguration("debug", folder.uri);
@@ -35,14 +36,17 @@ suite("README", () => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, "cart.py"));
       await vscode.window.showTextDocument(doc);
       await vscode.commands.executeCommand("workbench.view.debug");
+      // The README's configuration runs to the first breakpoint, as debugpy's do.
+      vscode.debug.addBreakpoints([first]);
       const from = mark();
       const starting = Promise.resolve(vscode.debug.startDebugging(folder, "Predict")).catch((e: unknown) => e);
       const launched = await responseTo("launch", from, 180_000);
       assert.ok(launched.success, `predict launch failed: ${launched.message}`);
       assert.equal(await starting, true);
       const { body } = await nextEvent<DebugProtocol.StoppedEvent>("stopped", from, 180_000);
-      assert.equal(body.reason, "entry");
+      assert.equal(body.reason, "breakpoint");
       assert.deepEqual([(await stack())[0].name, (await stack())[0].line], ["<module>", FIRST], "stopped on the script's first line");
+      vscode.debug.removeBreakpoints([first]);
       await act("workbench.action.debug.stepOver", 120_000);
       assert.equal((await stack())[0].line, NEXT, "the first Step Over moves on to the next statement");
       while ((await stack())[0].line < LAST) await act("workbench.action.debug.stepOver", 120_000);
@@ -66,6 +70,7 @@ suite("README", () => {
       await screenshot("readme-predict");
       await stopAll();
     } finally {
+      vscode.debug.removeBreakpoints([first]);
       await debug.update("showVariableTypes", undefined, vscode.ConfigurationTarget.Workspace);
     }
   }, 400_000);
