@@ -247,6 +247,12 @@ async function main() {
     // (answered by NAME.done); requests/NAME.probe holds a CSS selector, answered by NAME.result
     // with the matching elements' text, classes and colour (what the user sees, e.g. highlighting);
     // requests/NAME.click clicks an element, as a user does (a context menu's entry).
+    // A request is answered by NAME.result, written aside and renamed: the test reads the answer as soon as its name exists.
+    const answer = (reqDir, request, name, result) => {
+      rmSync(join(reqDir, request), { force: true });
+      writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
+      renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
+    };
     let shooting = true;
     const shots = (async () => {
       const reqDir = join(runDir, "requests");
@@ -260,10 +266,7 @@ async function main() {
           } catch (e) {
             result = { error: e.message };
           }
-          rmSync(join(reqDir, f), { force: true });
-          // Written aside and renamed: the test reads the answer as soon as its name exists.
-          writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
-          renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
+          answer(reqDir, f, name, result);
         }
         // requests/NAME.click: {selector, text, button}: clicks the first element matching the selector
         // whose text holds `text` (a right click opens a context menu), answered by NAME.result.
@@ -278,9 +281,7 @@ async function main() {
           } catch (e) {
             result = { error: e.message.split("\n")[0] };
           }
-          rmSync(join(reqDir, f), { force: true });
-          writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
-          renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
+          answer(reqDir, f, name, result);
         }
         for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".req"))) {
           const name = f.slice(0, -4);

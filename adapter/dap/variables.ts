@@ -3,7 +3,7 @@
 // References live until the next stop (reset).
 import { Handles } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { openValue, recordedChildren, type ValueNode } from "../format/values.js";
+import { openValue, recordedChildren, rootName, type ValueNode } from "../format/values.js";
 import type { Objects } from "../format/trajectory.js";
 import { REAL, markVariable, type Origin } from "./marks.js";
 
@@ -86,7 +86,7 @@ export class VariableStore {
  * names no value of the program (a group, "(return) f").
  */
 export function namedIn(c: Container | undefined, name: string): { frame: number; path: string; parent?: string } | undefined {
-  if (c?.kind === "scope") return /^[\p{ID_Start}_][\p{ID_Continue}]*$/u.test(name) ? { frame: c.frame, path: name } : undefined;
+  if (c?.kind === "scope") return rootName(name) === name ? { frame: c.frame, path: name } : undefined;
   if (c?.kind !== "node" || c.path === undefined) return undefined;
   const child = openValue(c.node, c.path, c.objects).find((ch) => ch.name === name);
   return child?.path !== undefined ? { frame: c.frame ?? 0, path: child.path, parent: c.path } : undefined;

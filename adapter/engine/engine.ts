@@ -258,8 +258,11 @@ export class Engine {
           if (this.exceptionStops.raised && p !== this.current && isRaise([q ?? p, p], q ? 1 : 0)) return this.standEarlier(p, signal);
           if (!q) break;
           p = q;
-          const path = [...this.hist.filter((h) => h.ref !== undefined && h.ref < p.ref!), p];
-          if (await this.stopsAt(path, path.length - 1, signal)) return this.standEarlier(p, signal);
+          // (the path to it, for a condition's names and a hit count, only where a breakpoint is hit)
+          if (this.hits(p.step.frame).length) {
+            const path = [...this.hist.filter((h) => h.ref !== undefined && h.ref < p.ref!), p];
+            if (await this.stopsAt(path, path.length - 1, signal)) return this.standEarlier(p, signal);
+          }
           if (n === this.maxEvents - 1) this.note(`reverse continue went back ${this.maxEvents} events without a stop and stopped there (maxEvents)`);
         }
         // The start: a script's first line, where a launch that stops on entry stands.
@@ -391,10 +394,6 @@ export class Engine {
   /** Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last changed (adapter/engine/watches.ts). */
   setDataBreakpoints(watches: readonly Watch[]): void {
     this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) }));
-  }
-
-  get dataBreakpoints(): readonly Watch[] {
-    return this.watches;
   }
 
   /** Watches are followed where every event of the run is known; a model's states are predicted a move at a time. */
