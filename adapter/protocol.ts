@@ -29,6 +29,12 @@ export interface ValueOriginArguments {
   name: string;
 }
 
+/**
+ * Where a project keeps the values its user gave holes (predict and hybrid modes), relative to the
+ * project's folder: written by the adapter, cleared by the extension's "Forget Answered Holes".
+ */
+export const HOLE_ANSWERS_FILE = ".vscode/neural-python-holes.json";
+
 /** Custom events. */
 export const EVENTS = {
   /** The model and where it runs, once loaded; again after each predicted step, with its speed and confidence. Body: ModelEventBody. */

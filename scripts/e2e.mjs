@@ -246,7 +246,8 @@ async function main() {
     // Requests from the tests, which cannot see the page: requests/NAME.req asks for a screenshot
     // (answered by NAME.done); requests/NAME.probe holds a CSS selector, answered by NAME.result
     // with the matching elements' text, classes and colour (what the user sees, e.g. highlighting);
-    // requests/NAME.click clicks an element, as a user does (a context menu's entry).
+    // requests/NAME.click clicks an element, as a user does (a context menu's entry); requests/NAME.type
+    // types text where the focus is (an input box VS Code opened), then Enter.
     // A request is answered by NAME.result, written aside and renamed: the test reads the answer as soon as its name exists.
     const answer = (reqDir, request, name, result) => {
       rmSync(join(reqDir, request), { force: true });
@@ -278,6 +279,19 @@ async function main() {
             const target = page.locator(selector).filter({ hasText: text }).first();
             await target.click({ button: button ?? "left", timeout: 10_000 });
             result = { clicked: true };
+          } catch (e) {
+            result = { error: e.message.split("\n")[0] };
+          }
+          answer(reqDir, f, name, result);
+        }
+        for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".type"))) {
+          const name = f.slice(0, -5);
+          let result;
+          try {
+            const { text, enter } = JSON.parse(readFileSync(join(reqDir, f), "utf8"));
+            await page.keyboard.type(text);
+            if (enter) await page.keyboard.press("Enter");
+            result = { typed: true };
           } catch (e) {
             result = { error: e.message.split("\n")[0] };
           }

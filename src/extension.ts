@@ -1,6 +1,6 @@
 // The extension host side of the Neural Python Debugger: the `neural-python` debug type (launch
 // defaults, the adapter as a separate process), the model status, trace files (save, replay,
-// language server), the inference backend check and the "Neural Python" log. All states come
+// language server), the inference backend check, forgetting answered holes and the "Neural Python" log. All states come
 // from the adapter over DAP.
 import * as vscode from "vscode";
 import { NeuralAdapterFactory, NeuralTrackerFactory } from "./adapterFactory.js";
@@ -11,6 +11,7 @@ import { startTraceLanguageClient } from "./languageClient.js";
 import { ModelStatus } from "./modelStatus.js";
 import { offerReplay, replayTrace, saveSessionAsTrace } from "./traceCommands.js";
 import { registerValueOrigin } from "./valueOrigin.js";
+import { registerForgetHoleAnswers } from "./holeAnswers.js";
 
 /** What the extension exposes to other extensions and to its end-to-end tests. */
 export interface NeuralPythonApi {
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): NeuralPythonApi {
     vscode.commands.registerCommand("neuralPython.showLog", () => log.show(true)),
     registerComparePanel(log),
     registerValueOrigin(log),
+    registerForgetHoleAnswers(log),
     registerBackendCheck(context, log),
     startTraceLanguageClient(context, log),
     offerReplay(),

@@ -50,11 +50,11 @@ async function session<T>(work: (s: Session) => Promise<T>): Promise<T> {
   }
 }
 
-test("initialize: Uncaught Exceptions is on by default, Raised Exceptions off, as in debugpy", async () => {
+test("initialize: Uncaught Exceptions is on by default, Raised Exceptions off, as in debugpy; and Holes on", async () => {
   const s = await openSession(30_000);
   try {
     const caps = (await s.dc.initializeRequest()).body!;
-    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", true]]);
+    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", true], ["holes", true]]);
   } finally {
     await s.dc.stop();
   }

@@ -129,6 +129,7 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
     assert.equal(after.vars.find((v) => v.name === "q")?.value, "2.5");
     assert.equal(isPredicted(after.vars.find((v) => v.name === "p")), false, "a value the user set is no guess");
     assert.match(console(), /the program ran again with p = 2\.5/);
+    assert.match(console(), /parse_price\(\) = 2\.5 is kept in .*neural-python-holes\.json/, "the answer is kept in the project");
 
     // q was computed from the hole's value: the hole is set, not q.
     await assert.rejects(
@@ -149,6 +150,8 @@ test("hybrid mode: the real run up to the first hole, holes marked as predicted,
 });
 
 test("hybrid mode: a stub's return value is set where it returns, and the program runs again with it", T, async () => {
+  // (the test before answered this hole, and the project kept the answer: forgotten, the model answers again)
+  rmSync(join(dir, ".vscode"), { recursive: true, force: true });
   const s = await openSession(60_000);
   try {
     await launchToFirstStop(s.dc, { program: incomplete, call: "main()", mode: "hybrid", trusted: true, gpu: "cpu", threads: 1, stopOnEntry: true }, incomplete);

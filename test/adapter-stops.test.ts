@@ -92,8 +92,8 @@ test("initialize declares log points, hit counts and the raised / uncaught excep
     const caps = (await s.dc.initializeRequest()).body!;
     assert.equal(caps.supportsLogPoints, true);
     assert.equal(caps.supportsHitConditionalBreakpoints, true);
-    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", true]]);
-    await assert.rejects(s.dc.setExceptionBreakpointsRequest({ filters: ["everything"] }), /unknown exception filter "everything" \(known: raised, uncaught\)/);
+    assert.deepEqual(caps.exceptionBreakpointFilters?.map((f) => [f.filter, f.default]), [["raised", false], ["uncaught", true], ["holes", true]]);
+    await assert.rejects(s.dc.setExceptionBreakpointsRequest({ filters: ["everything"] }), /unknown exception filter "everything" \(known: raised, uncaught, holes\)/);
   } finally {
     await s.dc.stop();
   }

@@ -47,6 +47,12 @@ test("--help lists every command; no command or an unknown one is a usage error 
   const one = await ndbg("trace", "--help");
   assert.equal(one.code, 0);
   assert.match(one.stdout, /^Usage: ndbg trace FILE/);
+  // A subcommand's help is its own: every flag it reads.
+  const steps = await ndbg("eval", "steps", "--help");
+  assert.equal(steps.code, 0);
+  assert.match(steps.stdout, /^Usage: ndbg eval steps --data .*--concurrency N.*--no-sealed/);
+  assert.match((await ndbg("eval", "hybrid", "--help")).stdout, /^Usage: ndbg eval hybrid --data DIR .*--hole-model/);
+  assert.match((await ndbg("eval", "--help")).stdout, /ndbg eval SUBCOMMAND --help/);
 });
 
 test("trace: the real trajectory in the one format, step_into between every event", async () => {

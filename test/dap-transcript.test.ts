@@ -142,5 +142,6 @@ test("a predict-mode session's (sealed, a function not written yet) is the golde
     assert.ok(w.length > 0, "the golden transcript shows the hole's confidence");
     g.forEach((p, i) => assert.ok(Math.abs(p - w[i]) <= 2, `confidence ${p}% where the golden transcript says ${w[i]}%`));
   };
-  await transcript(UNFINISHED, { mode: "predict", threads: 1, gpu: "cpu" }, [7, 10], EXPECTED_PREDICT, timings, near);
+  // (the hole's confidence is near the default low mark, 0.5: a threshold away from it keeps the mark the same on every machine)
+  await transcript(UNFINISHED, { mode: "predict", threads: 1, gpu: "cpu", lowConfidence: 0.3 }, [7, 10], EXPECTED_PREDICT, timings, near);
 });

@@ -86,7 +86,7 @@ test("the parts that run are the real run: up to the first hole the frames are t
   const r = await hybridTrace(file("incomplete.py", INCOMPLETE), (req, frames) => ({ repr: prices[frames.at(-1)!.locals.text] }));
   assert.deepEqual(r.found, { functions: { parse_price: "stub" }, names: [], unknown: [], bodies: [[6, 6]] });
   assert.equal(r.asked.length, 2);
-  assert.deepEqual(r.asked[0].req, { kind: "function", name: "parse_price", line: 6, target: "p" });
+  assert.deepEqual(r.asked[0].req, { kind: "function", name: "parse_price", line: 6, target: "p", returns: "float", type: ["float"] });
   const first = r.asked[0].at;
   // Before the first hole: the real run, event for event, but for the stub's own frame.
   const before = r.frames.slice(0, first - 2).map(key);
@@ -181,7 +181,7 @@ test("marks: a stub's return value and what it was assigned to, kept while the v
     f("return", 9, 1, "twice", { n: "8" }, "16"),
     f("return", 5, 0, "main", { v: "8", w: "8" }, "16"),
   ];
-  const fills: HoleFill[] = [{ kind: "function", name: "stub", line: 7, index: 0, at: 4, repr: "7", confidence: 0.5, by: "model" }];
+  const fills: HoleFill[] = [{ kind: "function", name: "stub", line: 7, index: 0, at: 4, repr: "7", confidence: 0.5, by: "model", args: {} }];
   const m = markValues(frames, fills, source);
   const hole = { hole: 0, confidence: 0.5 };
   const derived = { ...hole, derived: true };
@@ -196,6 +196,92 @@ test("marks: a stub's return value and what it was assigned to, kept while the v
   const plain = markValues(frames, fills);
   assert.deepEqual([...plain.keys()], [4, 5, 6]);
   assert.equal(plain.get(6)!.has("w"), false);
+});
+
+const DOCUMENTED = `def to_f(c: float) -> float:
+    """Celsius to Fahrenheit.
+
+    >>> to_f(100)
+    212.0
+    """
+    ...
+
+
+def main():
+    hot = to_f(100)
+    warm = to_f(37)
+    return hot, warm
+`;
+
+test("a stub's docstring example gives the value of the call it shows, exactly, and says so; the annotation types the request", async () => {
+  const r = await hybridTrace(file("documented.py", DOCUMENTED), () => ({ repr: "98.6" }));
+  assert.deepEqual(
+    r.asked.map((a) => a.req),
+    [
+      { kind: "function", name: "to_f", line: 7, target: "hot", returns: "float", type: ["float"], docstring: { repr: "212.0", line: 4 } },
+      { kind: "function", name: "to_f", line: 7, target: "warm", returns: "float", type: ["float"] },
+    ],
+  );
+  // Through the predictor: the docstring's value is used as it is, the model is asked only for the other call.
+  const program = file("documented2.py", DOCUMENTED);
+  const lines: string[] = [];
+  const asked: string[] = [];
+  const p = await HybridPredictor.create(program, {
+    call: "main()",
+    model: async () => ({
+      source: DOCUMENTED,
+      start: () => Promise.reject(new Error("not used")),
+      predict: async (history) => {
+        asked.push(JSON.stringify(history.at(-1)?.step.frame?.locals));
+        return { step: { frame: { ...history.at(-1)!.step.frame!, event: "line", line: 12, locals: { hot: "212.0", warm: "98.6" } } }, confidence: 0.5 };
+      },
+      dispose: async () => undefined,
+    }),
+    console: (l) => lines.push(l),
+  });
+  try {
+    assert.deepEqual(p.fills.map((f) => [f.by, f.repr]), [["docstring", "212.0"], ["model", "98.6"]]);
+    assert.equal(asked.length, 1, "the model is asked for the call no example shows, once");
+    assert.match(lines.join("\n"), /to_f\(\) at line 7 = 212\.0 \(from its docstring, line 4\)/);
+    assert.equal(p.frames.at(-1)?.value, "(212.0, 98.6)", "main returns the docstring's value and the model's");
+    const ret = p.frames.findIndex((f) => f.event === "return" && f.func === "to_f");
+    assert.deepEqual(p.guessed(p.frames[ret])?.get("(return)"), { hole: 0, docstring: 4 });
+  } finally {
+    await p.dispose();
+  }
+});
+
+test("HybridPredictor with the bundled model: an annotated hole gets a value of its type", { timeout: 120_000 }, async () => {
+  const program = file(
+    "typed.py",
+    [
+      "from typing import Optional",
+      "def to_f(c: float) -> float:\n    ...",
+      "def is_palindrome(word: str) -> bool:\n    ...",
+      "def words(text: str) -> list[str]:\n    ...",
+      "def counts(text: str) -> dict[str, int]:\n    ...",
+      "def main():\n    a = to_f(37)\n    b = is_palindrome('level')\n    c = words('a b')\n    d = counts('a b a')\n    return [type(v).__name__ for v in (a, b, c, d)], all(isinstance(w, str) for w in c), all(isinstance(k, str) and type(n) is int for k, n in d.items())",
+    ].join("\n\n\n") + "\n",
+  );
+  const p = await HybridPredictor.create(program, { call: "main()", executor: "sealed", model: (source) => ModelPredictor.create({ program, source, threads: 1 }) });
+  try {
+    assert.deepEqual(p.fills.map((f) => f.type), [["float"], ["bool"], ["list", ["str"]], ["dict", ["str"], ["int"]]]);
+    assert.equal(p.frames.at(-1)?.value, "(['float', 'bool', 'list', 'dict'], True, True)", p.fills.map((f) => f.error ?? f.repr).join("; "));
+  } finally {
+    await p.dispose();
+  }
+});
+
+test("a hole annotated with the program's own class gets an instance its constructor builds from the predicted literals; code in them is refused", async () => {
+  const program = file(
+    "point.py",
+    "from dataclasses import dataclass\n\n\n@dataclass\nclass Point:\n    x: int\n    y: int\n\n\ndef origin_of(name: str) -> Point:\n    ...\n\n\ndef main():\n    p = origin_of('home')\n    return type(p).__name__, p.x + p.y\n",
+  );
+  const r = await hybridTrace(program, () => ({ repr: "Point(x=1, y=2)" }));
+  assert.deepEqual(r.asked[0].req.type, ["class", "Point"]);
+  assert.equal(r.frames.at(-1)?.value, "('Point', 3)");
+  const bad = await hybridTrace(program, () => ({ repr: "Point(x=__import__('os').getpid(), y=0)" }));
+  assert.match(bad.exit.value ?? "", /HoleError\(.*refused.*not a literal value/);
 });
 
 test("hideBodies: the model reads each stub's body as `...`, every line in its place", () => {
@@ -272,4 +358,15 @@ test("eval hybrid on fixture cases: the part of the run before the first hole ag
     assert.ok(c.hybrid >= c.ranAgree, `${c.id}: at least what ran agrees`);
   }
   assert.equal(r.kinds.overall.cases, 2);
+});
+
+test("eval hybrid on the documented set, sealed: every hole whose call a docstring example shows is answered from it, and right", { timeout: 180_000 }, async () => {
+  const cases = readHybridCases(join(import.meta.dirname, "fixtures", "hybrid-documented"));
+  const r = await evalHybrid(cases, { threads: 1, gpu: "cpu", maxSteps: 30, executor: "sealed" });
+  for (const c of r.cases) assert.equal(c.error, undefined, `${c.id}: ${c.error}`);
+  const { docstring } = r.kinds.overall.sources;
+  // The examples show 14 of the calls the eight programs make (the rest are the model's).
+  assert.equal(docstring.filled, 14);
+  assert.equal(docstring.right, docstring.filled);
+  assert.ok(r.cases.every((c) => c.sources.docstring.filled > 0), "each program has a call its docstring shows");
 });

@@ -6,7 +6,8 @@
 // every bad call a tool error, every wait bounded, every process gone when the client goes.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -29,7 +30,7 @@ const SHOP = join(ROOT, "examples", "shop.py");
 
 const TOOLS = [
   "start_session", "step_into", "step_over", "step_out", "step_back", "continue", "reverse_continue", "predict_output",
-  "set_breakpoints", "clear_breakpoints", "get_stack", "get_variables", "evaluate", "set_variable", "predict_input", "end_session", "list_sessions",
+  "set_breakpoints", "clear_breakpoints", "get_stack", "get_variables", "evaluate", "set_variable", "predict_input", "list_holes", "end_session", "list_sessions",
 ];
 
 // ---- a client ----
@@ -337,11 +338,20 @@ test("a session predicted by the bundled model: every value marked, with the mod
 
 test("predict mode's sealed run: real states, the model's values in its holes marked one by one", { timeout: 180_000 }, async () => {
   const { client: c, pid } = await serve();
+  // (a copy: a value set for a hole is kept in the program's project, .vscode/ beside it)
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-mcp-prices-"));
+  const prices = join(dir, "prices.py");
+  copyFileSync(PRICES, prices);
   try {
     // Line 11 follows `price = unit_price(item)`: unit_price is a hole, its value the model's.
-    const start = await ok(c, "start_session", { program: PRICES, call: "total(['pen', 'ink'])", breakpoints: [11] });
+    const start = await ok(c, "start_session", { program: prices, call: "total(['pen', 'ink'])", breakpoints: [11] });
     const id = start.s.sessionId;
     assert.equal(start.s.mode, "predict");
+    // The hole stops the session first (the "holes" exception stop is on by default), with the model's suggestion.
+    const hole = await ok(c, "continue", { sessionId: id });
+    assert.deepEqual([hole.s.reason, hole.s.hole.name, hole.s.hole.variable, hole.s.hole.by, hole.s.hole.arguments], ["hole", "unit_price", "(return)", "model", { item: "'pen'" }]);
+    assert.equal(hole.s.frame.value, hole.s.hole.repr, "the stop's return value is the suggestion");
+    assert.match(hole.text, /hole unit_price\(\): the model suggests .*; continue takes it, set_variable \(return\) answers it/);
     const hit = await ok(c, "continue", { sessionId: id });
     assert.deepEqual([hit.s.reason, hit.s.frame.line, hit.s.frame.predicted], ["breakpoint", 11, false], "the state itself is the sealed run's");
     const byName = Object.fromEntries(hit.s.locals.map((v: { name: string }) => [v.name, v]));
@@ -359,8 +369,15 @@ test("predict mode's sealed run: real states, the model's values in its holes ma
     assert.deepEqual([set.s.set.value, set.s.set.predicted], ["7", false]);
     assert.equal((await ok(c, "evaluate", { sessionId: id, expression: "price * 2" })).s.value, "14");
     await refused(c, "set_variable", { sessionId: id, name: "cost", value: "5" }, /only a predicted value/);
+    // The next move runs the program again with the answer: the holes met, the first one the user's now, kept in the project.
+    await ok(c, "step_over", { sessionId: id });
+    const holes = await ok(c, "list_holes", { sessionId: id });
+    assert.deepEqual(holes.s.holes.slice(0, 1).map((h: { name: string; by: string; repr: string }) => [h.name, h.by, h.repr]), [["unit_price", "user", "7"]]);
+    assert.match(holes.text, /^0\. unit_price\(item='pen'\) at line \d+: 7 \(yours\)/);
+    assert.match(readFileSync(join(dir, ".vscode", "neural-python-holes.json"), "utf8"), /"value": "7"/);
   } finally {
     await c.close();
+    rmSync(dir, { recursive: true, force: true });
   }
   assert.deepEqual(await stillAlive([pid], 5000), [], "the server goes when its client does");
 });

@@ -11,7 +11,8 @@ import { ModelPredictor, breakpointOrder, type ModelPredictorOptions } from "../
 import { disposeAll, getBackend } from "../adapter/model/backend.js";
 import { ModelFileError, checkModelFile } from "../adapter/model/gguf.js";
 import { PredictionError } from "../adapter/model/dialect.js";
-import { nativeGrammar, jsonGrammar, scopeTable } from "../adapter/rules/grammar.js";
+import { literalGrammar, nativeGrammar, jsonGrammar, scopeTable } from "../adapter/rules/grammar.js";
+import type { ValueType } from "../adapter/format/valueType.js";
 import { HISTORY_TOKENS } from "../adapter/model/native.js";
 import { resolveModel } from "../adapter/model/resolve.js";
 import { parsePython } from "../adapter/pyread/pysource.js";
@@ -385,6 +386,20 @@ test("grammars built from the program parse in llama.cpp, and name only the comp
   await llama.createGrammar({ grammar: jsonGrammar(src) });
 });
 
+test("the literal grammars of annotated types parse in llama.cpp", T, async () => {
+  const llama = await getBackend({ gpu: "cpu" });
+  const types: (ValueType | null)[] = [
+    ["int"], ["float"], ["bool"], ["str"], ["bytes"], ["None"], null,
+    ["list", ["str"]], ["set", ["int"]], ["frozenset", null], ["dict", ["str"], ["int"]], ["dict", null, null],
+    ["tuple"], ["tuple", ["int"]], ["tuple", ["int"], ["str"], null], ["tuple...", ["float"]],
+    ["union", ["int"], ["None"]], ["list", ["dict", ["str"], ["union", ["float"], ["None"]]]], ["class", "Point"],
+  ];
+  for (const t of types) {
+    const g = literalGrammar(t);
+    await llama.createGrammar({ grammar: `root ::= ${g} "\\n"\ntc ::= [^<\\n] | "<"+ [^<|\\n]` });
+  }
+});
+
 test("missing, corrupt and truncated model files give clear errors, and the process lives on", T, async () => {
   const program = join(BROKEN, "unfinished.py");
   const expectError = async (model: string, re: RegExp): Promise<void> => {
@@ -441,4 +456,25 @@ test("predict mode never runs the program: a program that writes a file leaves n
   // The check means something: running the program for real does write the file.
   await runTrace(program, { timeout: 20 });
   assert.ok(existsSync(sentinel));
+});
+
+test("the model alone is held to what the program can reach, never to a value CPython computed", T, async () => {
+  // With compute on, the rules ask CPython (sealed) what `x = a * 789` gives and the grammar admits
+  // only that value; the model alone (compute: false) must write it itself.
+  const program = join(dir, "product.py");
+  writeFileSync(program, "def scale(a):\n    x = a * 789\n    return x\n\nr = scale(123456)\n");
+  const steps = (await recordedHistory(program, "scale(123456)")).slice(0, 2).map((h) => h.step);
+  assert.equal(steps[1].frame?.line, 2);
+  const grammarOf = async (compute: boolean): Promise<string> => {
+    const p = await create({ program, call: "scale(123456)", layout: "original", compute });
+    try {
+      const g = (await p.dialect.request(steps, { kind: "step_over" })).grammar?.grammar;
+      assert.ok(g, "the native dialect decodes under a grammar");
+      return g;
+    } finally {
+      await p.dispose();
+    }
+  };
+  assert.match(await grammarOf(true), /97406784/, "with compute on, CPython's product is in the grammar");
+  assert.doesNotMatch(await grammarOf(false), /97406784/, "the model alone is not handed the product");
 });

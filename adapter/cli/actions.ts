@@ -72,7 +72,7 @@ export function describe(name: string, step: Step, how: { confidence?: number; c
   const where = `${f.event.padEnd(10)}${"  ".repeat(f.depth)}${f.func}:${f.line}${f.file ? ` (${f.file})` : ""}`;
   const mark = (name: string): string => {
     const g = how.guessed?.get(name);
-    return !g ? "" : g.set ? " (set by you)" : ` (predicted${g.confidence !== undefined ? ` p=${g.confidence.toFixed(2)}` : ""})`;
+    return !g ? "" : g.set ? " (set by you)" : g.docstring !== undefined ? (g.derived ? "" : ` (from the docstring, line ${g.docstring})`) : ` (predicted${g.confidence !== undefined ? ` p=${g.confidence.toFixed(2)}` : ""})`;
   };
   const locals = Object.entries(f.locals).map(([k, v]) => `${k}=${v}${mark(k)}`).join(" ");
   const value = f.value !== undefined ? (f.event === "return" ? `  -> ${f.value}${mark(RETURN_VALUE)}` : `  ! ${f.value}`) : "";

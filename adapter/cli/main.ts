@@ -5,6 +5,8 @@ export interface Command {
   run(argv: string[]): Promise<number>;
   /** One line: the command's arguments, e.g. "trace FILE [--call EXPR] [--json]". */
   usage: string;
+  /** A command of subcommands: the usage of the one its arguments name (`eval steps --help`), else its own. */
+  usageOf?(argv: string[]): string;
 }
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -42,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = await load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(`Usage: ndbg ${cmd.usage}\n`);
+    process.stdout.write(`Usage: ndbg ${cmd.usageOf?.(rest) ?? cmd.usage}\n`);
     return 0;
   }
   return cmd.run(rest);

@@ -8,6 +8,7 @@ import { LAYOUTS, type LayoutName } from "../pyread/layout.js";
 import { quoted } from "./requests.js";
 import { MAX_TIMEOUT_S } from "../real/tracer.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
+import { isEndpoint } from "../model/endpoint.js";
 import { checkPythonVersion } from "../model/pyversion.js";
 
 export const MODES = ["predict", "record", "compare", "replay", "hybrid"] as const;
@@ -29,6 +30,8 @@ export interface LaunchConfig {
   cwd?: string;
   mode: Mode;
   model?: string;
+  /** Predict and hybrid modes: an OpenAI-compatible endpoint (…/v1) asked for each hole's value alone, instead of the model's next state. */
+  holeModel?: string;
   dialect: Dialect;
   /** Predict mode: the program as the model reads it (re-printed as it was trained, or as written). */
   layout: LayoutName;
@@ -173,6 +176,12 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   }
   const model = str("model");
   if (model instanceof Error) return fail(model.message);
+  const holeModel = str("holeModel");
+  if (holeModel instanceof Error) return fail(holeModel.message);
+  if (holeModel !== undefined && holeModel.trim() !== "") {
+    if (!isEndpoint(holeModel)) return fail(`"holeModel" must be an OpenAI-compatible endpoint such as http://127.0.0.1:8080/v1 (llama.cpp's server, Ollama's, vLLM), not ${quoted(holeModel)}`);
+    if (mode !== "predict" && mode !== "hybrid") return fail(`"holeModel" answers the holes of predict and hybrid modes; ${mode} mode has none`);
+  }
   const python = str("python");
   if (python instanceof Error) return fail(python.message);
   if (python !== undefined && python.trim() === "") return fail('"python" is empty: leave it out to use a Python on PATH');
@@ -241,6 +250,7 @@ export function validateLaunch(args: Record<string, unknown> | undefined, cwd = 
   if (call !== undefined && call.trim() !== "") config.call = call.trim();
   if (folder !== undefined) config.cwd = folder;
   if (model !== undefined && model.trim() !== "") config.model = model;
+  if (holeModel !== undefined && holeModel.trim() !== "") config.holeModel = holeModel.trim();
   // Predict mode runs a Python too (python/canonical.py parses the program for the model's layout;
   // it never runs the program), and "python" names the executable: from an untrusted workspace's
   // launch.json that could be any file in it. There the Python on PATH parses instead.

@@ -17,8 +17,11 @@ import { RETURN_VALUE, type Guess, type Predicted, type Predictor } from "../eng
 import { mentions } from "../pyread/expressions.js";
 import type { Frame } from "../format/trajectory.js";
 
-/** Where a state's values come from: the real program (or the entry call's arguments), or the model. */
-export type Origin = { predicted: false } | { predicted: true; confidence?: number; low: boolean; derived?: boolean };
+/**
+ * Where a state's values come from: the real program (or the entry call's arguments; `docstring`:
+ * a hole's value its docstring's example at that line gives for this very call), or the model.
+ */
+export type Origin = { predicted: false; docstring?: number } | { predicted: true; confidence?: number; low: boolean; derived?: boolean };
 
 export const REAL: Origin = { predicted: false };
 
@@ -40,6 +43,8 @@ export function originOf(p: Predicted | undefined, predicts: boolean, threshold:
 /** The origin of a value the model filled into a real state (hybrid mode); a value the user set is theirs. */
 export function originOfGuess(g: Guess, threshold: number): Origin {
   if (g.set) return REAL;
+  // (exact: the hole's own value says where it was read; what is computed from it is plainly real)
+  if (g.docstring !== undefined) return g.derived ? REAL : { predicted: false, docstring: g.docstring };
   const o = predicted(g.confidence, threshold);
   return g.derived ? { ...o, derived: true } : o;
 }
@@ -116,7 +121,11 @@ export function scopeName(o: Origin, base = "Locals", predicted = "Predicted loc
 
 /** A variable of a predicted state: "predicted" in its type, and the low-confidence mark on its value. */
 export function markVariable<V extends { value: string; type?: string }>(v: V, o: Origin): V {
-  if (!o.predicted) return v;
+  if (!o.predicted) {
+    if (o.docstring === undefined) return v;
+    const from = `from the docstring (line ${o.docstring})`;
+    return { ...v, type: v.type ? `${v.type} · ${from}` : from };
+  }
   const mark = `${guessWord(o)}${o.confidence !== undefined ? ` (${Math.round(o.confidence * 100)}%)` : ""}`;
   return { ...v, type: v.type ? `${v.type} · ${mark}` : mark, value: o.low ? `${v.value}  ${LOW_MARK}` : v.value };
 }

@@ -12,6 +12,8 @@ import { findDebugpyPython } from "../real/debugpy.js";
 import { SESSION_OBJECTS, runTrace, type TraceOptions } from "../real/tracer.js";
 import { projectRoot } from "../real/workspace.js";
 import type { LaunchConfig } from "./launch.js";
+import type { HoleAnswers } from "../predictors/holeAnswers.js";
+import type { HoleValueModel } from "../model/holeValue.js";
 
 /** What a predictor may tell the session while it is made and used. */
 export interface PredictorHooks {
@@ -73,6 +75,8 @@ async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promis
   return createSealedPredictor(config.program, {
     ...runOptions(config, hooks),
     predict: config.predict,
+    answersFile: await answersFile(config, hooks),
+    ...holeModel(config),
     model: (source) => createModel({ ...config, call: undefined }, hooks, source),
     everyState: () => createModel(config, hooks),
     ...(config.model !== undefined ? { modelFile: config.model } : {}),
@@ -87,9 +91,26 @@ async function createHoles(config: LaunchConfig, hooks: PredictorHooks): Promise
     ...runOptions(config, hooks),
     executor: "host",
     predict: config.predict,
+    answersFile: await answersFile(config, hooks),
+    ...holeModel(config),
     model: (source) => createModel({ ...config, call: undefined }, hooks, source),
     ...(hooks.console ? { console: hooks.console } : {}),
   });
+}
+
+/** The values the user gave holes, kept in the program's project (adapter/predictors/holeAnswers.ts); a file that cannot be read is said, and left alone. */
+async function answersFile(config: LaunchConfig, hooks: PredictorHooks): Promise<HoleAnswers> {
+  const { HoleAnswers } = await import("../predictors/holeAnswers.js");
+  const file = await HoleAnswers.open(projectRoot(config.program, config.cwd), config.program);
+  if (file.problem) hooks.console?.(`${config.mode} · ${file.problem}`);
+  return file;
+}
+
+/** The chat model a launch names for its holes' values (`holeModel`), opened at the first hole; the user's API key only for a trusted workspace's launch, as for `model`. */
+function holeModel(config: LaunchConfig): { valueModel?: () => Promise<HoleValueModel> } {
+  const url = config.holeModel;
+  if (!url) return {};
+  return { valueModel: async () => (await import("../model/holeValue.js")).HoleValueModel.open(url, config.trusted ? process.env.NDBG_API_KEY : undefined) };
 }
 
 /** The model predicts every state (`source`: the program as the model reads it, when not the file's text). */

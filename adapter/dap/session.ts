@@ -11,7 +11,7 @@ import {
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { isScriptEntry, type Engine } from "../engine/engine.js";
-import { RETURN_VALUE, type Evaluated, type Predicted, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "./launch.js";
@@ -40,6 +40,14 @@ const TRACE_SOURCE = 1;
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
 type MoveKind = "entry" | "step" | "continue" | "back" | "reverse" | "origin";
+
+/** A hole's stop, said: where, the model's suggestion and how to answer it. */
+function holeText(h: Hole): string {
+  const args = Object.entries(h.arguments).map(([k, v]) => `${k}=${cutText(v, 40)}`).join(", ");
+  const where = h.kind === "function" ? `${h.name}(${args})` : `${h.name}() at line ${h.line}`;
+  const confidence = h.confidence !== undefined ? ` (${Math.round(h.confidence * 100)}%)` : "";
+  return `${where} cannot run: the model suggests ${cutText(h.repr ?? "", 120)}${confidence}. Set ${h.variable} to answer it (kept for later launches), or Continue to take the suggestion.`;
+}
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
@@ -589,7 +597,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.showComparison();
     let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
     const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
-    if (!reasonOverride && frame.event === "exception") {
+    const hole = !reasonOverride && kind !== "back" && kind !== "reverse" ? engine.holeAt(cur) : undefined;
+    if (hole) {
+      // A hole stops as an exception does: VS Code shows the description in its exception widget (exceptionInfo).
+      ev.body.reason = "exception";
+      ev.body.text = "Hole";
+      ev.body.description = holeText(hole);
+    } else if (!reasonOverride && frame.event === "exception") {
       reason = "exception";
       ev.body.reason = reason;
       ev.body.text = frame.value;
@@ -955,6 +969,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
+    const hole = this.engine && !this.engine.ended ? this.engine.holeAt(this.engine.current) : undefined;
+    if (hole) {
+      response.body = { exceptionId: "Hole", description: holeText(hole), breakMode: "always", details: { typeName: "Hole", message: holeText(hole) } };
+      return this.sendResponse(response);
+    }
     const frame = this.frames[0];
     if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
     const repr = frame.value ?? "";

@@ -21,7 +21,7 @@ export interface ExceptionFilter {
   default?: boolean;
 }
 
-/** The exception filters the adapter offers (as debugpy names them); both off unless the user turns them on. */
+/** The exception filters the adapter offers (the first two as debugpy names them), and holes: where the model fills in what the program cannot compute. */
 export const EXCEPTION_FILTERS: ExceptionFilter[] = [
   {
     filter: "raised",
@@ -35,13 +35,20 @@ export const EXCEPTION_FILTERS: ExceptionFilter[] = [
     description: "Stop where an exception that ends the program was raised, before it ends",
     default: true,
   },
+  {
+    filter: "holes",
+    label: "Holes (code that cannot run)",
+    description:
+      "Stop where the model fills in a value the program cannot compute (a function not written yet, a module that is not installed, input()): (return) shows its suggestion; set it to answer (kept for later launches), or Continue to take it",
+    default: true,
+  },
 ];
 
 /** Which exceptions stop a continue, from the filters a client turned on; an unknown filter is an Error. */
-export function readExceptionFilters(filters: readonly string[]): { raised: boolean; uncaught: boolean } {
+export function readExceptionFilters(filters: readonly string[]): { raised: boolean; uncaught: boolean; holes: boolean } {
   const known = EXCEPTION_FILTERS.map((f) => f.filter);
   for (const f of filters) if (!known.includes(f)) throw new Error(`unknown exception filter "${cutText(f, 60)}" (known: ${known.join(", ")})`);
-  return { raised: filters.includes("raised"), uncaught: filters.includes("uncaught") };
+  return { raised: filters.includes("raised"), uncaught: filters.includes("uncaught"), holes: filters.includes("holes") };
 }
 
 /** How setting a breakpoint is answered: refused (it never stops), or set with a note (a condition that cannot be read). */

@@ -2,7 +2,7 @@
 // breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
-import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
+import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
 import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
@@ -16,10 +16,11 @@ export interface BreakpointSpec extends PredictorBreakpoint {
   logMessage?: string;
 }
 
-/** Which exceptions a continue stops at: every one where it is raised, or one the program does not catch. */
+/** Which exceptions a continue stops at: every one where it is raised, or one the program does not catch; and holes the model answered. */
 export interface ExceptionStops {
   raised: boolean;
   uncaught: boolean;
+  holes?: boolean;
 }
 
 /** A log point's message, written when the state it was hit in was reached. */
@@ -65,7 +66,7 @@ export class Engine {
   private inFlight = 0;
   private pendingNotes: string[] = [];
   private pendingLogs: LogLine[] = [];
-  private exceptionStops: ExceptionStops = { raised: false, uncaught: false };
+  private exceptionStops: ExceptionStops = { raised: false, uncaught: false, holes: false };
   private watches: Watch[] = [];
   private dataHit?: DataHit;
   /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
@@ -194,8 +195,8 @@ export class Engine {
       const from = this.pos + 1;
       const base = this.hist.slice(0, from);
       const { raised, uncaught } = this.exceptionStops;
-      // Raised exceptions and watched values are seen event by event (data breakpoints: where every event is the run's).
-      const stepping = raised || this.watching;
+      // Raised exceptions, watched values and holes are seen event by event (data breakpoints: where every event is the run's).
+      const stepping = raised || this.watching || this.holesStop;
       let path = await this.runOn(base, { kind: stepping ? "step_into" : "continue" }, signal);
       if (!stepping && uncaught && path.at(-1)!.step.exit?.status === "error") path = await this.runOn(base, { kind: "step_into" }, signal);
       const stop = uncaught && path.at(-1)!.step.exit?.status === "error" ? raisedAt(path, from) : path.length - 1;
@@ -396,6 +397,16 @@ export class Engine {
     this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) }));
   }
 
+  /** Holes stop the run (the exception filter "holes"), where the run has any the model answered. */
+  private get holesStop(): boolean {
+    return this.exceptionStops.holes === true && this.predictor.eventByEvent === true && this.predictor.holeAnswers?.any === true;
+  }
+
+  /** The hole the model answered that stops the run at this state, if holes stop. */
+  holeAt(state: Predicted): Hole | undefined {
+    return this.exceptionStops.holes ? this.predictor.holeAnswers?.at(state) : undefined;
+  }
+
   /** Watches are followed where every event of the run is known; a model's states are predicted a move at a time. */
   private get watching(): boolean {
     return this.watches.length > 0 && this.predictor.eventByEvent === true;
@@ -539,7 +550,7 @@ export class Engine {
    * Step Over and Step Out as debugpy does them where a breakpoint that stops lies inside what
    * they run: event by event (step_into) from the current state until the frame stops again or is
    * left (step_over) or returns (step_return), where the action would land, stopping on the way at
-   * a breakpoint hit whose condition holds. Answers that hit, committed; undefined where there is
+   * a breakpoint hit whose condition holds, or at a hole the model answered (where holes stop). Answers that hit, committed; undefined where there is
    * none, or where a state on the way is a model's guess (stepping event by event would cost a
    * prediction each) or the way is longer than maxEvents: the caller then takes the action in one
    * prediction.
@@ -547,7 +558,7 @@ export class Engine {
   private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
     const cur = this.current;
     const f = cur.step.frame;
-    if (!this.stepOverStops || !f || !this.bps.some((b) => b.logMessage === undefined)) return undefined;
+    if (!this.stepOverStops || !f || !(this.bps.some((b) => b.logMessage === undefined) || this.holesStop)) return undefined;
     const next = this.hist[this.pos + 1];
     if (next && sameAction(next.step.action, { kind })) return undefined; // known already: forward reuses it
     // The frame's depth (from a return: its caller's), as real/semantics.ts reads it.
@@ -561,7 +572,7 @@ export class Engine {
       path.push(p);
       const g = p.step.frame;
       if (!g || lands(g)) return undefined;
-      if (await this.stopsAt(path, path.length - 1, signal)) {
+      if (this.holeAt(p) || (await this.stopsAt(path, path.length - 1, signal))) {
         this.commit(path);
         await this.arrived(path, from, path.length - 1, signal);
         return this.settle(signal);
@@ -587,6 +598,7 @@ export class Engine {
       const i = path.length - 1;
       if (p.step.exit || (await this.stopsAt(path, i, signal))) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
+      if (stepping && this.holeAt(p)) break;
       if ((this.dataHit = watched?.forward(p))) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
       if (!stepping && !this.hits(p.step.frame).length) break;

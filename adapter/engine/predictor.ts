@@ -2,6 +2,7 @@
 // never knows which predictor it has (recorded trace, model, ...).
 import type { Action, Frame, Objects, Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
+import type { TypedHole } from "../format/valueType.js";
 
 /** A state with what produced it. */
 export interface Predicted {
@@ -59,8 +60,31 @@ export interface Guess {
   confidence?: number;
   /** The user set this hole's value: no longer a guess, but still the hole's (it can be set again). */
   set?: boolean;
+  /** The hole's value is the result its docstring's example (at this line) shows for this very call: exact, no guess. */
+  docstring?: number;
   /** Computed for real from the hole's value (`q = p`, `s += p`, an argument, a return): not the hole's own answer, so not settable. */
   derived?: boolean;
+}
+
+/** A hole the run met (predict mode's sealed run, hybrid mode): what a stop there, or a list of them, shows. */
+export interface Hole {
+  /** A stub (its return value), or a missing call (the value its result is assigned to). */
+  kind: "function" | "call";
+  /** The stub's qualified name, or the missing call's dotted name. */
+  name: string;
+  /** Where the answer is set: "(return)" at the stub's return, the name a missing call's result is assigned to. */
+  variable: string;
+  /** The line where the hole is (the stub's body, or the call). */
+  line: number;
+  /** The value it was given (a literal's repr), and by whom (the model's with its confidence); none where none could be had (the program raised there, `error`). */
+  repr?: string;
+  by: "model" | "docstring" | "user";
+  confidence?: number;
+  /** A docstring's answer: the example's line. */
+  docstring?: number;
+  error?: string;
+  /** What the answer depends on: the stub's arguments, or the locals where the missing call is made. */
+  arguments: Record<string, string>;
 }
 
 export interface PredictOptions {
@@ -71,6 +95,8 @@ export interface PredictOptions {
    * again (continue, from the hit); a predictor may read the conditions, but need not.
    */
   breakpoints?: readonly BreakpointSpec[];
+  /** The state asked for is a hole's answer whose annotation declares its type: a predictor that cannot hold its answer to it may ignore it. */
+  hole?: TypedHole;
 }
 
 export interface Predictor {
@@ -100,6 +126,13 @@ export interface Predictor {
    * the run, not the history. Its states' refs are then their indices in the run, in program order.
    */
   readonly eventByEvent?: boolean;
+  /**
+   * A run with holes: `met`, every hole it met, in order; `at`, the hole the model answered whose
+   * answer a state of the run first shows (a stub's return, or where a missing call's result was
+   * assigned), where a session stops for it; `any`: whether there is one (a Continue then goes
+   * event by event where holes stop it).
+   */
+  readonly holeAnswers?: { at(state: Predicted): Hole | undefined; readonly any: boolean; readonly met: readonly Hole[] };
   /** A replayed trace file: every event of a run, or the stops of a saved debugging session. */
   readonly replays?: "run" | "session";
   /** A replayed trace file's program as its header names it, and its file where it is still there unchanged (its lines are shown from it). */

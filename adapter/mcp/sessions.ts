@@ -4,7 +4,7 @@
 // stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
 import { isScriptEntry, type Engine } from "../engine/engine.js";
-import type { Evaluated, Predicted, Predictor } from "../engine/predictor.js";
+import type { Evaluated, Hole, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, checkBreakpoint, readExceptionFilters } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
 import { cutText } from "../format/values.js";
@@ -44,7 +44,7 @@ export const MCP_MODES = ["predict", "record", "hybrid", "replay"] as const sati
 
 /** The launch arguments start_session passes on as they are (validateLaunch reads them). */
 export const LAUNCH_ARGS = [
-  "program", "cwd", "mode", "call", "compute", "pythonVersion", "python", "model", "predict", "stopOnEntry",
+  "program", "cwd", "mode", "call", "compute", "pythonVersion", "python", "model", "holeModel", "predict", "stopOnEntry",
   "maxSteps", "timeout", "maxOutput", "maxRepr", "lowConfidence", "gpu", "threads", "layout", "dialect",
 ] as const;
 
@@ -274,8 +274,13 @@ export class McpSession implements Viewed {
     return this.engine.breakpoints.map((b) => ({ ...b }));
   }
 
-  setExceptionStops(raised: boolean, uncaught: boolean): void {
-    this.engine.setExceptionStops({ raised, uncaught });
+  setExceptionStops(raised: boolean, uncaught: boolean, holes = false): void {
+    this.engine.setExceptionStops({ raised, uncaught, holes });
+  }
+
+  /** The holes the run met so far, in order (predict mode's sealed run, hybrid mode): none where the program runs whole or the model predicts every state. */
+  holes(): { sessionId: string; holes: readonly Hole[] } {
+    return { sessionId: this.id, holes: this.predictor.holeAnswers?.met ?? [] };
   }
 
   // ---- the inverse call ----
@@ -431,7 +436,7 @@ export interface SessionSummary {
 
 export interface StartOptions {
   breakpoints?: BreakpointArg[];
-  exceptions?: { raised: boolean; uncaught: boolean };
+  exceptions?: { raised: boolean; uncaught: boolean; holes: boolean };
 }
 
 /**
@@ -519,7 +524,7 @@ export class SessionTable {
       for (const n of notes) session.note(n);
       // The exception stops a client gets unless it says otherwise: the filters' defaults, as the editor offers them.
       const stops = extra.exceptions ?? readExceptionFilters(EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter));
-      session.setExceptionStops(stops.raised, stops.uncaught);
+      session.setExceptionStops(stops.raised, stops.uncaught, stops.holes);
       let refused: BreakpointView[] = [];
       if (extra.breakpoints?.length) {
         const set = await session.setBreakpoints(extra.breakpoints, true, signal);

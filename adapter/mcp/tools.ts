@@ -4,6 +4,7 @@
 import { ToolArgs, ToolInputError, oneOf, readBreakpoint, readLine, shown } from "./checks.js";
 import { LAUNCH_ARGS, MCP_MODES, type MoveKind, type SessionTable } from "./sessions.js";
 import { stopText, markSuffix, type StopView } from "./views.js";
+import type { Hole } from "../engine/predictor.js";
 
 /** A tool's answer: structured content, and a short text of it. */
 export interface Answer {
@@ -41,7 +42,8 @@ const STOP = {
   properties: {
     sessionId: { type: "string" },
     mode: { type: "string" },
-    reason: { type: "string", enum: ["entry", "step", "breakpoint", "exception", "exit", "back", "edited"] },
+    reason: { type: "string", enum: ["entry", "step", "breakpoint", "exception", "hole", "exit", "back", "edited"] },
+    hole: { type: "object" },
     position: { type: "object" },
     frame: { type: "object" },
     locals: { type: "array" },
@@ -124,7 +126,11 @@ const START: Tool = {
       compute: { type: "boolean", default: true, description: "Predict mode: the program runs sealed and the model fills only its holes; false: the model predicts every state." },
       pythonVersion: { type: "string", pattern: "^3\\.[0-9]+$", description: "Predict mode: whose states to predict (\"3.11\", \"3.12\")." },
       breakpoints: { type: "array", items: BREAKPOINT, description: "Breakpoints to set before the first stop." },
-      exceptions: { type: "array", items: { type: "string", enum: ["raised", "uncaught"] }, description: 'Stop where exceptions are raised, or where an uncaught one is (default ["uncaught"]; [] for none).' },
+      exceptions: {
+        type: "array",
+        items: { type: "string", enum: ["raised", "uncaught", "holes"] },
+        description: 'Stop where exceptions are raised, where an uncaught one is, or at a hole the model answered (a function not written yet, a missing module\'s call, input()) (default ["uncaught", "holes"]; [] for none).',
+      },
       stopOnEntry: { type: "boolean", default: true, description: "false: run to the first breakpoint (or the end) at once." },
       predict: { type: "array", items: { type: "string" }, description: "Hybrid mode: functions to predict rather than run." },
       cwd: { type: "string", description: "What a relative program path resolves against (default: the server's folder)." },
@@ -151,13 +157,13 @@ const START: Tool = {
     // Strings longer than a path or a call are refused before anything reads them.
     for (const k of ["program", "cwd", "call", "model", "python"]) a.string(k);
     const breakpoints = a.list("breakpoints", 1000, readBreakpoint);
-    const exceptions = a.list("exceptions", 2, (v, at) => {
-      if (typeof v !== "string") throw new ToolInputError(`${at} must be "raised" or "uncaught", not ${shown(v)}`);
-      return oneOf(v, at, ["raised", "uncaught"] as const)!;
+    const exceptions = a.list("exceptions", 3, (v, at) => {
+      if (typeof v !== "string") throw new ToolInputError(`${at} must be "raised", "uncaught" or "holes", not ${shown(v)}`);
+      return oneOf(v, at, ["raised", "uncaught", "holes"] as const)!;
     });
     const v = await sessions.start(launch, {
       ...(breakpoints ? { breakpoints } : {}),
-      ...(exceptions ? { exceptions: { raised: exceptions.includes("raised"), uncaught: exceptions.includes("uncaught") } } : {}),
+      ...(exceptions ? { exceptions: { raised: exceptions.includes("raised"), uncaught: exceptions.includes("uncaught"), holes: exceptions.includes("holes") } } : {}),
     }, signal);
     const model = v.model ? `\n  model ${v.model.name} on ${v.model.device}, Python ${v.model.python} states` : "";
     return { structured: v as unknown as Record<string, unknown>, text: `started ${v.sessionId} (${v.mode} mode)${model}\n${stopText(v)}` };
@@ -302,6 +308,38 @@ const PREDICT_INPUT: Tool = {
   },
 };
 
+const HOLES: Tool = {
+  name: "list_holes",
+  title: "The holes the run met",
+  description:
+    "The holes the run met so far (code that cannot run: unwritten functions, missing modules' calls, input()), in order: arguments, value, and by whom (model, docstring, you). " +
+    "A session stops at the model's (exceptions \"holes\"): set_variable on the stop's hole.variable answers it, kept for later sessions; continue takes the suggestion.",
+  inputSchema: object({ sessionId: SESSION }, ["sessionId"]),
+  outputSchema: shape(
+    {
+      sessionId: { type: "string" },
+      holes: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { name: { type: "string" }, line: { type: "integer" }, arguments: { type: "object" }, repr: { type: "string" }, by: { type: "string" } },
+          required: ["name", "line", "arguments", "by"],
+        },
+      },
+    },
+    ["sessionId", "holes"],
+  ),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run(raw, sessions) {
+    const id = new ToolArgs(raw, "list_holes", ["sessionId"]).sessionId();
+    const r = sessions.get(id).holes();
+    const how = (h: Hole): string =>
+      h.repr === undefined ? `not filled (${h.error ?? "no value"})` : `${h.repr} (${h.by === "model" ? `the model's${h.confidence !== undefined ? `, ${Math.round(h.confidence * 100)}%` : ""}` : h.by === "docstring" ? `its docstring's, line ${h.docstring}` : "yours"})`;
+    const lines = r.holes.map((h, i) => `${i}. ${h.name}(${Object.entries(h.arguments).map(([k, v]) => `${k}=${v}`).join(", ")}) at line ${h.line}: ${how(h)}`);
+    return { structured: r as unknown as Record<string, unknown>, text: lines.join("\n") || `${id}: no holes met` };
+  },
+};
+
 const END: Tool = {
   name: "end_session",
   title: "End a session",
@@ -352,6 +390,7 @@ export const TOOLS: readonly Tool[] = [
   EVALUATE,
   SET_VARIABLE,
   PREDICT_INPUT,
+  HOLES,
   END,
   LIST,
 ];

@@ -2,7 +2,7 @@
 // with the marks the debug adapter shows (adapter/dap/marks.ts, the one place that decides what is
 // predicted, at what confidence, and what is low), and a short text for clients that read only text.
 import type { Engine } from "../engine/engine.js";
-import { RETURN_VALUE, type Predicted, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
 import { breakpointCanHit, reachedFrom, type Exit, type Frame, type Objects } from "../format/trajectory.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { LOW_MARK, Origins, markVariable, scopeName, type Origin } from "../dap/marks.js";
@@ -25,8 +25,10 @@ export interface Marks {
   confidence?: number;
   /** Below the session's lowConfidence threshold. */
   lowConfidence?: boolean;
-  /** The mark as the debug adapter writes it: "predicted (84%)", "from a predicted value (84%) ⚠ low confidence". */
+  /** The mark as the debug adapter writes it: "predicted (84%)", "from a predicted value (84%) ⚠ low confidence", "from the docstring (line 4)". */
   mark?: string;
+  /** A hole's value read from its docstring's example at this line (exact for this call, not predicted). */
+  docstring?: number;
 }
 
 export interface VariableView extends Marks {
@@ -69,7 +71,9 @@ export interface StopView {
   sessionId: string;
   mode: LaunchConfig["mode"];
   /** Why the session stands here. */
-  reason: "entry" | "step" | "breakpoint" | "exception" | "exit" | "back" | "edited";
+  reason: "entry" | "step" | "breakpoint" | "exception" | "hole" | "exit" | "back" | "edited";
+  /** At a hole the model answered (reason "hole"): its suggestion, to take (continue) or answer (set_variable on `variable`). */
+  hole?: Hole;
   /** Where it stands in the states it knows: index (0-based) of count. */
   position: { index: number; known: number };
   frame?: FrameView;
@@ -99,7 +103,7 @@ const STOP_LOCALS = 100;
 export const predicts = (s: Viewed): boolean => !s.predictor.guessed && s.config.mode === "predict";
 
 export function marksOf(o: Origin): Marks {
-  if (!o.predicted) return { predicted: false };
+  if (!o.predicted) return o.docstring === undefined ? { predicted: false } : { predicted: false, docstring: o.docstring, mark: markVariable<{ value: string; type?: string }>({ value: "" }, o).type! };
   const m: Marks = { predicted: true };
   if (o.derived) m.derived = true;
   if (o.confidence !== undefined) m.confidence = Math.round(o.confidence * 10_000) / 10_000;
@@ -227,7 +231,9 @@ export function stopView(
   const frames = e.stack();
   const frame = frames[0];
   let reason: StopView["reason"] = moved === "continue" ? "step" : moved;
-  if (frame.event === "exception" && moved !== "entry" && moved !== "edited") reason = "exception";
+  const hole = moved !== "back" && moved !== "edited" ? e.holeAt(cur) : undefined;
+  if (hole) reason = "hole";
+  else if (frame.event === "exception" && moved !== "entry" && moved !== "edited") reason = "exception";
   else if (moved === "continue" && onBreakpoint(e)) reason = "breakpoint";
   const all = Object.entries(frame.locals).map(([name, repr]) => variableView(name, repr, valueOrigin(s, frames, 0, name)));
   const returned = returnedView(s);
@@ -238,6 +244,7 @@ export function stopView(
     locals: all.slice(0, STOP_LOCALS),
     ...(all.length > STOP_LOCALS ? { localsLeftOut: all.length - STOP_LOCALS } : {}),
     ...(returned ? { returned } : {}),
+    ...(hole ? { hole } : {}),
     ...tail,
   };
 }
@@ -255,6 +262,7 @@ export function stopText(v: StopView): string {
     const what = f.event === "return" ? ` returning ${f.value ?? "(unwound by an exception)"}` : f.event === "exception" ? ` raising ${f.value ?? ""}` : f.event === "call" ? " (call)" : "";
     lines.push(`${v.sessionId} stopped (${v.reason}) at line ${f.line} in ${f.func}${what}${markSuffix(f)}${f.code ? `: ${f.code}` : ""}`);
     if (v.returned) lines.push(`  ${v.returned.name} = ${v.returned.value}${markSuffix(v.returned)}`);
+    if (v.hole) lines.push(`  hole ${v.hole.name}(): the model suggests ${cutText(v.hole.repr ?? "", 200)}; continue takes it, set_variable ${v.hole.variable} answers it`);
     if (v.locals?.length) lines.push(cutText(`  locals: ${v.locals.map((l) => `${l.name}=${l.value}`).join(", ")}`, 600));
   }
   for (const o of v.output ?? []) lines.push(cutText(`  ${o.predicted ? "[predicted output] " : o.stream === "stderr" ? "[stderr] " : "[output] "}${o.text.trimEnd()}`, 300));

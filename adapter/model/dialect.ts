@@ -4,6 +4,7 @@
 // adapter/model/instruct.ts).
 import type { Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../format/trajectory.js";
+import type { TypedHole } from "../format/valueType.js";
 import type { PySource } from "../pyread/pysource.js";
 import type { ChatTurn } from "./sequence.js";
 import { funcLines, scopeOfFunc, type ScopeLines } from "../rules/grammar.js";
@@ -39,8 +40,8 @@ export interface Dialect {
   readonly name: DialectName;
   /** The states this program can reach (and those it decides) from each state. */
   readonly reach: Reach;
-  /** The prompt for the state `action` leads to from the last step of `steps`. */
-  request(steps: readonly Step[], action: Action): Promise<DialectRequest>;
+  /** The prompt for the state `action` leads to from the last step of `steps` (`hole`: its value's declared type, where the dialect's grammar can hold to it). */
+  request(steps: readonly Step[], action: Action, hole?: TypedHole): Promise<DialectRequest>;
   /** The state the model wrote; throws PredictionError when it is not one. */
   parse(text: string, steps: readonly Step[], action: Action): Step;
   /** A question about the current state (instruct models); undefined when the dialect has none. */

@@ -12,9 +12,11 @@ import { FORMAT_VERSION, STOP_TOKEN, TOKENS, parseSteps, serializeAction, serial
 import type { PySource } from "../pyread/pysource.js";
 import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
-import { lit, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "../rules/grammar.js";
+import { lit, literalGrammar, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "../rules/grammar.js";
 import { Reach } from "../rules/reach.js";
+import type { Next } from "../rules/shapes.js";
 import type { PythonAsk } from "../format/values.js";
+import type { TypedHole } from "../format/valueType.js";
 
 export interface NativeOptions {
   contextSize: number;
@@ -168,7 +170,7 @@ export class NativeDialect implements Dialect {
     return out;
   }
 
-  async request(steps: readonly Step[], action: Action): Promise<DialectRequest> {
+  async request(steps: readonly Step[], action: Action, hole?: TypedHole): Promise<DialectRequest> {
     await this.reach.know(steps);
     const prompt = this.promptTokens(steps, action);
     // A next state is about as long as the current one (a return adds its value, a call its
@@ -178,7 +180,7 @@ export class NativeDialect implements Dialect {
     const req: DialectRequest = { prompt, stopTokens: this.stop, maxTokens };
     if (this.stopText) req.stopText = this.stopText;
     if (this.opts.grammar !== false) {
-      const g = await this.grammarFor(steps, action);
+      const g = await this.grammarFor(steps, action, hole);
       if (g) req.grammar = g;
     }
     return req;
@@ -194,12 +196,13 @@ export class NativeDialect implements Dialect {
    * by `action` (adapter/rules/reach.ts); where those are not known (a frame of another file),
    * any frame of this program, with the delta form of locals only where the format allows it.
    */
-  private grammarFor(steps: readonly Step[], action: Action): Promise<LlamaGrammar | undefined> {
+  private grammarFor(steps: readonly Step[], action: Action, hole?: TypedHole): Promise<LlamaGrammar | undefined> {
     const tok = (t: string): string => {
       const id = this.special(t);
       return id !== undefined ? `<[${id}]>` : lit(t);
     };
-    const next = this.reach.next(steps, action);
+    const reached = this.reach.next(steps, action);
+    const next = reached && hole ? typedNext(reached, hole) : reached;
     let text: string;
     if (next) text = reachGrammar(next, tok);
     else {
@@ -236,4 +239,13 @@ export class NativeDialect implements Dialect {
     checkReachable(this.reach, steps, action, step, text);
     return step;
   }
+}
+
+/** The states reached where a hole's answer has a declared type: its return value (which a return must then have), or the name its result is assigned to, holds a literal of that type. */
+function typedNext(next: Next, hole: TypedHole): Next {
+  const typed = literalGrammar(hole.type);
+  const frames = next.frames.map((f) =>
+    hole.target !== undefined ? { ...f, typed: new Map([[hole.target, typed]]) } : f.event === "return" ? { ...f, value: "yes" as const, valueTyped: typed } : f,
+  );
+  return { ...next, frames };
 }

@@ -2,22 +2,29 @@
 // names bound nowhere, modules that are not installed, input(), functions the launch lists: see
 // adapter/python/holes.py). The executor is a choice: this machine's Python (hybrid mode, in a
 // trusted workspace) or the sealed CPython (predict mode: adapter/real/sealed.ts); holes, their
-// filling, marks and re-runs are the same for both. Each hole is filled by the model from the real state where the run
-// reaches it; the run goes on with that value, and the session moves over the recording as in
-// record mode. Every value that came from the model is marked, with the hole's confidence, for as
-// long as it stays unchanged in its frame. Setting such a value fills its hole with it: the
-// program runs again, every other hole answered as before.
+// filling, marks and re-runs are the same for both. Each hole is filled where the run reaches it:
+// with the user's answer (set in this session, or kept in the project: holeAnswers.ts), else the
+// result its docstring's example shows for this very call (exact), else the model's prediction
+// from the real state there, held to the return annotation's type; the run goes on with that
+// value, and the session moves over the recording as in record mode. Every value that came from
+// the model is marked, with the hole's confidence, for as long as it stays unchanged in its frame.
+// Setting such a value answers its hole: the program runs again, every other hole answered as
+// before, and the answer is kept in the project for later launches.
 import { dirname, relative } from "node:path";
 import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { under } from "../system/paths.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
-import { RETURN_VALUE, type Evaluated, type Guess, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Evaluated, type Guess, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { runSealed, SEALED_PYTHON, type SealedResult } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
+import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
+import { HOLE_ANSWERS_FILE, type HoleAnswers } from "./holeAnswers.js";
+import type { HoleValueModel } from "../model/holeValue.js";
+import { parsePython } from "../pyread/pysource.js";
 
 /** One hole the run reached, in order, and how it was filled. */
 export interface HoleFill extends HoleRequest {
@@ -28,8 +35,11 @@ export interface HoleFill extends HoleRequest {
   repr?: string;
   confidence?: number;
   error?: string;
-  /** The model's answer, or a value the user set. */
-  by: "model" | "user";
+  /** The model's answer, a docstring example's result (exact for that call), or a value the user set (`kept`: in an earlier session, read from the project's answers). */
+  by: "model" | "docstring" | "user";
+  kept?: boolean;
+  /** What the value depends on: the stub's arguments, or the locals where the missing call is made. */
+  args: Record<string, string>;
 }
 
 export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
@@ -41,6 +51,10 @@ export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
   model: (source: string) => Promise<Predictor>;
   /** One line per hole and per run, for the Debug Console. */
   console?: (line: string) => void;
+  /** The values the user gave holes, kept in the project: used without asking, and where the user sets one, kept there. */
+  answersFile?: HoleAnswers;
+  /** A chat model on a server, asked for each hole's value alone (launch attribute `holeModel`), opened at the first hole; else `model` predicts the hole's next state. */
+  valueModel?: () => Promise<HoleValueModel>;
 }
 
 const STEP_INTO: Action = { kind: "step_into" };
@@ -56,11 +70,17 @@ export class HybridPredictor implements Predictor {
   /** The guess the output of a state handed out depends on (by its frame or exit). */
   private outputGuesses = new WeakMap<object, Guess>();
   private marksAt: Map<number, Map<string, Guess>> = new Map();
+  /** The states of the run that show a hole the model answered, each its hole: where holes stop (the first state showing each answer). */
+  private holeStates = new Map<number, HoleFill>();
   /** The model's answers by hole and state: a re-run asks again only where a state changed. */
   private readonly answers = new Map<string, HoleAnswer>();
   /** Values the user set, by hole index. */
   private readonly overrides = new Map<number, string>();
   private model?: Promise<Predictor>;
+  private valueModel?: Promise<HoleValueModel>;
+  private programText?: Promise<string>;
+  /** The hole model's name, once it answered (for the Debug Console's lines). */
+  private valueName?: string;
   private runs = 0;
 
   private constructor(
@@ -118,19 +138,36 @@ export class HybridPredictor implements Predictor {
     this.inner = new RecordedPredictor(result);
     this.fills = fills;
     this.marksAt = markValues(result.frames, fills, result.source);
+    this.holeStates = new Map();
+    const stopsFor = new Set<number>();
+    for (const [i, m] of [...answerStates(result.frames, fills)].sort(([a], [b]) => a - b))
+      for (const g of m.values()) {
+        if (fills[g.hole].by !== "model" || stopsFor.has(g.hole)) continue;
+        stopsFor.add(g.hole);
+        this.holeStates.set(i, fills[g.hole]);
+      }
     this.guesses = new WeakMap();
     this.marksAt.forEach((m, i) => this.guesses.set(result.frames[i], m));
   }
 
   private async fill(req: HoleRequest, frames: readonly Frame[], fills: HoleFill[]): Promise<HoleAnswer> {
-    const fill: HoleFill = { ...req, index: fills.length, at: frames.length, by: "model" };
+    const fill: HoleFill = { ...req, index: fills.length, at: frames.length, by: "model", args: { ...(frames.at(-1)?.locals ?? {}) } };
     fills.push(fill);
     const what = `${req.name}() at line ${req.line}`;
     const set = this.overrides.get(fill.index);
+    const kept = this.opts.answersFile?.get({ name: req.name, arguments: fill.args }, req.kind === "call" ? req.line : undefined);
     let answer: HoleAnswer;
     if (set !== undefined) {
       fill.by = "user";
       answer = { repr: set };
+    } else if (kept !== undefined) {
+      fill.by = "user";
+      fill.kept = true;
+      answer = { repr: kept };
+    } else if (req.docstring) {
+      // The function's own docstring shows this very call: its result is the answer, not the model's.
+      fill.by = "docstring";
+      answer = { repr: req.docstring.repr };
     } else {
       const key = JSON.stringify([req, frames.at(-1)]);
       answer = this.answers.get(key) ?? (await this.ask(req, frames));
@@ -139,7 +176,14 @@ export class HybridPredictor implements Predictor {
     if ("repr" in answer) {
       fill.repr = answer.repr;
       if (answer.confidence !== undefined) fill.confidence = answer.confidence;
-      const how = fill.by === "user" ? "set by you" : `predicted${answer.confidence !== undefined ? `, ${Math.round(answer.confidence * 100)}%` : ""}`;
+      const how =
+        fill.by === "user"
+          ? fill.kept
+            ? `your answer, kept in ${HOLE_ANSWERS_FILE}`
+            : "set by you"
+          : fill.by === "docstring"
+            ? `from its docstring, line ${req.docstring!.line}`
+            : `predicted${this.valueName ? ` by ${this.valueName}` : ""}${answer.confidence !== undefined ? `, ${Math.round(answer.confidence * 100)}%` : ""}`;
       this.opts.console?.(`${this.say} · ${what} = ${cut(answer.repr)} (${how})`);
     } else {
       fill.error = answer.error;
@@ -156,6 +200,7 @@ export class HybridPredictor implements Predictor {
   private async ask(req: HoleRequest, frames: readonly Frame[]): Promise<HoleAnswer> {
     const last = frames.at(-1);
     if (!last) return { error: "no traced state to predict from" };
+    if (this.opts.valueModel) return this.askValue(req, frames, this.opts.valueModel);
     // A `raise NotImplementedError` says nothing of the value: the model reads unwritten bodies as `...`.
     this.model ??= readTextFile(this.program, SOURCE_LIMIT).then((text) => this.opts.model(hideBodies(normalizeSource(text), this.holes?.bodies ?? [])));
     const model = await this.model;
@@ -167,18 +212,50 @@ export class HybridPredictor implements Predictor {
       let k = frames.length - 1;
       while (k > 0 && !(frames[k].event === "call" && frames[k].func === req.name)) k--;
       if (k > 0) {
-        const fromCaller = await this.askModel(model, frames.slice(0, k), "call", req.target, last);
+        const fromCaller = await this.askModel(model, frames.slice(0, k), "call", req.target, last, req.type);
         if ("repr" in fromCaller) return fromCaller;
       }
     }
-    return this.askModel(model, frames, req.kind, req.target, last);
+    return this.askModel(model, frames, req.kind, req.target, last, req.type);
   }
 
-  private async askModel(model: Predictor, frames: readonly Frame[], kind: HoleRequest["kind"], target: string | undefined, last: Frame): Promise<HoleAnswer> {
+  /**
+   * The value alone, asked of a chat model the user runs: the function's source as written, the
+   * call's arguments, the line that called it, and its annotation, which holds the answer's type.
+   */
+  private async askValue(req: HoleRequest, frames: readonly Frame[], open: () => Promise<HoleValueModel>): Promise<HoleAnswer> {
+    this.valueModel ??= open();
+    this.programText ??= readTextFile(this.program, SOURCE_LIMIT).then(normalizeSource);
+    try {
+      const [model, text] = await Promise.all([this.valueModel, this.programText]);
+      const lines = text.split("\n");
+      const last = frames.at(-1)!;
+      let source = "";
+      let call = lines[req.line - 1]?.trim() ?? req.name;
+      let caller: string | undefined;
+      if (req.kind === "function") {
+        const fn = (await parsePython(text)).functions.find((f) => f.qualname === req.name);
+        if (fn) source = lines.slice(fn.callLine - 1, fn.endLine).join("\n");
+        call = `${req.name.split(".").at(-1)}(${Object.entries(last.locals).map(([k, v]) => `${k}=${v}`).join(", ")})`;
+        let k = frames.length - 2;
+        while (k >= 0 && frames[k].depth !== last.depth - 1) k--;
+        if (k >= 0 && frames[k].file === undefined) caller = lines[frames[k].line - 1];
+      }
+      this.valueName = model.name;
+      const a = await model.ask({ source, call, ...(caller ? { caller } : {}), ...(req.returns ? { returns: req.returns } : {}), ...(req.type ? { type: req.type } : {}) });
+      return { repr: a.repr, confidence: a.confidence };
+    } catch (e) {
+      return { error: `the hole model gave no value: ${e instanceof Error ? e.message : String(e)}` };
+    }
+  }
+
+  /** `type`: the stub's annotated return type, which the model's answer is held to (a `-> float` hole gets a float). */
+  private async askModel(model: Predictor, frames: readonly Frame[], kind: HoleRequest["kind"], target: string | undefined, last: Frame, type?: ValueType): Promise<HoleAnswer> {
     const history: Predicted[] = frames.map((frame, i) => ({ step: i ? { action: STEP_INTO, frame } : { frame } }));
+    const hole = type ? { hole: kind === "function" ? { type } : { type, ...(target !== undefined ? { target } : {}) } } : {};
     let p: Predicted;
     try {
-      p = await model.predict(history, kind === "function" ? { kind: "step_return" } : { kind: "step_over" });
+      p = await model.predict(history, kind === "function" ? { kind: "step_return" } : { kind: "step_over" }, hole);
     } catch (e) {
       return { error: `the model gave no state: ${e instanceof Error ? e.message : String(e)}` };
     }
@@ -241,7 +318,7 @@ export class HybridPredictor implements Predictor {
       const marks = this.marksAt.get(k - 1);
       if (!written || !writer || !marks || writer.file !== undefined) continue;
       const text = lines[writer.line - 1] ?? "";
-      for (const [name, g] of marks) if (!g.set && (name === RETURN_VALUE || mentions(text, name))) return { ...g, derived: true };
+      for (const [name, g] of marks) if (!g.set && g.docstring === undefined && (name === RETURN_VALUE || mentions(text, name))) return { ...g, derived: true };
     }
     return undefined;
   }
@@ -261,6 +338,7 @@ export class HybridPredictor implements Predictor {
     const [name, g] = set;
     const value = valueOf(frame, name)!;
     this.overrides.set(g.hole, value);
+    await this.keep(this.fills[g.hole], value);
     await this.record();
     const now = this.inner.frames[ref!];
     if (!now) throw new Error(`the program ran again with ${name} = ${cut(value)} and ended before this point (${this.inner.exit.status}${this.inner.exit.value ? `: ${cut(this.inner.exit.value)}` : ""}): restart the session to follow the new run`);
@@ -271,6 +349,31 @@ export class HybridPredictor implements Predictor {
         : `${this.say} · the program ran again with ${name} = ${cut(value)}, and went another way before this point: the session goes on from the same step of the new run`,
     );
     return this.tag({ step: { frame: now }, ref: ref! });
+  }
+
+  /** A value the user gave a hole, kept in the project's answers (where the session has them) for later launches. */
+  private async keep(fill: HoleFill | undefined, value: string): Promise<void> {
+    const file = this.opts.answersFile;
+    if (!file || !fill) return;
+    try {
+      await file.set({ name: fill.name, arguments: fill.args }, value, fill.kind === "call" ? fill.line : undefined);
+      this.opts.console?.(`${this.say} · ${fill.name}() = ${cut(value)} is kept in ${file.path}: later launches use it without stopping`);
+    } catch (e) {
+      this.opts.console?.(`${this.say} · ${fill.name}() = ${cut(value)} is used in this session only: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** The holes the run met, and those the model answered, where the session may stop (the exception filter "holes"). */
+  get holeAnswers(): { at(state: Predicted): Hole | undefined; readonly any: boolean; readonly met: readonly Hole[] } {
+    return {
+      any: this.holeStates.size > 0,
+      met: this.fills.map(holeOf),
+      at: (state) => {
+        const fill = state.ref === undefined ? undefined : this.holeStates.get(state.ref);
+        const frame = state.step.frame;
+        return fill && frame && frame.line === this.inner.frames[state.ref!]?.line ? holeOf(fill) : undefined;
+      },
+    };
   }
 
   callers(history: readonly Predicted[]): Frame[] | undefined {
@@ -338,12 +441,10 @@ function readPart(line: string): string {
 const valueOf = (f: Frame, name: string): string | undefined => (name === RETURN_VALUE ? f.value : f.locals[name]);
 
 /**
- * Which values of each frame came from the model: a stub's return value, and in its caller the
- * names its return changed; a missing call's target; and the values computed from those. A mark
- * stays while the value stays the same in that frame (a new call at that depth starts afresh).
- * `source`: the program's text, to tell which statements read a marked value.
+ * Where each hole's answer first shows, by state: a stub's return value (and in its caller the
+ * names its return changed), a missing call's target where it was assigned.
  */
-export function markValues(frames: readonly Frame[], fills: readonly HoleFill[], source?: string): Map<number, Map<string, Guess>> {
+export function answerStates(frames: readonly Frame[], fills: readonly HoleFill[]): Map<number, Map<string, Guess>> {
   const fresh = new Map<number, Map<string, Guess>>();
   const add = (i: number, name: string, g: Guess): void => {
     let m = fresh.get(i);
@@ -361,7 +462,12 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
   for (const fill of fills) {
     const h = fill.at - 1;
     if (fill.repr === undefined || h < 0 || h >= frames.length) continue;
-    const g: Guess = fill.by === "user" ? { hole: fill.index, set: true } : { hole: fill.index, ...(fill.confidence !== undefined ? { confidence: fill.confidence } : {}) };
+    const g: Guess =
+      fill.by === "user"
+        ? { hole: fill.index, set: true }
+        : fill.by === "docstring"
+          ? { hole: fill.index, docstring: fill.docstring!.line }
+          : { hole: fill.index, ...(fill.confidence !== undefined ? { confidence: fill.confidence } : {}) };
     if (fill.kind === "function") {
       const d = frames[h].depth;
       const r = next(h + 1, (f) => f.depth <= d);
@@ -379,6 +485,17 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
       if (c >= 0 && frames[c].depth === d && frames[c].locals[fill.target] !== undefined) add(c, fill.target, g);
     }
   }
+  return fresh;
+}
+
+/**
+ * Which values of each frame came from the model: a stub's return value, and in its caller the
+ * names its return changed; a missing call's target; and the values computed from those. A mark
+ * stays while the value stays the same in that frame (a new call at that depth starts afresh).
+ * `source`: the program's text, to tell which statements read a marked value.
+ */
+export function markValues(frames: readonly Frame[], fills: readonly HoleFill[], source?: string): Map<number, Map<string, Guess>> {
+  const fresh = answerStates(frames, fills);
   // What is marked, frame by frame: each depth keeps its marked values while they stay the same;
   // a value that changes between two events of its frame was written by the statement of the
   // first, and is derived from a marked value when that statement reads one (by name), or when a
@@ -430,6 +547,22 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
     if (marks.size) out.set(i, marks);
   });
   return out;
+}
+
+/** A hole as the session tells it. */
+function holeOf(f: HoleFill): Hole {
+  return {
+    kind: f.kind,
+    name: f.name,
+    variable: f.kind === "call" && f.target !== undefined ? f.target : RETURN_VALUE,
+    line: f.line,
+    arguments: f.args,
+    by: f.by,
+    ...(f.repr !== undefined ? { repr: f.repr } : {}),
+    ...(f.confidence !== undefined ? { confidence: f.confidence } : {}),
+    ...(f.docstring ? { docstring: f.docstring.line } : {}),
+    ...(f.error !== undefined ? { error: f.error } : {}),
+  };
 }
 
 /** Lines of the most text of one written file the Debug Console shows. */

@@ -28,6 +28,7 @@ import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } f
 import { byVersion, checkPythonVersion, modelPython, UNSAID_MODEL_FORMAT, UNSAID_MODEL_PYTHON } from "../model/pyversion.js";
 import { whichPython } from "../real/tracer.js";
 import { askPython } from "../real/sealed.js";
+import type { TypedHole } from "../format/valueType.js";
 import type { ModelDescription, StepStats } from "../protocol.js";
 
 export interface ModelPredictorOptions {
@@ -175,10 +176,13 @@ export class ModelPredictor implements Predictor {
     if (shownPython !== python) opts.log?.(`the model was trained on Python ${known.join(", ")} traces: it is shown ${shownPython}'s, and only Python ${python}'s frames are admitted`);
     // A native frame is tens of tokens: a low cap makes a model that runs away cheap to stop.
     const maxTokens = Math.min(opts.maxTokens ?? (name === "native" ? 128 : 768), Math.floor(contextSize / 2));
+    // The model alone (`compute: false`) is held to what the program can reach (lines, events,
+    // frames, names), never to a value CPython computed: the rules get no Python to ask.
+    const ask = opts.compute !== false ? askPython : undefined;
     const dialect: Dialect =
       name === "native"
-        ? new NativeDialect(m.vocab!, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: m.info.format ?? UNSAID_MODEL_FORMAT, ask: askPython })
-        : new InstructDialect(m.vocab, seen, { maxTokens, fileName: basename(opts.program), python, ask: askPython });
+        ? new NativeDialect(m.vocab!, seen, { contextSize, maxTokens, grammar: opts.grammar !== false, ...(opts.historyTokens ? { historyTokens: opts.historyTokens } : {}), python, shownPython, format: m.info.format ?? UNSAID_MODEL_FORMAT, ...(ask ? { ask } : {}) })
+        : new InstructDialect(m.vocab, seen, { maxTokens, fileName: basename(opts.program), python, ...(ask ? { ask } : {}) });
     const threads = opts.threads && opts.threads > 0 ? Math.floor(opts.threads) : undefined;
     const sequence = await m.open(contextSize, threads, (from, why) => opts.onStatus?.({ stage: "moved", from, why, ...p.describe() }));
     const p = new ModelPredictor(opts.program, src, seen, layout, opts.call, m.where, m.loaded, dialect, sequence, first, python, opts.onToken, opts.compute !== false, m.calibration);
@@ -260,7 +264,7 @@ export class ModelPredictor implements Predictor {
     }
     const passed = ahead.passed.at(-1);
     const from = passed ? [...steps, passed] : steps;
-    const p = stops.length ? await this.continueTo(from, stops, opts.signal) : await this.step(from, seenAction, opts.signal);
+    const p = stops.length ? await this.continueTo(from, stops, opts.signal) : await this.step(from, seenAction, opts.signal, opts.hole);
     // The output written on the way, before the model's own.
     const written = ahead.passed.map((s) => s.frame!.stdout ?? "").join("");
     const end = p.step.frame ?? p.step.exit;
@@ -311,9 +315,9 @@ export class ModelPredictor implements Predictor {
   }
 
   /** One model call: the state `action` leads to. */
-  private async step(steps: readonly Step[], action: Action, signal?: AbortSignal): Promise<Predicted> {
+  private async step(steps: readonly Step[], action: Action, signal?: AbortSignal, hole?: TypedHole): Promise<Predicted> {
     const t0 = performance.now();
-    const req = this.fit(await this.dialect.request(steps, action));
+    const req = this.fit(await this.dialect.request(steps, action, hole));
     const r = await this.generate(req, signal);
     this.stats.push({
       action: action.kind + (action.line !== undefined ? " " + action.line : ""),

@@ -23,7 +23,10 @@ each missing module is imported. Filling a hole: the tracer writes {"event": "ho
 predicted from the stub's own state; a call hole's is the value of `target`, the simple name the
 call's result is assigned to on that line (`x = mod.f(a)`; a call that is not assigned so cannot
 be filled). The text becomes a value through ast.literal_eval only: nothing the model writes is
-ever run. An object's repr (`<...>`) becomes a stand-in; anything else is refused. A hole that
+ever run. A stub's own evidence goes with its request: "returns", the return annotation's text,
+"type", that annotation as a literal type where it names one (see _value_type), and "docstring": {"repr": TEXT, "line": N} where an example of its docstring (doctest's `>>>`)
+calls it with the very arguments of this call, by value (literals only, compared by type and
+value: no __eq__ of the program runs); the debugger answers such a hole with that value. An object's repr (`<...>`) becomes a stand-in; anything else is refused. A hole that
 cannot be filled raises HoleError in the program, where the call is.
 
 The clock of the run stops while the model answers: the program's time limit counts its own time.
@@ -127,6 +130,181 @@ def _is_stub(fn, todo):
         return True
     end = getattr(fn, "end_lineno", None) or fn.body[-1].lineno
     return any(fn.lineno <= t <= end for t in todo) and not _own_returns(fn)
+
+
+def _literal(node):
+    """A literal's value, or _NO for anything else (nothing is evaluated)."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO
+
+
+_NO = object()
+
+
+def _same(a, b):
+    """Equal by value and by type, all the way down (1, 1.0 and True are three values); only literal types are compared."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(v, b[k]) for k, v in a.items())
+    if isinstance(a, (int, float, complex, str, bytes, bool, type(None), set, frozenset)):
+        return a == b
+    return False
+
+
+class _Examples:
+    """A stub's docstring examples that call it (`>>> name(literals)` and a literal result), and its
+    parameters, to bind an example's call as Python binds a call."""
+
+    def __init__(self, fn, examples):
+        a = fn.args
+        self.positional = [x.arg for x in getattr(a, "posonlyargs", [])] + [x.arg for x in a.args]
+        self.keyword_only = [x.arg for x in a.kwonlyargs]
+        self.vararg = a.vararg.arg if a.vararg else None
+        self.kwarg = a.kwarg.arg if a.kwarg else None
+        self.defaults = dict(zip(self.positional[len(self.positional) - len(a.defaults):], map(_literal, a.defaults)))
+        self.defaults.update((x.arg, _literal(d)) for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None)
+        self.examples = examples
+
+    @classmethod
+    def of(cls, fn, in_class):
+        doc = ast.get_docstring(fn, clean=False)
+        if not doc or ">>>" not in doc or in_class:
+            # (a method's example needs the instance's state too: not read)
+            return None
+        import doctest  # the parser doctest itself uses; loaded only for a docstring with examples, before the program runs
+
+        start = fn.body[0].lineno
+        found = []
+        for ex in doctest.DocTestParser().get_examples(doc):
+            if ex.exc_msg is not None:
+                continue
+            try:
+                call = ast.parse(ex.source.strip(), mode="eval").body
+            except SyntaxError:
+                continue
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == fn.name):
+                continue
+            want = ex.want.strip() or "None"  # (no output: the call returned None)
+            if _literal(want) is _NO:
+                continue
+            args = [_literal(x) for x in call.args if not isinstance(x, ast.Starred)]
+            kwargs = {k.arg: _literal(k.value) for k in call.keywords if k.arg is not None}
+            if len(args) != len(call.args) or len(kwargs) != len(call.keywords) or _NO in args or _NO in kwargs.values():
+                continue
+            found.append((args, kwargs, want, start + ex.lineno))
+        return cls(fn, found) if found else None
+
+    def bind(self, args, kwargs):
+        """The parameters' values for a call with these arguments, or None where Python would refuse it (or a default is no literal)."""
+        bound = dict(zip(self.positional, args))
+        extra = list(args[len(self.positional):])
+        if extra and not self.vararg:
+            return None
+        if self.vararg:
+            bound[self.vararg] = tuple(extra)
+        rest = {}
+        for k, v in kwargs.items():
+            if k in bound:
+                return None
+            if k in self.positional or k in self.keyword_only:
+                bound[k] = v
+            elif self.kwarg:
+                rest[k] = v
+            else:
+                return None
+        if self.kwarg:
+            bound[self.kwarg] = rest
+        for k in self.positional + self.keyword_only:
+            if k not in bound:
+                if self.defaults.get(k, _NO) is _NO:
+                    return None
+                bound[k] = self.defaults[k]
+        return bound
+
+    def answer(self, values):
+        """The first example whose call binds the parameters to these values: {"repr", "line"}."""
+        for args, kwargs, want, line in self.examples:
+            bound = self.bind(args, kwargs)
+            if bound is not None and all(k in values and _same(v, values[k]) for k, v in bound.items()):
+                return {"repr": want, "line": line}
+        return None
+
+
+_SIMPLE = {"int", "float", "bool", "str", "bytes", "None"}
+_CONTAINERS = {"list": "list", "List": "list", "set": "set", "Set": "set", "frozenset": "frozenset", "FrozenSet": "frozenset",
+               "dict": "dict", "Dict": "dict", "tuple": "tuple", "Tuple": "tuple"}
+
+
+def _value_type(node, classes=(), top=True):
+    """An annotation as the type of a literal: ["float"], ["list", T], ["dict", K, V], ["tuple", T, ...],
+    ["tuple...", T] (tuple[T, ...]), ["set", T], ["frozenset", T], ["union", T, ...], ["None"]; the
+    whole value a class the program defines at module level (`classes`), built from its constructor's
+    arguments: ["class", NAME]; a part it cannot read (a class inside a container, Any, a TypeVar)
+    is null, the whole where it is the whole."""
+    vt = lambda n: _value_type(n, classes, False)  # noqa: E731 (the parts of a type)
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return ["None"]
+        if isinstance(node.value, str):  # a forward reference: "list[int]"
+            try:
+                return _value_type(ast.parse(node.value, mode="eval").body, classes, top)
+            except SyntaxError:
+                return None
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union([vt(node.left), vt(node.right)])
+    name = _name_of(node)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        if name in _SIMPLE:
+            return [name]
+        if top and isinstance(node, ast.Name) and name in classes:
+            return ["class", name]
+        kind = _CONTAINERS.get(name)  # a bare container: its items unread
+        return None if kind is None else ["dict", None, None] if kind == "dict" else ["tuple...", None] if kind == "tuple" else [kind, None]
+    if not isinstance(node, ast.Subscript):
+        return None
+    inner = node.slice.value if type(node.slice).__name__ == "Index" else node.slice  # (3.8 wraps it)
+    parts = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+    if name == "Optional" and len(parts) == 1:
+        return _union([vt(parts[0]), ["None"]])
+    if name == "Union":
+        return _union([vt(p) for p in parts])
+    kind = _CONTAINERS.get(name)
+    if kind == "dict" and len(parts) == 2:
+        return ["dict", vt(parts[0]), vt(parts[1])]
+    if kind == "tuple":
+        if len(parts) == 2 and isinstance(parts[1], ast.Constant) and parts[1].value is Ellipsis:
+            return ["tuple...", vt(parts[0])]
+        return ["tuple"] + [vt(p) for p in parts]
+    if kind in ("list", "set", "frozenset") and len(parts) == 1:
+        return [kind, vt(parts[0])]
+    return None
+
+
+def _union(types):
+    return None if any(t is None for t in types) else ["union"] + types
+
+
+def _construct(text, cls):
+    """`Name(literal, key=literal)` for the program's class `cls` named Name: the instance its own
+    constructor builds from those literals (the program's code runs, in the run; the text only
+    names literals); _NO where the text is not such a call."""
+    try:
+        call = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return _NO
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == cls.__name__):
+        return _NO
+    args = [_literal(a) for a in call.args if not isinstance(a, ast.Starred)]
+    kwargs = {k.arg: _literal(k.value) for k in call.keywords if k.arg is not None}
+    if len(args) != len(call.args) or len(kwargs) != len(call.keywords) or _NO in args or _NO in kwargs.values():
+        return _NO
+    return cls(*args, **kwargs)
 
 
 def _functions(tree):
@@ -290,6 +468,9 @@ class Holes:
         self.replies = replies
         self.predict = set(predict)
         self.stubs = {}
+        # qualname -> the stub's return annotation (its text, its literal type), and its docstring's examples (_Examples)
+        self.returns = {}
+        self.examples = {}
         self.assigned = {}
         self.modules = []
         self.finder = _StandInFinder(self)
@@ -304,6 +485,7 @@ class Holes:
         todo = _todo_lines(text)
         listed = set()
         bodies = []
+        classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
         for qual, fn in _functions(tree):
             named = qual in self.predict or fn.name in self.predict
             if named:
@@ -311,6 +493,12 @@ class Holes:
             if named or _is_stub(fn, todo):
                 self.stubs[qual] = "listed" if named else "stub"
                 body = _statements(fn)
+                if fn.returns is not None and hasattr(ast, "unparse"):
+                    self.returns[qual] = (ast.unparse(fn.returns), _value_type(fn.returns, classes))
+                owner = qual.rpartition(".")[0]
+                examples = _Examples.of(fn, in_class=bool(owner) and not owner.endswith("<locals>"))
+                if examples:
+                    self.examples[qual] = examples
                 if not named and body[0].lineno > fn.lineno:
                     # The lines the model reads as `...` (a one-line def keeps its line).
                     bodies.append([body[0].lineno, getattr(fn, "end_lineno", None) or body[-1].lineno])
@@ -371,6 +559,14 @@ class Holes:
         if frame not in self.run.stack:
             raise _untraced(qual)
         request = {"kind": "function", "name": qual, "line": frame.f_lineno}
+        if qual in self.returns:
+            request["returns"], kind = self.returns[qual]
+            if kind is not None:
+                request["type"] = kind
+        examples = self.examples.get(qual)
+        example = examples and examples.answer(frame.f_locals)
+        if example:
+            request["docstring"] = example
         caller = frame.f_back
         if caller in self.run.stack and self._in_program(caller):
             # Where the caller assigns the result straight to a name, the debugger may read the value there.
@@ -419,14 +615,24 @@ class Holes:
             answer = {"error": "the debugger's answer is not an object"}
         if not isinstance(answer.get("repr"), str):
             raise HoleError("%s is a hole that could not be filled: %s" % (what, answer.get("error") or "no value"))
-        return self.value_of(answer["repr"], what)
+        kind = request.get("type")
+        cls = None
+        if kind and kind[0] == "class":
+            cls = sys._getframe(2).f_globals.get(kind[1])  # the stub's module: its own class, by the name its annotation gives
+        return self.value_of(answer["repr"], what, cls if isinstance(cls, type) else None)
 
-    def value_of(self, text, what):
+    def value_of(self, text, what, cls=None):
+        """The value a prediction stands for: a literal; an instance of `cls` (the class the hole's
+        annotation names, the program's own) built by calling it with literal arguments, as
+        `Point(x=1, y=2)` reads; an object's repr `<...>` as a stand-in. Nothing else."""
         if len(text) <= MAX_ANSWER:
             try:
                 return ast.literal_eval(text.strip())
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 pass
+            built = _construct(text.strip(), cls) if cls is not None else _NO
+            if built is not _NO:
+                return built
             if _OBJECT_REPR.fullmatch(text.strip()):
                 return StandIn(what, self, text.strip())
         shown = text if len(text) <= 200 else text[:200] + "..."

@@ -13,6 +13,7 @@ import type { Socket } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame, type Objects } from "../format/trajectory.js";
+import { valueType, type ValueType } from "../format/valueType.js";
 import { askPython, firstPython } from "./python.js";
 
 export interface TraceOptions {
@@ -47,6 +48,11 @@ export interface HoleRequest {
   name: string;
   line: number;
   target?: string;
+  /** A stub's return annotation, as written (`float`, `list[str]`), and as the type of a literal where it names one. */
+  returns?: string;
+  type?: ValueType;
+  /** A stub's docstring example that calls it with this call's arguments: its result, and the example's line. */
+  docstring?: { repr: string; line: number };
 }
 
 /** A hole's value as a Python literal's repr, or why there is none (raised in the program). */
@@ -509,6 +515,11 @@ export function holeRecord(r: Record<string, unknown>, oracle: HybridOracle): "f
   const ok = (r.kind === "function" || r.kind === "call") && typeof r.name === "string" && Number.isInteger(r.line);
   const req: HoleRequest = { kind: r.kind as HoleRequest["kind"], name: String(r.name), line: Number(r.line) };
   if (typeof r.target === "string") req.target = r.target;
+  if (typeof r.returns === "string") req.returns = r.returns;
+  const type = valueType(r.type);
+  if (type) req.type = type;
+  const doc = r.docstring as { repr?: unknown; line?: unknown } | undefined;
+  if (doc && typeof doc.repr === "string" && Number.isInteger(doc.line)) req.docstring = { repr: doc.repr, line: Number(doc.line) };
   return { req, ok };
 }
 

@@ -4,6 +4,7 @@
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
 import { parentQualname, type PySource } from "../pyread/pysource.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText, pythonMinor } from "../format/trajectory.js";
+import type { Simple, ValueType } from "../format/valueType.js";
 import type { Next } from "./shapes.js";
 
 /** The comprehensions that 3.12+ runs inline. */
@@ -152,6 +153,65 @@ const TEXT_RULES = [
   `dep ::= [0-9] | [1-9] [0-9]`,
 ];
 
+// A Python literal's repr, as the format writes it (never "<|": a "<" is never followed by "|").
+const QUOTED = (q: string): string => {
+  const other = q === "'" ? "'" : '\\"';
+  return `"${other}" ([^${other}\\\\\\n<] | "\\\\" [^\\n<] | "<" [^|${other}\\n])* "${other}"`;
+};
+// Numbers as repr() writes them, bounded so that a model that writes digits on and on ends: a float
+// has at most 17 significant digits (16 before the point without an exponent), an int here 40.
+const LITERALS: Record<Simple, string> = {
+  int: `"-"? ([0-9] | [1-9] [0-9]{1,39})`,
+  float: `"-"? ([0-9]{1,16} "." [0-9]{1,17} | [0-9] ("." [0-9]{1,16})? "e" [-+] [0-9]{2,3} | "inf") | "nan"`,
+  bool: `"True" | "False"`,
+  str: `${QUOTED("'")} | ${QUOTED('"')}`,
+  bytes: `"b" (${QUOTED("'")} | ${QUOTED('"')})`,
+  None: `"None"`,
+};
+
+/**
+ * The GBNF of a literal of type `t` (a hole's return annotation, adapter/format/valueType.ts), as
+ * one parenthesized expression over the text rules: a `-> float` hole's value is a float. A part
+ * of no known type (null) is any text; containers keep their brackets and separators.
+ */
+export function literalGrammar(t: ValueType | null): string {
+  if (t === null) return "tc+";
+  const [kind] = t;
+  const seq = (e: string): string => `(${e} (", " ${e})*)`;
+  switch (kind) {
+    case "list":
+      return `("[" ${seq(literalGrammar(t[1] as ValueType | null))}? "]")`;
+    case "set":
+      return `("{" ${seq(literalGrammar(t[1] as ValueType | null))} "}" | "set()")`;
+    case "frozenset":
+      return `("frozenset({" ${seq(literalGrammar(t[1] as ValueType | null))} "})" | "frozenset()")`;
+    case "dict": {
+      const pair = `${literalGrammar(t[1] as ValueType | null)} ": " ${literalGrammar(t[2] as ValueType | null)}`;
+      return `("{" ${seq(`(${pair})`)}? "}")`;
+    }
+    case "tuple...": {
+      const e = literalGrammar(t[1] as ValueType | null);
+      return `("()" | "(" ${e} ",)" | "(" ${e} (", " ${e})+ ")")`;
+    }
+    case "tuple": {
+      const es = (t.slice(1) as (ValueType | null)[]).map(literalGrammar);
+      return es.length === 0 ? `"()"` : es.length === 1 ? `("(" ${es[0]} ",)")` : `("(" ${es.join(` ", " `)} ")")`;
+    }
+    case "union":
+      return `(${(t.slice(1) as ValueType[]).map(literalGrammar).join(" | ")})`;
+    case "class":
+      // The constructor's call; its arguments are read as literals where the value is built.
+      return `(${lit(`${t[1]}(`)} tc* ")")`;
+    default:
+      return `(${LITERALS[kind]})`;
+  }
+}
+
+/** A whole grammar for one literal of type `t` (any text where the type is not known): a hole's value asked alone. */
+export function valueGrammar(t: ValueType | null): string {
+  return [`root ::= ${literalGrammar(t)}`, ...TEXT_RULES].join("\n");
+}
+
 /** The names locals can have: the file's identifiers (any identifier when there are too many to list). */
 function localNames(names: readonly string[]): string[] | undefined {
   const ids = names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
@@ -237,12 +297,20 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
   const names = (ns: readonly string[]): string | undefined => (ns.length ? rule("n", ns.map(lit).join(" | ")) : undefined);
   /** `name=` and its value: the one it must have, else how it must start, else anything. */
   // (as the format writes it: "<|" in a value is escaped)
-  const valued = (n: string, value: string | undefined, starts?: readonly string[]): string =>
-    value !== undefined ? lit(`${n}=${escapeText(value)}`) : starts ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*` : `${lit(n + "=")} txt`;
-  // Names whose value the program fixes (reach.ts: madeValues) are written with it, the rest freely.
-  const some = (ns: readonly string[], made: ReadonlyMap<string, string>): string => {
-    const free = names(ns.filter((x) => !made.has(x)));
-    const alts = [...(free ? [`${free} "=" txt`] : []), ...ns.filter((x) => made.has(x)).map((x) => valued(x, made.get(x)))];
+  // (a value of a declared type, `typed`: the literal grammar of the hole's annotation)
+  const valued = (n: string, value: string | undefined, starts?: readonly string[], typed?: string): string =>
+    value !== undefined
+      ? lit(`${n}=${escapeText(value)}`)
+      : typed
+        ? `${lit(n + "=")} ${typed}`
+        : starts
+          ? `${lit(n + "=")} (${starts.map(lit).join(" | ")}) tc*`
+          : `${lit(n + "=")} txt`;
+  // Names whose value the program fixes (reach.ts: madeValues) are written with it, typed names as their type, the rest freely.
+  const some = (ns: readonly string[], made: ReadonlyMap<string, string>, typed?: ReadonlyMap<string, string>): string => {
+    const bound = (x: string): boolean => made.has(x) || !!typed?.has(x);
+    const free = names(ns.filter((x) => !bound(x)));
+    const alts = [...(free ? [`${free} "=" txt`] : []), ...ns.filter(bound).map((x) => valued(x, made.get(x), undefined, typed?.get(x)))];
     return alts.length ? ` (${arg} ${rule("s", alts.join(" | "))}){0,${ns.length}}` : "";
   };
   const alts = next.frames.map((f) => {
@@ -256,16 +324,17 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
     const must = f.must ?? [];
     // A namespace's names so far come first, in order (reach.ts: `keep`); then the rest.
     const kept = new Set((f.keep ?? []).map((k) => k.name));
-    const keep = (f.keep ?? []).map((k) => ` ${arg} ${valued(k.name, k.value ?? made.get(k.name), k.starts)}`).join("");
-    const params = g.required.map((p) => ` ${arg} ${valued(p, made.get(p))}`).join("") + keep;
-    const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), made);
-    const one = (n: string): string => valued(n, made.get(n));
+    const typed = f.typed;
+    const keep = (f.keep ?? []).map((k) => ` ${arg} ${valued(k.name, k.value ?? made.get(k.name), k.starts, typed?.get(k.name))}`).join("");
+    const params = g.required.map((p) => ` ${arg} ${valued(p, made.get(p), undefined, typed?.get(p))}`).join("") + keep;
+    const rest = some(optional.filter((x) => !must.includes(x) && !kept.has(x)), made, typed);
+    const one = (n: string): string => valued(n, made.get(n), undefined, typed?.get(n));
     const full =
       params +
       (must.length ? ` (${permutations(must).map((o) => rule("w", `${rest} ${o.map((n) => `${arg} ${one(n)}${rest}`).join(" ")}`.trim())).join(" | ")})` : rest);
     // Which locals a line step may change, and how their values start (reach.ts: deltaChanges).
     const changing = f.changes ? [...f.changes.keys()].filter((n) => g.required.includes(n) || optional.includes(n)) : [...g.required, ...optional];
-    const change = (n: string): string => valued(n, made.get(n), f.changes?.get(n));
+    const change = (n: string): string => valued(n, made.get(n), f.changes?.get(n), typed?.get(n));
     const others = changing.length ? ` (${arg} ${rule("c", changing.map(change).join(" | "))}){0,${changing.length}}` : "";
     const delta =
       ` ${arg} ".."` +
@@ -273,7 +342,8 @@ export function reachGrammar(next: Next, tok: (special: string) => string): stri
         ? ` (${permutations(must).map((o) => rule("m", `${others} ${o.map((n) => `${arg} ${change(n)}${others}`).join(" ")}`.trim())).join(" | ")})`
         : others);
     const locals = f.locals === "full" ? full : f.locals === "delta" ? delta : ` (${rule("d", delta.trim())} | ${rule("u", full.trim() || '""')})`;
-    const known = f.valueIs !== undefined ? ` ${tok(TOKENS.value)} ${lit(escapeText(f.valueIs))}` : " val";
+    const known =
+      f.valueIs !== undefined ? ` ${tok(TOKENS.value)} ${lit(escapeText(f.valueIs))}` : f.valueTyped !== undefined ? ` ${tok(TOKENS.value)} ${f.valueTyped}` : " val";
     // A computed print's output, exactly (none where it writes nothing).
     const out = f.stdout === undefined ? " out?" : f.stdout ? ` ${tok(TOKENS.out)} ${lit(escapeText(f.stdout))}` : "";
     const value = f.value === "yes" ? known : f.value === "maybe" ? ` (${known.trim()})?` : "";

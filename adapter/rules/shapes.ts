@@ -67,6 +67,9 @@ export interface NextFrame {
    * stays as it was.
    */
   changes?: Map<string, string[] | undefined>;
+  /** A hole's value of a declared type (its annotation): the GBNF of its literals, for the return value and by local. */
+  valueTyped?: string;
+  typed?: Map<string, string>;
 }
 
 export interface Next {

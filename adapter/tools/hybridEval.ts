@@ -15,6 +15,7 @@ import { normalizeSource, sameExit, sameFrame, type Exit, type Frame } from "../
 import { HybridPredictor } from "../predictors/hybrid.js";
 import { DataError } from "./programs.js";
 import { modelPredictor, type ModelOptions } from "./predicting.js";
+import { HoleValueModel } from "../model/holeValue.js";
 
 export const HOLE_KINDS = ["stub", "name", "import", "predict"] as const;
 export type HoleKind = (typeof HOLE_KINDS)[number];
@@ -28,6 +29,11 @@ export interface HybridCase {
   holes: string[];
   predict: string[];
 }
+
+/** Where a hole's value came from: its docstring's example, the model held to the annotated type, the model. */
+export const HOLE_SOURCES = ["docstring", "typed model", "model"] as const;
+export type HoleSource = (typeof HOLE_SOURCES)[number];
+export type BySource = Record<HoleSource, { filled: number; right: number }>;
 
 export interface CaseResult {
   id: string;
@@ -43,6 +49,8 @@ export interface CaseResult {
   holesFilled: number;
   /** Filled holes whose value is the completed program's (the return value of the same call). */
   holesRight: number;
+  /** The filled holes, and the right ones, by where their value came from. */
+  sources: BySource;
   exitHybrid: boolean;
   exitPredict: boolean;
   error?: string;
@@ -57,6 +65,7 @@ export interface KindFigures {
   holesReached: number;
   holesFilled: number;
   holesRight: number;
+  sources: BySource;
   exitHybrid: number;
   exitPredict: number;
 }
@@ -129,7 +138,10 @@ function agreeing(a: readonly Frame[], truth: readonly Frame[]): number {
 }
 
 /** `executor`: where the incomplete program runs, this machine's Python (hybrid mode) or the sealed CPython (predict mode). */
-export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions & { maxSteps?: number; executor?: "host" | "sealed" }): Promise<HybridReport> {
+/** `holeModel`: a chat model's endpoint asked for each hole's value alone (the launch attribute of that name), instead of the model's next state. */
+type HybridEvalOptions = ModelOptions & { maxSteps?: number; executor?: "host" | "sealed"; holeModel?: string };
+
+export async function evalHybrid(cases: readonly HybridCase[], o: HybridEvalOptions): Promise<HybridReport> {
   const t0 = performance.now();
   const results: CaseResult[] = [];
   for (const [k, c] of cases.entries()) {
@@ -149,6 +161,7 @@ export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions &
       holesReached: sum((r) => r.holesReached),
       holesFilled: sum((r) => r.holesFilled),
       holesRight: sum((r) => r.holesRight),
+      sources: Object.fromEntries(HOLE_SOURCES.map((s) => [s, { filled: sum((r) => r.sources[s].filled), right: sum((r) => r.sources[s].right) }])) as BySource,
       exitHybrid: sum((r) => Number(r.exitHybrid)),
       exitPredict: sum((r) => Number(r.exitPredict)),
     };
@@ -157,9 +170,25 @@ export async function evalHybrid(cases: readonly HybridCase[], o: ModelOptions &
   return { kinds, cases: results, timeMs: performance.now() - t0 };
 }
 
-const empty = (c: HybridCase): CaseResult => ({ id: c.id, kind: c.kind, steps: 0, hybrid: 0, predict: 0, ran: 0, ranAgree: 0, holesReached: 0, holesFilled: 0, holesRight: 0, exitHybrid: false, exitPredict: false });
+const noSources = (): BySource => Object.fromEntries(HOLE_SOURCES.map((s) => [s, { filled: 0, right: 0 }])) as BySource;
 
-async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number; executor?: "host" | "sealed" }): Promise<CaseResult> {
+const empty = (c: HybridCase): CaseResult => ({
+  id: c.id,
+  kind: c.kind,
+  steps: 0,
+  hybrid: 0,
+  predict: 0,
+  ran: 0,
+  ranAgree: 0,
+  holesReached: 0,
+  holesFilled: 0,
+  holesRight: 0,
+  sources: noSources(),
+  exitHybrid: false,
+  exitPredict: false,
+});
+
+async function evalCase(c: HybridCase, o: HybridEvalOptions): Promise<CaseResult> {
   const r = empty(c);
   const limits = { maxEvents: 2000, timeout: 10, ...(o.python ? { python: o.python } : {}) };
   const truthRun = await traceCompleted(c, limits);
@@ -168,7 +197,15 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number; ex
   const source = normalizeSource(readFileSync(c.main, "utf8"));
   const maxSteps = Math.min(o.maxSteps ?? 400, truthRun.frames.length + 20);
 
-  const hybrid = await HybridPredictor.create(c.main, { call: c.call, predict: c.predict, ...limits, executor: o.executor ?? "host", model: (text) => modelPredictor(o, c.main, text) });
+  const holeModel = o.holeModel;
+  const hybrid = await HybridPredictor.create(c.main, {
+    call: c.call,
+    predict: c.predict,
+    ...limits,
+    executor: o.executor ?? "host",
+    model: (text) => modelPredictor(o, c.main, text),
+    ...(holeModel ? { valueModel: () => HoleValueModel.open(holeModel, process.env.NDBG_API_KEY) } : {}),
+  });
   try {
     const ran = hybrid.fills.length ? hybrid.frames.slice(0, hybrid.fills[0].at) : hybrid.frames;
     const ranOut = outsideHoles(ran, c.holes);
@@ -184,7 +221,14 @@ async function evalCase(c: HybridCase, o: ModelOptions & { maxSteps?: number; ex
       const name = lastPart(f.name);
       const k = nth.get(name) ?? 0;
       nth.set(name, k + 1);
-      if (f.repr !== undefined && truthValues.get(name)?.[k] === f.repr) r.holesRight++;
+      if (f.repr === undefined) continue;
+      const right = truthValues.get(name)?.[k] === f.repr;
+      const source = r.sources[f.by === "docstring" ? "docstring" : f.type ? "typed model" : "model"];
+      source.filled++;
+      if (right) {
+        r.holesRight++;
+        source.right++;
+      }
     }
     r.exitHybrid = sameEnd(hybrid.exit, truthRun.exit);
   } finally {

@@ -104,6 +104,9 @@ export const probe = (selector: string): Promise<ProbedElement[]> => ask<ProbedE
 /** Clicks, as a user does, the first element matching a CSS selector whose text holds `text` ("right": its context menu). */
 export const click = (selector: string, text: string, button: "left" | "right" = "left"): Promise<unknown> => ask("click", JSON.stringify({ selector, text, button }));
 
+/** Types text where the page's focus is, as a user does (an input box VS Code opened), then Enter. */
+export const typeText = (text: string, enter = true): Promise<unknown> => ask("type", JSON.stringify({ text, enter }));
+
 /** Runs every registered test whose "suite: name" matches `filter`; resolves to the failure count. */
 export async function runAll(filter?: RegExp): Promise<number> {
   const selected = cases.filter((c) => !filter || filter.test(`${c.suite}: ${c.name}`));

@@ -8,6 +8,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { NDBG, ROOT, buildDist, sh } from "../support/dist.js";
 import { shippedModel } from "../support/models.js";
@@ -143,6 +145,42 @@ test("the instruct dialect speaks /v1/chat/completions with the JSON grammar: ea
     assert.ok(stats.steps.length > 0 && stats.steps.every((x) => x.confidence > 0 && x.confidence <= 1), "each answer's confidence from the server's log-probabilities");
   } finally {
     await s.dc.stop();
+  }
+});
+
+test("holeModel: each hole's value alone, asked of the server's chat model, held to the return annotation's type; predict mode's run goes on from it", T, async () => {
+  // The bundled model is no chat model either: what is tested is the question, the grammar the
+  // server holds the answer to (a float, a list of str), and the run going on from the values.
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-hole-model-"));
+  const program = join(dir, "temps.py");
+  writeFileSync(
+    program,
+    [
+      "def to_fahrenheit(celsius: float) -> float:",
+      '    """Celsius to Fahrenheit."""',
+      "    ...",
+      "",
+      "",
+      "def words(text: str) -> list[str]:",
+      "    ...",
+      "",
+      "",
+      "f = to_fahrenheit(37)",
+      "w = words('a b')",
+      "print(type(f).__name__, type(w).__name__, all(isinstance(x, str) for x in w))",
+      "",
+    ].join("\n"),
+  );
+  const s = await openSession(90_000);
+  try {
+    const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", holeModel: server.url, gpu: "cpu", threads: 1 }, program);
+    assert.equal(first.event, "terminated", "no hole filter set: the run goes to its end");
+    assert.match(s.text("console"), /to_fahrenheit\(\) at line 3 = \S+ \(predicted by .* at http:\/\/127\.0\.0\.1:\d+\/v1, \d+%\)/);
+    assert.match(s.text("console"), /words\(\) at line 7 = \[.*\] \(predicted by /);
+    assert.equal(s.text("stdout"), "float list True\n", s.text("console"));
+  } finally {
+    await s.dc.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -13,13 +13,12 @@ import { evalSteps, type ActionFigures, type StepsReport } from "../../tools/ste
 import { type ModelOptions } from "../../tools/predicting.js";
 import { reliabilityTable } from "../../tools/reliability.js";
 import { ACTION_KINDS } from "../../format/trajectory.js";
-import { HOLE_KINDS, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
+import { HOLE_KINDS, HOLE_SOURCES, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
 import { compareModels, compareTable, type CompareSet } from "../../tools/compare.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
-export const usage =
-  "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR [--task output|input] [--model PATH|URI] [--limit N] [--seed S] [--actions-per-program K] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu G] [--json]";
+export const usage = "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR ...    (ndbg eval SUBCOMMAND --help for its options)";
 
 const STEPS_USAGE =
   "eval steps --data FILE.jsonl|DIR[:LIMIT] [--data ...] [--model PATH|URI|http://HOST:PORT/v1 [--concurrency N]] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
@@ -27,7 +26,7 @@ const CRUX_USAGE =
   "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const HYBRID_USAGE =
-  "eval hybrid --data DIR [--sealed] [--model PATH|URI] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
+  "eval hybrid --data DIR [--sealed] [--model PATH|URI] [--hole-model http://HOST:PORT/v1] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMPARE_USAGE =
   "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
@@ -218,11 +217,14 @@ function hybridTable(r: HybridReport): string {
   const widths = head.map((_, i) => Math.max(...rows.map((x) => x[i].length)));
   const fmt = (x: string[]): string => x.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   const failed = r.cases.filter((c) => c.error).map((c) => `${c.id}: ${c.error}`);
+  const sources = HOLE_SOURCES.map((s) => `${s} ${r.kinds.overall.sources[s].right}/${r.kinds.overall.sources[s].filled}`).join(", ");
   return [
     "agreement with the completed program's real run, state by state from the entry call (step_into to the end), outside the holes;",
     "\"ran part\": the hybrid run's states before its first hole, which ran for real; \"right\": holes filled with the completed program's value",
     "",
     ...rows.map(fmt),
+    "",
+    `holes right / filled, by where the value came from: ${sources}`,
     ...(failed.length ? ["", "not evaluated:", ...failed] : []),
     "",
     `time: ${secs(r.timeMs)}`,
@@ -230,11 +232,18 @@ function hybridTable(r: HybridReport): string {
 }
 
 async function hybrid(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" }, sealed: { type: "boolean" } });
+  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" }, sealed: { type: "boolean" }, "hole-model": { type: "string" } });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
   const c = common("hybrid", values);
   const maxSteps = integer("--max-steps", values["max-steps"], 1);
-  const r = await evalHybrid(readHybridCases(c.data, c.limit), { ...c.model, ...(maxSteps !== undefined ? { maxSteps } : {}), executor: values.sealed ? "sealed" : "host" });
+  const holeModel = values["hole-model"];
+  if (holeModel !== undefined && !isEndpoint(holeModel)) throw new InputError(`--hole-model must be an OpenAI-compatible endpoint (http://HOST:PORT/v1), not "${holeModel}"`, 2);
+  const r = await evalHybrid(readHybridCases(c.data, c.limit), {
+    ...c.model,
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
+    executor: values.sealed ? "sealed" : "host",
+    ...(holeModel !== undefined ? { holeModel } : {}),
+  });
   process.stdout.write((c.json ? JSON.stringify({ command: "eval hybrid", data: c.data, ...r }) : hybridTable(r)) + "\n");
   return 0;
 }
@@ -280,6 +289,11 @@ const SUBCOMMANDS = {
   hybrid: { run: hybrid, usage: HYBRID_USAGE },
   compare: { run: compare, usage: COMPARE_USAGE },
 };
+
+export function usageOf(argv: string[]): string {
+  const sub = argv[0];
+  return sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS].usage : usage;
+}
 
 export function run(argv: string[]): Promise<number> {
   return guarded("eval", usage, async () => {

@@ -5,12 +5,14 @@
 // extension bundles a model: a launch without one is a failure. The launch sets "compute": false:
 // demo.py's states all follow from its call, so by default none of them would be the model's.
 // Then a project of several files (test/fixtures/projects/inventory, copied into the workspace):
-// its package's breakpoint, its data file and its writes, sealed.
+// its package's breakpoint, its data file and its writes, sealed. Then a hole (temps.py's unwritten
+// function): the session stops there, the user answers it in the Variables view, the run follows
+// the answer, the answer is kept in the workspace, and "Forget Answered Holes" deletes it.
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
-import { hasDriver, probe, screenshot, suite, test, until } from "../harness.js";
+import { click, hasDriver, probe, screenshot, suite, test, typeText, until } from "../harness.js";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { act, mark, nextEvent, outputSince, responseTo, session, stack, stopAll, watchSessions } from "../debugSession.js";
+import { DEBUG_TYPE, act, mark, nextEvent, outputSince, responseTo, session, stack, stopAll, watchSessions } from "../debugSession.js";
 
 const DEMO_LINES = 14;
 
@@ -91,5 +93,52 @@ suite("predict mode", () => {
       vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
       await stopAll();
     }
+  }, 300_000);
+
+  test("a hole stops the session; answered in the Variables view, the run follows the answer, which is kept until forgotten", async () => {
+    watchSessions();
+    const folder = vscode.workspace.workspaceFolders![0];
+    const answers = vscode.Uri.joinPath(folder.uri, ".vscode", "neural-python-holes.json");
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, "temps.py")));
+    await vscode.commands.executeCommand("workbench.view.debug");
+    let from = mark();
+    // VS Code sends the exception filters on by default: "holes" among them.
+    assert.equal(await vscode.debug.startDebugging(folder, { type: DEBUG_TYPE, request: "launch", name: "temps", program: "${workspaceFolder}/temps.py", mode: "predict" }), true);
+    const filters = (await responseTo("setExceptionBreakpoints", from, 60_000)).success;
+    assert.ok(filters);
+    const { body: stop } = await nextEvent<DebugProtocol.StoppedEvent>("stopped", from, 120_000);
+    assert.equal(stop.reason, "exception", outputSince(from));
+    assert.equal(stop.text, "Hole");
+    assert.match(stop.description ?? "", /^to_fahrenheit\(celsius=37\) cannot run: the model suggests /);
+    assert.match(outputSince(from), /to_fahrenheit\(\) at line 7 = 212\.0 \(from its docstring, line 4\)/);
+    const [top] = await stack();
+    assert.equal(top.name, "to_fahrenheit");
+    from = mark();
+    if (hasDriver) {
+      // As a user does it: the (return) row's context menu, VS Code's own "Set Value", the value typed.
+      const row = ".debug-pane .monaco-list-row";
+      await until("(return) in the Variables view", async () => (await probe(row)).some((r) => r.text.includes("(return)")) || undefined);
+      await screenshot("hole-stop");
+      await click(row, "(return)", "right");
+      await click(".monaco-menu .action-label", "Set Value");
+      await typeText("98.6");
+    } else {
+      const { scopes } = (await session().customRequest("scopes", { frameId: top.id })) as DebugProtocol.ScopesResponse["body"];
+      await session().customRequest("setVariable", { variablesReference: scopes[0].variablesReference, name: "(return)", value: "98.6" });
+    }
+    const set = await responseTo("setVariable", from, 30_000);
+    assert.ok(set.success, set.message);
+    from = mark();
+    await vscode.commands.executeCommand("workbench.action.debug.continue");
+    await nextEvent("terminated", from, 120_000);
+    assert.match(outputSince(from), /37 98\.6/);
+    const kept = JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(answers)).toString("utf8")) as { answers: { hole: string; value: string }[] };
+    assert.deepEqual(kept.answers.map((a) => [a.hole, a.value]), [["to_fahrenheit", "98.6"]]);
+    // Forgotten: the file is gone. (A user confirms in a modal dialog, which VS Code refuses to show
+    // while it runs extension tests: the confirmation is given as the command's argument.)
+    const forgot = vscode.commands.executeCommand<number>("neuralPython.forgetHoleAnswers", folder.uri, true);
+    assert.equal(await forgot, 1);
+    assert.equal(await vscode.workspace.fs.stat(answers).then(() => true, () => false), false);
+    await stopAll();
   }, 300_000);
 });

@@ -1,0 +1,146 @@
+// The user answers holes over the real protocol: in predict mode a hole the model answered stops
+// the session as an exception does (the "holes" filter, on by default), showing the suggestion as
+// (return); setVariable answers it and the run goes on exact from the answer; the answer is kept
+// in the project (.vscode/neural-python-holes.json) and a second launch uses it without stopping.
+// A docstring example that shows the very call answers it without the model or a stop.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DebugClient } from "@vscode/debugadapter-testsupport";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { buildDist } from "./support/dist.js";
+import { EXCEPTION_FILTERS } from "../adapter/engine/breakpoints.js";
+import { THREAD, firstOf, openSession, stopAfter } from "./support/dap.js";
+
+const T = { timeout: 180_000 };
+let dir = "";
+
+const PROGRAM = `def to_fahrenheit(celsius: float) -> float:
+    """Celsius to Fahrenheit.
+
+    >>> to_fahrenheit(100)
+    212.0
+    """
+    ...
+
+
+def main():
+    for c in [100, 37]:
+        f = to_fahrenheit(c)
+        print(c, f)
+
+
+main()
+`;
+
+before(() => {
+  buildDist();
+  dir = mkdtempSync(join(tmpdir(), "ndbg-adapter-holes-"));
+});
+
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Launches with the exception filters VS Code sends by default (those declared on by default), runs to the first stop or the end. */
+async function launch(dc: DebugClient, program: string): Promise<DebugProtocol.Event> {
+  const init = await dc.initializeRequest();
+  const defaults = (init.body?.exceptionBreakpointFilters ?? []).filter((f) => f.default).map((f) => f.filter);
+  assert.deepEqual(defaults, ["uncaught", "holes"]);
+  const first = firstOf(dc, ["stopped", "terminated"]);
+  first.catch(() => undefined);
+  await Promise.all([
+    dc.waitForEvent("initialized").then(async () => {
+      await dc.setExceptionBreakpointsRequest({ filters: defaults });
+      await dc.configurationDoneRequest();
+    }),
+    dc.launch({ program, mode: "predict", gpu: "cpu", threads: 1 }),
+  ]);
+  return first;
+}
+
+async function locals(dc: DebugClient): Promise<DebugProtocol.Variable[]> {
+  const frame = (await dc.stackTraceRequest({ ...THREAD })).body.stackFrames[0];
+  const scope = (await dc.scopesRequest({ frameId: frame.id })).body.scopes[0];
+  return (await dc.variablesRequest({ variablesReference: scope.variablesReference })).body.variables;
+}
+
+test("the holes filter is declared, labelled as one, on by default", () => {
+  const f = EXCEPTION_FILTERS.find((x) => x.filter === "holes");
+  assert.ok(f?.default);
+  assert.match(f.label, /Holes/);
+});
+
+test("predict mode: a hole stops the session with the model's suggestion; setVariable answers it, the output follows, and a second launch reuses the answer without stopping", T, async () => {
+  const program = join(dir, "temps.py");
+  writeFileSync(program, PROGRAM);
+  mkdirSync(join(dir, ".vscode"), { recursive: true });
+  const answers = join(dir, ".vscode", "neural-python-holes.json");
+
+  const s = await openSession(90_000);
+  try {
+    const stop = (await launch(s.dc, program)) as DebugProtocol.StoppedEvent;
+    // to_fahrenheit(100) is its docstring's example: answered exactly, no stop; to_fahrenheit(37) stops.
+    assert.equal(stop.event, "stopped");
+    assert.equal(stop.body.reason, "exception");
+    assert.equal(stop.body.text, "Hole");
+    assert.match(stop.body.description ?? "", /^to_fahrenheit\(celsius=37\) cannot run: the model suggests .+\. Set \(return\) to answer it/);
+    assert.match(s.text("console"), /to_fahrenheit\(\) at line 7 = 212\.0 \(from its docstring, line 4\)/);
+    const info = await s.dc.exceptionInfoRequest({ ...THREAD });
+    assert.equal(info.body.exceptionId, "Hole");
+    const frame = (await s.dc.stackTraceRequest({ ...THREAD })).body.stackFrames[0];
+    assert.equal(frame.name, "to_fahrenheit");
+    const rv = (await locals(s.dc)).find((v) => v.name === "(return)");
+    assert.ok(rv, "the suggestion is the stop's (return)");
+    assert.match(rv.type ?? "", /predicted/);
+    assert.deepEqual(rv.presentationHint?.attributes ?? [], [], "settable");
+
+    const set = await s.dc.setVariableRequest({ variablesReference: (await s.dc.scopesRequest({ frameId: frame.id })).body.scopes[0].variablesReference, name: "(return)", value: "98.6" });
+    assert.equal(set.body.value, "98.6");
+    const end = firstOf(s.dc, ["terminated"]);
+    await s.dc.continueRequest({ ...THREAD });
+    await end;
+    assert.equal(s.text("stdout"), "100 212.0\n37 98.6\n", "the run goes on from the answer, exact");
+    assert.match(s.text("console"), /to_fahrenheit\(\) = 98\.6 is kept in .*neural-python-holes\.json/);
+  } finally {
+    await s.dc.stop();
+  }
+  const kept = JSON.parse(readFileSync(answers, "utf8")) as { answers: unknown[] };
+  assert.deepEqual(kept.answers, [{ program: "temps.py", hole: "to_fahrenheit", arguments: { celsius: "37" }, value: "98.6" }]);
+
+  // A second launch in the same folder: the answer is used, nothing stops.
+  const again = await openSession(90_000);
+  try {
+    const first = await launch(again.dc, program);
+    assert.equal(first.event, "terminated", "no stop: every hole is answered");
+    assert.equal(again.text("stdout"), "100 212.0\n37 98.6\n");
+    assert.match(again.text("console"), /to_fahrenheit\(\) at line 7 = 98\.6 \(your answer, kept in \.vscode[/\\]neural-python-holes\.json\)/);
+  } finally {
+    await again.dc.stop();
+  }
+});
+
+test("a file of answers that cannot be read is said, neither used nor written over", T, async () => {
+  const sub = join(dir, "broken");
+  mkdirSync(join(sub, ".vscode"), { recursive: true });
+  const program = join(sub, "temps.py");
+  writeFileSync(program, PROGRAM);
+  const answers = join(sub, ".vscode", "neural-python-holes.json");
+  writeFileSync(answers, "{ not json");
+  const s = await openSession(90_000);
+  try {
+    const stop = (await launch(s.dc, program)) as DebugProtocol.StoppedEvent;
+    assert.equal(stop.body.text, "Hole");
+    assert.match(s.text("console"), /neural-python-holes\.json is not a file of answers .*: it is neither used nor written over/);
+    const frame = (await s.dc.stackTraceRequest({ ...THREAD })).body.stackFrames[0];
+    const ref = (await s.dc.scopesRequest({ frameId: frame.id })).body.scopes[0].variablesReference;
+    await s.dc.setVariableRequest({ variablesReference: ref, name: "(return)", value: "1.5" });
+    await stopAfter(s.dc, (dc) => dc.continueRequest({ ...THREAD }));
+    assert.match(s.text("console"), /to_fahrenheit\(\) = 1\.5 is used in this session only: .*not a file of answers/);
+    assert.equal(s.text("stdout"), "100 212.0\n37 1.5\n");
+  } finally {
+    await s.dc.stop();
+  }
+  assert.equal(readFileSync(answers, "utf8"), "{ not json", "the user's file is as it was");
+  assert.ok(existsSync(answers));
+});
