@@ -14,6 +14,15 @@ export const RUN_FLAGS = {
   json: { type: "boolean" },
 } as const;
 
+/** Flags of the commands that run a model (predict, eval, calibrate, bench): which model, where it runs, which Python reads the programs. */
+export const MODEL_FLAGS = {
+  model: { type: "string" },
+  threads: { type: "string" },
+  gpu: { type: "string" },
+  python: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
 /** A message for the user, not a crash: printed as "ndbg CMD: message", with the exit code. */
 export class InputError extends Error {
   constructor(message: string, readonly code = 1) {

@@ -23,11 +23,14 @@ each missing module is imported. Filling a hole: the tracer writes {"event": "ho
 predicted from the stub's own state; a call hole's is the value of `target`, the simple name the
 call's result is assigned to on that line (`x = mod.f(a)`; a call that is not assigned so cannot
 be filled). The text becomes a value through ast.literal_eval only: nothing the model writes is
-ever run. A stub's own evidence goes with its request: "returns", the return annotation's text,
-"type", that annotation as a literal type where it names one (see _value_type), and "docstring": {"repr": TEXT, "line": N} where an example of its docstring (doctest's `>>>`)
-calls it with the very arguments of this call, by value (literals only, compared by type and
-value: no __eq__ of the program runs); the debugger answers such a hole with that value. An object's repr (`<...>`) becomes a stand-in; anything else is refused. A hole that
-cannot be filled raises HoleError in the program, where the call is.
+ever run. A stub's own evidence goes with its request: "returns", the return annotation's text;
+"type", that annotation as a literal's type where it names one (see _value_type); and
+"docstring": {"repr": TEXT, "line": N} where an example of its docstring (doctest's `>>>`) calls
+it with the very arguments of this call, by value (literals only, compared by type and value: no
+__eq__ of the program runs): the debugger answers such a hole with that value. An instance of the
+class the annotation names, written as its constructor's call with literal arguments, is built
+by that class; an object's repr (`<...>`) becomes a stand-in; anything else is refused. A hole
+that cannot be filled raises HoleError in the program, where the call is.
 
 The clock of the run stops while the model answers: the program's time limit counts its own time.
 """

@@ -16,7 +16,7 @@ import { descendants, killTree, own } from "../system/processes.js";
 import { under } from "../system/paths.js";
 import { tracerScript } from "./tracer.js";
 import type { Objects } from "../format/trajectory.js";
-import { askPython, firstPython } from "./python.js";
+import { firstPython, runPythonScript } from "./python.js";
 
 export const DEBUGPY_INSTALL_HINT =
   'Install debugpy for the Python that runs the program: `python3 -m pip install debugpy`, or on Debian and Ubuntu `apt-get install python3-debugpy` (for /usr/bin/python3), or install VS Code\'s Python Debugger extension (ms-python.debugpy), whose copy is found, or name an interpreter that has it (the "python" launch attribute, --python on the command line).';
@@ -70,7 +70,7 @@ function withDebugpy(env: NodeJS.ProcessEnv, folder: string | undefined): NodeJS
  * a copy of bundledDebugpyDirs (remembered for the launch); rejects with the reason otherwise.
  */
 async function probeDebugpy(cmd: string): Promise<string> {
-  const ask = (folder?: string): Promise<string> => askPython(cmd, "import sys, debugpy; sys.stdout.write(sys.executable)", 15_000, withDebugpy(process.env, folder));
+  const ask = (folder?: string): Promise<string> => runPythonScript(cmd, "import sys, debugpy; sys.stdout.write(sys.executable)", 15_000, withDebugpy(process.env, folder));
   try {
     const out = (await ask()).trim();
     if (!out) throw new Error("it did not say where it is");

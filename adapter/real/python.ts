@@ -2,12 +2,13 @@
 // interpreter a question (a one-line script that runs no user code, within a time limit), and
 // one search over the candidates that says why each was passed over.
 import { spawn } from "node:child_process";
+import { pythonCandidates } from "../system/platforms.js";
 
-/** Tried in this order when no interpreter is named. */
-export const PYTHON_CANDIDATES: readonly string[] = ["python3", "python", "/usr/bin/python3"];
+/** Tried in this order when no interpreter is named (this platform's: system/platforms.ts). */
+export const PYTHON_CANDIDATES: readonly string[] = pythonCandidates();
 
 /** Runs `cmd -c script`; resolves its stdout, rejects with its last stderr line (or its exit code) or why it could not start. */
-export function askPython(cmd: string, script: string, timeoutMs = 15_000, env?: NodeJS.ProcessEnv): Promise<string> {
+export function runPythonScript(cmd: string, script: string, timeoutMs = 15_000, env?: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
     let out = "";
     let err = "";

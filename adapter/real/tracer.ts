@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PYTHON_VERSION_RE, normalizeSource, type Exit, type ExitStatus, type Frame, type Objects } from "../format/trajectory.js";
 import { valueType, type ValueType } from "../format/valueType.js";
-import { askPython, firstPython } from "./python.js";
+import { firstPython, runPythonScript } from "./python.js";
 
 export interface TraceOptions {
   /** Entry call evaluated after the module body runs untraced, e.g. "f([1, 2])"; without it the file runs as a script. */
@@ -141,7 +141,7 @@ const found = new Map<string, Promise<PythonFound>>();
 
 /** Asks a command which Python it is (it runs no user code); rejects with the reason it cannot be used. */
 async function probePython(cmd: string): Promise<PythonFound> {
-  const out = await askPython(cmd, "import sys; sys.stdout.write('%d %d %s' % (sys.version_info[0], sys.version_info[1], sys.executable))", 10_000);
+  const out = await runPythonScript(cmd, "import sys; sys.stdout.write('%d %d %s' % (sys.version_info[0], sys.version_info[1], sys.executable))", 10_000);
   const m = /^(\d+) (\d+) (.*)$/s.exec(out);
   if (!m) throw new Error(`it answered ${JSON.stringify(out.slice(0, 80))}, not its version`);
   const [major, minor] = [Number(m[1]), Number(m[2])];

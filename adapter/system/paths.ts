@@ -1,9 +1,12 @@
 // Whether a path lies below a folder: by the path's text, with no file system access (callers
 // resolve symlinks first where that matters). One rule for the project's files, the sandbox's
-// roots and the tracer's user files.
-import { sep } from "node:path";
+// roots and the tracer's user files. Without case where the platform's file systems are
+// (Windows, macOS): `C:\Project\a.py` is below `c:\project`.
+import { pathRules, type Platform } from "./platforms.js";
 
-/** Whether `p` is strictly below `folder` (both absolute and normalized, in this platform's separators). */
-export function under(p: string, folder: string): boolean {
-  return p.startsWith(folder.endsWith(sep) ? folder : folder + sep) && p !== folder;
+/** Whether `p` is strictly below `folder` (both absolute and normalized, in the platform's separators). */
+export function under(p: string, folder: string, platform?: Platform): boolean {
+  const { caseless, sep } = pathRules(platform);
+  const [a, f] = caseless ? [p.toLowerCase(), folder.toLowerCase()] : [p, folder];
+  return a.startsWith(f.endsWith(sep) ? f : f + sep) && a !== f;
 }

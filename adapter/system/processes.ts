@@ -1,13 +1,30 @@
 // The processes a session starts (the tracer running the program, debugpy and the program it
 // launches) end with it. Each is spawned leading its own process group; ending one kills that
-// group and every descendant found under it in /proc, which also reaches children that left the
-// group (a program's `start_new_session=True` helpers, debugpy's launcher and debuggee). What is
+// group and every descendant found under it in /proc (macOS: `ps`), which also reaches children
+// that left the group (a program's `start_new_session=True` helpers, debugpy's launcher and
+// debuggee). Windows has no groups: `taskkill /T` ends the tree (system/platforms.ts). What is
 // still running when the adapter exits goes with it.
-import type { ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { processTableCommand, treeKillCommand } from "./platforms.js";
 import { readdirSync, readFileSync } from "node:fs";
 
-/** Each live process's parent, from /proc (empty where there is none). */
+/** `ps -o pid= -o ppid=`'s lines as each process's parent. */
+export function parsePsTable(text: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const line of text.split("\n")) {
+    const m = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
+    if (m) out.set(Number(m[1]), Number(m[2]));
+  }
+  return out;
+}
+
+/** Each live process's parent, from /proc, or `ps` where there is no /proc (macOS); empty where neither answers. */
 function parents(): Map<number, number> {
+  const ps = processTableCommand();
+  if (ps) {
+    const r = spawnSync(ps.command, ps.args, { encoding: "utf8", timeout: 10_000 });
+    return r.status === 0 ? parsePsTable(r.stdout) : new Map();
+  }
   const out = new Map<number, number>();
   let names: string[];
   try {
@@ -56,6 +73,12 @@ const signal = (pid: number, sig: NodeJS.Signals): void => {
  */
 export function killTree(pid: number | undefined): void {
   if (!pid) return;
+  const command = treeKillCommand(pid);
+  if (command) {
+    // Windows: no process groups, no SIGSTOP; taskkill walks the tree itself.
+    spawnSync(command.command, command.args, { stdio: "ignore", windowsHide: true, timeout: 10_000 });
+    return;
+  }
   const seen = new Set([pid]);
   signal(pid, "SIGSTOP");
   for (let round = 0; round < 3; round++) {

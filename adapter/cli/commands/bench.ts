@@ -6,20 +6,16 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBench } from "../../tools/bench/run.js";
 import { formatReport } from "../../tools/bench/report.js";
-import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
 export const usage = "bench [--sealed] [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
 
 const OPTIONS = {
-  model: { type: "string" },
+  ...MODEL_FLAGS,
   steps: { type: "string" },
   long: { type: "string" },
-  threads: { type: "string" },
-  gpu: { type: "string" },
-  python: { type: "string" },
   adapter: { type: "string" },
   timeout: { type: "string" },
-  json: { type: "boolean" },
   sealed: { type: "boolean" },
 } as const;
 

@@ -13,7 +13,7 @@ import { DataError, readPrograms } from "../../tools/programs.js";
 import { evalSteps, type StepsItem, type StepsReport } from "../../tools/steps.js";
 import { fitCalibration, logLoss, type Sample } from "../../tools/calibrate.js";
 import { reliability, reliabilityTable } from "../../tools/reliability.js";
-import { InputError, flags, guarded, integer } from "../args.js";
+import { InputError, MODEL_FLAGS, flags, guarded, integer } from "../args.js";
 import { dataFlag, modelOptions, progress } from "./eval.js";
 
 export const usage =
@@ -26,16 +26,12 @@ function samplesOf(items: readonly StepsItem[]): Sample[] {
 
 async function calibrate(argv: string[]): Promise<number> {
   const { values, positionals } = flags(argv, {
+    ...MODEL_FLAGS,
     data: { type: "string", multiple: true },
     report: { type: "string", multiple: true },
-    model: { type: "string" },
     out: { type: "string" },
     seed: { type: "string" },
     "actions-per-program": { type: "string" },
-    threads: { type: "string" },
-    gpu: { type: "string" },
-    python: { type: "string" },
-    json: { type: "boolean" },
     verbose: { type: "boolean" },
   });
   if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);

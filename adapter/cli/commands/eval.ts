@@ -16,7 +16,7 @@ import { ACTION_KINDS } from "../../format/trajectory.js";
 import { HOLE_KINDS, HOLE_SOURCES, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
 import { compareModels, compareTable, type CompareSet } from "../../tools/compare.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
-import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
 export const usage = "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR ...    (ndbg eval SUBCOMMAND --help for its options)";
 
@@ -32,18 +32,14 @@ const COMPARE_USAGE =
   "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
 
 const COMMON = {
+  ...MODEL_FLAGS,
   data: { type: "string" },
-  model: { type: "string" },
   limit: { type: "string" },
-  threads: { type: "string" },
-  gpu: { type: "string" },
   context: { type: "string" },
   "max-tokens": { type: "string" },
-  python: { type: "string" },
   layout: { type: "string" },
   "no-compute": { type: "boolean" },
   "no-sealed": { type: "boolean" },
-  json: { type: "boolean" },
   verbose: { type: "boolean" },
 } as const;
 

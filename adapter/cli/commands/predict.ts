@@ -19,7 +19,7 @@ import { PySourceError } from "../../pyread/pysource.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { checkSingleExpression } from "../../pyread/expressions.js";
 import type { Predicted, Predictor } from "../../engine/predictor.js";
-import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
+import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer } from "../args.js";
 import { describe, parseActions, parseLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
 
@@ -27,19 +27,15 @@ export const usage =
   "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--no-compute] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--python-version 3.N] [--json | --compare [--python P]] [--stats]";
 
 const OPTIONS = {
+  ...MODEL_FLAGS,
   call: { type: "string" },
   actions: { type: "string" },
   breakpoints: { type: "string" },
-  model: { type: "string" },
   dialect: { type: "string" },
   layout: { type: "string" },
   "no-compute": { type: "boolean" },
-  gpu: { type: "string" },
-  threads: { type: "string" },
   context: { type: "string" },
-  json: { type: "boolean" },
   compare: { type: "boolean" },
-  python: { type: "string" },
   "python-version": { type: "string" },
   stats: { type: "boolean" },
   verbose: { type: "boolean" },
