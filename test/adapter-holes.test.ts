@@ -12,6 +12,9 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { buildDist } from "./support/dist.js";
 import { EXCEPTION_FILTERS } from "../adapter/engine/breakpoints.js";
+import { HoleAnswers } from "../adapter/predictors/holeAnswers.js";
+import { spawnSync } from "node:child_process";
+import { symlinkSync } from "node:fs";
 import { THREAD, firstOf, openSession, stopAfter } from "./support/dap.js";
 
 const T = { timeout: 180_000 };
@@ -143,4 +146,22 @@ test("a file of answers that cannot be read is said, neither used nor written ov
   }
   assert.equal(readFileSync(answers, "utf8"), "{ not json", "the user's file is as it was");
   assert.ok(existsSync(answers));
+});
+
+test("the file of answers as the workspace may have it: a FIFO is said and never blocks; a link planted at the temporary name is not written through", async () => {
+  const root = join(dir, "odd");
+  mkdirSync(join(root, ".vscode"), { recursive: true });
+  const file = join(root, ".vscode", "neural-python-holes.json");
+  assert.equal(spawnSync("mkfifo", [file]).status, 0);
+  const fifo = await HoleAnswers.open(root, join(root, "p.py"));
+  assert.match(fifo.problem ?? "", /FIFO/);
+  await assert.rejects(fifo.set({ name: "f", arguments: {} }, "1"), /FIFO/);
+  rmSync(file);
+  const elsewhere = join(dir, "elsewhere.txt");
+  writeFileSync(elsewhere, "mine");
+  symlinkSync(elsewhere, `${file}.${process.pid}.tmp`);
+  const store = await HoleAnswers.open(root, join(root, "p.py"));
+  await store.set({ name: "f", arguments: { x: "1" } }, "2");
+  assert.equal(readFileSync(elsewhere, "utf8"), "mine", "the link's target is untouched");
+  assert.equal((await HoleAnswers.open(root, join(root, "p.py"))).get({ name: "f", arguments: { x: "1" } }), "2");
 });

@@ -5,8 +5,10 @@
 // or, for a missing call (`x = mod.f(a)`, `input()`), its line and the locals where it is called,
 // each a repr as the Variables view shows it. A file that cannot be read is never written over:
 // the user's answers are not lost to a typo.
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
+import { readTextFile } from "../system/files.js";
 import type { Hole } from "../engine/predictor.js";
 import { HOLE_ANSWERS_FILE } from "../protocol.js";
 
@@ -25,6 +27,9 @@ export interface SavedAnswer {
 
 const ABOUT =
   "Values given to the holes of your programs (functions not written yet, modules that are not installed, input()) while debugging with Neural Python. Each is used, without stopping, where the same program reaches the same hole with the same arguments. Edit a value, or delete an entry or the file, as you like.";
+
+/** More than any hand-kept file of answers: a larger one is not read (nor written over). */
+const ANSWERS_LIMIT = 4 * 1024 * 1024;
 
 /** A hole's key: the same hole with the same arguments (and, for a missing call, at the same line). */
 const keyOf = (a: Pick<SavedAnswer, "program" | "hole" | "line" | "arguments">): string =>
@@ -45,11 +50,13 @@ export class HoleAnswers {
   /** The answers kept for `program` in the project at `root`; none where there is no file yet. */
   static async open(root: string, program: string): Promise<HoleAnswers> {
     const store = new HoleAnswers(join(root, HOLE_ANSWERS_FILE), relative(root, program).split("\\").join("/"));
+    if (!existsSync(store.path)) return store;
     let text: string;
     try {
-      text = await readFile(store.path, "utf8");
+      // (as every file a workspace names is read: a FIFO or a device there never blocks the launch)
+      text = await readTextFile(store.path, ANSWERS_LIMIT);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") store.problem = `cannot read ${store.path}: ${(e as Error).message}`;
+      store.problem = `cannot read ${store.path}: ${(e as Error).message}`;
       return store;
     }
     try {
@@ -83,9 +90,11 @@ export class HoleAnswers {
     const answer: SavedAnswer = { program: this.program, hole: hole.name, ...(line !== undefined ? { line } : {}), arguments: hole.arguments, value };
     this.byKey.set(this.key(hole, line), answer);
     await mkdir(dirname(this.path), { recursive: true });
-    // Written whole and moved into place: a reader never sees half a file.
+    // Written whole and moved into place: a reader never sees half a file. The temporary file is
+    // created anew (a link planted under its name is removed, never written through).
     const temp = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify({ about: ABOUT, answers: [...this.byKey.values()] }, null, 2) + "\n");
+    await rm(temp, { force: true });
+    await writeFile(temp, JSON.stringify({ about: ABOUT, answers: [...this.byKey.values()] }, null, 2) + "\n", { flag: "wx" });
     await rename(temp, this.path);
   }
 }
