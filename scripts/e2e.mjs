@@ -244,58 +244,47 @@ async function main() {
     page.on("pageerror", (e) => consoleLines.push(`[pageerror] ${e.message}`));
 
     // Requests from the tests, which cannot see the page: requests/NAME.req asks for a screenshot
-    // (answered by NAME.done); requests/NAME.probe holds a CSS selector, answered by NAME.result
-    // with the matching elements' text, classes and colour (what the user sees, e.g. highlighting);
-    // requests/NAME.click clicks an element, as a user does (a context menu's entry); requests/NAME.type
-    // types text where the focus is (an input box VS Code opened), then Enter.
-    // A request is answered by NAME.result, written aside and renamed: the test reads the answer as soon as its name exists.
+    // (answered by NAME.done); the others (pageRequests, below: what the user sees, e.g.
+    // highlighting, and what a user does) are answered by NAME.result, written aside and renamed:
+    // the test reads the answer as soon as its name exists.
     const answer = (reqDir, request, name, result) => {
       rmSync(join(reqDir, request), { force: true });
       writeFileSync(join(reqDir, `${name}.result.tmp`), JSON.stringify(result));
       renameSync(join(reqDir, `${name}.result.tmp`), join(reqDir, `${name}.result`));
     };
+    // What each request NAME.KIND asks of the page, from its body: probe (a CSS selector) the matching
+    // elements' text, classes and colour; click {selector, text, button} the first element matching
+    // the selector whose text holds `text` (a right click opens a context menu); type {text, enter}
+    // where the focus is (an input box VS Code opened), then Enter.
+    const pageRequests = {
+      probe: (selector) =>
+        page.$$eval(selector, (els) => els.map((e) => ({ text: e.textContent ?? "", className: typeof e.className === "string" ? e.className : "", color: getComputedStyle(e).color }))),
+      click: async (body) => {
+        const { selector, text, button } = JSON.parse(body);
+        await page.locator(selector).filter({ hasText: text }).first().click({ button: button ?? "left", timeout: 10_000 });
+        return { clicked: true };
+      },
+      type: async (body) => {
+        const { text, enter } = JSON.parse(body);
+        await page.keyboard.type(text);
+        if (enter) await page.keyboard.press("Enter");
+        return { typed: true };
+      },
+    };
     let shooting = true;
     const shots = (async () => {
       const reqDir = join(runDir, "requests");
       while (shooting) {
-        for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".probe"))) {
-          const name = f.slice(0, -6);
-          let result;
-          try {
-            const selector = readFileSync(join(reqDir, f), "utf8");
-            result = await page.$$eval(selector, (els) => els.map((e) => ({ text: e.textContent ?? "", className: typeof e.className === "string" ? e.className : "", color: getComputedStyle(e).color })));
-          } catch (e) {
-            result = { error: e.message };
+        for (const [kind, act] of Object.entries(pageRequests)) {
+          for (const f of readdirSync(reqDir).filter((x) => x.endsWith(`.${kind}`))) {
+            let result;
+            try {
+              result = await act(readFileSync(join(reqDir, f), "utf8"));
+            } catch (e) {
+              result = { error: e.message.split("\n")[0] };
+            }
+            answer(reqDir, f, f.slice(0, -kind.length - 1), result);
           }
-          answer(reqDir, f, name, result);
-        }
-        // requests/NAME.click: {selector, text, button}: clicks the first element matching the selector
-        // whose text holds `text` (a right click opens a context menu), answered by NAME.result.
-        for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".click"))) {
-          const name = f.slice(0, -6);
-          let result;
-          try {
-            const { selector, text, button } = JSON.parse(readFileSync(join(reqDir, f), "utf8"));
-            const target = page.locator(selector).filter({ hasText: text }).first();
-            await target.click({ button: button ?? "left", timeout: 10_000 });
-            result = { clicked: true };
-          } catch (e) {
-            result = { error: e.message.split("\n")[0] };
-          }
-          answer(reqDir, f, name, result);
-        }
-        for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".type"))) {
-          const name = f.slice(0, -5);
-          let result;
-          try {
-            const { text, enter } = JSON.parse(readFileSync(join(reqDir, f), "utf8"));
-            await page.keyboard.type(text);
-            if (enter) await page.keyboard.press("Enter");
-            result = { typed: true };
-          } catch (e) {
-            result = { error: e.message.split("\n")[0] };
-          }
-          answer(reqDir, f, name, result);
         }
         for (const f of readdirSync(reqDir).filter((x) => x.endsWith(".req"))) {
           const name = f.slice(0, -4);

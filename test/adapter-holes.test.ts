@@ -5,7 +5,7 @@
 // A docstring example that shows the very call answers it without the model or a stop.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
@@ -14,29 +14,15 @@ import { buildDist } from "./support/dist.js";
 import { EXCEPTION_FILTERS } from "../adapter/engine/breakpoints.js";
 import { HoleAnswers } from "../adapter/predictors/holeAnswers.js";
 import { spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
-import { THREAD, firstOf, openSession, stopAfter } from "./support/dap.js";
+import { THREAD, firstOf, launchToFirstStop, openSession, stopAfter } from "./support/dap.js";
 
 const T = { timeout: 180_000 };
 let dir = "";
 
-const PROGRAM = `def to_fahrenheit(celsius: float) -> float:
-    """Celsius to Fahrenheit.
-
-    >>> to_fahrenheit(100)
-    212.0
-    """
-    ...
-
-
-def main():
-    for c in [100, 37]:
-        f = to_fahrenheit(c)
-        print(c, f)
-
-
-main()
-`;
+// The program the end-to-end test answers in VS Code: a function not written yet whose docstring shows one call.
+const PROGRAM = readFileSync(join(import.meta.dirname, "e2e", "workspace", "temps.py"), "utf8");
+/** The exception filters VS Code sends unless the user changes them: those declared on by default. */
+const DEFAULT_FILTERS = EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter);
 
 before(() => {
   buildDist();
@@ -45,21 +31,9 @@ before(() => {
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Launches with the exception filters VS Code sends by default (those declared on by default), runs to the first stop or the end. */
+/** Launches with the exception filters VS Code sends by default, to the first stop or the end. */
 async function launch(dc: DebugClient, program: string): Promise<DebugProtocol.Event> {
-  const init = await dc.initializeRequest();
-  const defaults = (init.body?.exceptionBreakpointFilters ?? []).filter((f) => f.default).map((f) => f.filter);
-  assert.deepEqual(defaults, ["uncaught", "holes"]);
-  const first = firstOf(dc, ["stopped", "terminated"]);
-  first.catch(() => undefined);
-  await Promise.all([
-    dc.waitForEvent("initialized").then(async () => {
-      await dc.setExceptionBreakpointsRequest({ filters: defaults });
-      await dc.configurationDoneRequest();
-    }),
-    dc.launch({ program, mode: "predict", gpu: "cpu", threads: 1 }),
-  ]);
-  return first;
+  return (await launchToFirstStop(dc, { program, mode: "predict", gpu: "cpu", threads: 1 }, program, [], program, DEFAULT_FILTERS)).first;
 }
 
 async function locals(dc: DebugClient): Promise<DebugProtocol.Variable[]> {
@@ -72,6 +46,7 @@ test("the holes filter is declared, labelled as one, on by default", () => {
   const f = EXCEPTION_FILTERS.find((x) => x.filter === "holes");
   assert.ok(f?.default);
   assert.match(f.label, /Holes/);
+  assert.deepEqual(DEFAULT_FILTERS, ["uncaught", "holes"]);
 });
 
 test("predict mode: a hole stops the session with the model's suggestion; setVariable answers it, the output follows, and a second launch reuses the answer without stopping", T, async () => {

@@ -8,6 +8,7 @@
 import type { ValueType } from "../format/valueType.js";
 import { valueGrammar } from "../rules/grammar.js";
 import { Endpoint, type ServerInfo } from "./endpoint.js";
+import { confidence } from "./served.js";
 
 /** What the model is told of one hole. */
 export interface HoleQuestion {
@@ -62,7 +63,6 @@ export class HoleValueModel {
     const repr = r.text.trim();
     if (r.stop === "length") throw new Error(`${this.name} wrote no whole value within ${MAX_TOKENS} tokens`);
     if (!repr) throw new Error(`${this.name} gave no value`);
-    const confidence = Math.exp(r.probs.reduce((a, p) => a + Math.log(Math.max(p, Number.MIN_VALUE)), 0));
-    return { repr, confidence };
+    return { repr, confidence: Math.exp(confidence(r.probs).logProb) };
   }
 }

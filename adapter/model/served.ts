@@ -146,7 +146,7 @@ export class ServerSequence implements Generator {
 }
 
 /** A generation's confidence figures from its tokens' probabilities, as the in-process sequence gives them (logProb: the state's probability, what the calibration reads). */
-function confidence(probs: readonly number[]): { confidence: number; minConfidence: number; logProb: number } {
+export function confidence(probs: readonly number[]): { confidence: number; minConfidence: number; logProb: number } {
   if (!probs.length) return { confidence: 1, minConfidence: 1, logProb: 0 };
   return {
     confidence: probs.reduce((a, b) => a + b, 0) / probs.length,

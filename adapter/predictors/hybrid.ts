@@ -24,7 +24,7 @@ import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
 import { HOLE_ANSWERS_FILE, type HoleAnswers } from "./holeAnswers.js";
 import type { HoleValueModel } from "../model/holeValue.js";
-import { parsePython } from "../pyread/pysource.js";
+import { parsePython, type PySource } from "../pyread/pysource.js";
 
 /** One hole the run reached, in order, and how it was filled. */
 export interface HoleFill extends HoleRequest {
@@ -78,7 +78,9 @@ export class HybridPredictor implements Predictor {
   private readonly overrides = new Map<number, string>();
   private model?: Promise<Predictor>;
   private valueModel?: Promise<HoleValueModel>;
+  /** The program's text, read once at the first hole asked (its run is under way: no recording to read it from yet); its functions, for the hole model. */
   private programText?: Promise<string>;
+  private programSource?: Promise<PySource>;
   /** The hole model's name, once it answered (for the Debug Console's lines). */
   private valueName?: string;
   private runs = 0;
@@ -137,10 +139,11 @@ export class HybridPredictor implements Predictor {
     if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
     this.fills = fills;
-    this.marksAt = markValues(result.frames, fills, result.source);
+    const answered = answerStates(result.frames, fills);
+    this.marksAt = markValues(result.frames, fills, result.source, answered);
     this.holeStates = new Map();
     const stopsFor = new Set<number>();
-    for (const [i, m] of [...answerStates(result.frames, fills)].sort(([a], [b]) => a - b))
+    for (const [i, m] of [...answered].sort(([a], [b]) => a - b))
       for (const g of m.values()) {
         if (fills[g.hole].by !== "model" || stopsFor.has(g.hole)) continue;
         stopsFor.add(g.hole);
@@ -202,7 +205,7 @@ export class HybridPredictor implements Predictor {
     if (!last) return { error: "no traced state to predict from" };
     if (this.opts.valueModel) return this.askValue(req, frames, this.opts.valueModel);
     // A `raise NotImplementedError` says nothing of the value: the model reads unwritten bodies as `...`.
-    this.model ??= readTextFile(this.program, SOURCE_LIMIT).then((text) => this.opts.model(hideBodies(normalizeSource(text), this.holes?.bodies ?? [])));
+    this.model ??= this.text().then((text) => this.opts.model(hideBodies(text, this.holes?.bodies ?? [])));
     const model = await this.model;
     // A stub whose result its caller assigns to a name is predicted from the caller's state at the
     // call line (step_over, then that name's value): measured on the hybrid set, this fills more
@@ -219,22 +222,27 @@ export class HybridPredictor implements Predictor {
     return this.askModel(model, frames, req.kind, req.target, last, req.type);
   }
 
+  private text(): Promise<string> {
+    this.programText ??= readTextFile(this.program, SOURCE_LIMIT).then(normalizeSource);
+    return this.programText;
+  }
+
   /**
    * The value alone, asked of a chat model the user runs: the function's source as written, the
    * call's arguments, the line that called it, and its annotation, which holds the answer's type.
    */
   private async askValue(req: HoleRequest, frames: readonly Frame[], open: () => Promise<HoleValueModel>): Promise<HoleAnswer> {
     this.valueModel ??= open();
-    this.programText ??= readTextFile(this.program, SOURCE_LIMIT).then(normalizeSource);
     try {
-      const [model, text] = await Promise.all([this.valueModel, this.programText]);
+      this.programSource ??= this.text().then(parsePython);
+      const [model, text, src] = await Promise.all([this.valueModel, this.text(), this.programSource]);
       const lines = text.split("\n");
       const last = frames.at(-1)!;
       let source = "";
       let call = lines[req.line - 1]?.trim() ?? req.name;
       let caller: string | undefined;
       if (req.kind === "function") {
-        const fn = (await parsePython(text)).functions.find((f) => f.qualname === req.name);
+        const fn = src.functions.find((f) => f.qualname === req.name);
         if (fn) source = lines.slice(fn.callLine - 1, fn.endLine).join("\n");
         call = `${req.name.split(".").at(-1)}(${Object.entries(last.locals).map(([k, v]) => `${k}=${v}`).join(", ")})`;
         let k = frames.length - 2;
@@ -363,18 +371,24 @@ export class HybridPredictor implements Predictor {
     }
   }
 
-  /** The holes the run met, and those the model answered, where the session may stop (the exception filter "holes"). */
-  get holeAnswers(): { at(state: Predicted): Hole | undefined; readonly any: boolean; readonly met: readonly Hole[] } {
-    return {
-      any: this.holeStates.size > 0,
-      met: this.fills.map(holeOf),
-      at: (state) => {
-        const fill = state.ref === undefined ? undefined : this.holeStates.get(state.ref);
-        const frame = state.step.frame;
-        return fill && frame && frame.line === this.inner.frames[state.ref!]?.line ? holeOf(fill) : undefined;
-      },
-    };
-  }
+  /**
+   * The holes the run met, and those the model answered, where the session may stop (the
+   * exception filter "holes"): one object for the session, read afresh, since the engine asks
+   * `any` and `at` at each event of a Continue.
+   */
+  readonly holeAnswers: NonNullable<Predictor["holeAnswers"]> = ((self: HybridPredictor) => ({
+    get any(): boolean {
+      return self.holeStates.size > 0;
+    },
+    get met(): Hole[] {
+      return self.fills.map(holeOf);
+    },
+    at(state: Predicted): Hole | undefined {
+      const fill = state.ref === undefined ? undefined : self.holeStates.get(state.ref);
+      const frame = state.step.frame;
+      return fill && frame && frame.line === self.inner.frames[state.ref!]?.line ? holeOf(fill) : undefined;
+    },
+  }))(this);
 
   callers(history: readonly Predicted[]): Frame[] | undefined {
     return this.inner.callers(history);
@@ -494,8 +508,7 @@ export function answerStates(frames: readonly Frame[], fills: readonly HoleFill[
  * stays while the value stays the same in that frame (a new call at that depth starts afresh).
  * `source`: the program's text, to tell which statements read a marked value.
  */
-export function markValues(frames: readonly Frame[], fills: readonly HoleFill[], source?: string): Map<number, Map<string, Guess>> {
-  const fresh = answerStates(frames, fills);
+export function markValues(frames: readonly Frame[], fills: readonly HoleFill[], source?: string, fresh = answerStates(frames, fills)): Map<number, Map<string, Guess>> {
   // What is marked, frame by frame: each depth keeps its marked values while they stay the same;
   // a value that changes between two events of its frame was written by the statement of the
   // first, and is derived from a marked value when that statement reads one (by name), or when a

@@ -51,8 +51,9 @@ export function firstOf(dc: DebugClient, names: string[], ms = dc.defaultTimeout
 
 /**
  * launch (after initialize, which start() did) with breakpoints in `program` (or in `file`, another
- * file of it) set during configuration; resolves with the first stop (or the end) and the
- * breakpoints as the adapter set them.
+ * file of it) set during configuration, and the exception filters `filters` where given (as VS
+ * Code sends those on by default); resolves with the first stop (or the end) and the breakpoints
+ * as the adapter set them.
  */
 export async function launchToFirstStop(
   dc: DebugClient,
@@ -60,6 +61,7 @@ export async function launchToFirstStop(
   program: string,
   breakpoints: DebugProtocol.SourceBreakpoint[] = [],
   file = program,
+  filters?: string[],
 ): Promise<{ first: DebugProtocol.Event; breakpoints: DebugProtocol.Breakpoint[] }> {
   let set: DebugProtocol.Breakpoint[] = [];
   const first = firstOf(dc, ["stopped", "terminated"]);
@@ -68,6 +70,7 @@ export async function launchToFirstStop(
   await Promise.all([
     dc.waitForEvent("initialized").then(async () => {
       set = (await dc.setBreakpointsRequest({ source: { path: file }, breakpoints })).body.breakpoints;
+      if (filters) await dc.setExceptionBreakpointsRequest({ filters });
       await dc.configurationDoneRequest();
     }),
     dc.launch(args),
