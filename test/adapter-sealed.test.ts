@@ -148,6 +148,66 @@ test("a launch that asks for another Python version is told which one the sealed
   }
 });
 
+test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them", T, async () => {
+  const program = join(dir, "console.py");
+  writeFileSync(
+    program,
+    [
+      "class Cart:",
+      "    def __init__(self):",
+      "        self.items = []",
+      "",
+      "    def add(self, name, qty):",
+      "        self.items.append((name, qty))",
+      "",
+      "",
+      "def total(prices):",
+      "    cart = Cart()",
+      "    count = len(prices)",
+      '    cart.add("book", count)',
+      "    return count, len(cart.items)",
+      "",
+      "",
+      "result = total([3, 4])",
+      "print(result)",
+      "",
+    ].join("\n"),
+  );
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 12 }]);
+    const repl = async (expression: string): Promise<string> => {
+      const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+      return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" })).body.result;
+    };
+    const local = async (name: string): Promise<string | undefined> => (await inspect(s.dc)).vars.find((v) => v.name === name)?.value;
+    // A statement rebinds a function's local; a method call changes an object: the state shows both.
+    assert.equal(await repl("count = 10"), "");
+    assert.equal(await local("count"), "10");
+    assert.equal(await repl('cart.add("pen", 1)'), "None");
+    assert.equal(await repl("cart.items"), "[('pen', 1)]");
+    await assert.rejects(repl("missing + 1"), /NameError: name 'missing' is not defined/);
+    // The run goes on from there.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 13);
+    assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
+    // Back over the line and forward again: the statements are the run's input, run again where they were.
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.deepEqual([(await inspect(s.dc)).frame.line, await local("count")], [12, "10"]);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
+    // Setting a variable is a statement too: any local, to any expression of the frame.
+    const { vars, scope } = await inspect(s.dc);
+    assert.ok(vars.some((v) => v.name === "count"));
+    const set = await s.dc.setVariableRequest({ variablesReference: scope.variablesReference, name: "count", value: "count * 2" });
+    assert.equal(set.body.value, "20");
+    await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
+    assert.match(s.text(), /\(20, 2\)/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("every run starts in a clean interpreter: what a run changed in a module is gone when the Debug Console runs the program again", T, async () => {
   const program = join(dir, "pi.py");
   writeFileSync(program, "import math, json\nbefore = math.pi\nmath.pi = 3\njson.dumps = None\nafter = math.pi\n");

@@ -813,8 +813,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const at = this.frameAt(args.frameId);
       let result: Evaluated;
       const ctl = this.track(request?.seq ?? -2, false);
+      // A line of the Debug Console keeps its effects where the run can take it as input (predict
+      // mode): `x = 5`, `cart.add("pen", 1)`. Hovers and watches only read.
+      const runs = args.context === "repl" && engine.executes;
       try {
-        result = await engine.evaluate(expression, ctl.signal, at?.index ?? 0);
+        result = (runs ? await this.executed(() => engine.execute(expression, ctl.signal, at?.index ?? 0)) : undefined) ?? (await engine.evaluate(expression, ctl.signal, at?.index ?? 0));
       } catch (e) {
         if (isAbort(e)) throw new Error("cancelled");
         throw e;
@@ -830,6 +833,32 @@ export class NeuralPythonSession extends LoggingDebugSession {
       response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
     });
+  }
+
+  /**
+   * A line run with its effects kept (engine.execute): the session stands at the state it left, so
+   * the views read that state (the client asked to read the variables again); what it wrote goes
+   * to the Debug Console, the error it raised too.
+   */
+  private async executed(run: () => Promise<Evaluated | undefined>): Promise<Evaluated | undefined> {
+    const engine = this.engine!;
+    const before = engine.current;
+    const changed = (): void => {
+      if (engine.current === before) return;
+      if (engine.current.step.frame) this.printed.add(engine.current.step.frame);
+      this.frames = engine.stack();
+      this.sendEvent(new InvalidatedEvent(["variables"]));
+    };
+    try {
+      const result = await run();
+      changed();
+      return result;
+    } catch (e) {
+      changed();
+      const stdout = (e as { stdout?: unknown }).stdout;
+      if (typeof stdout === "string" && stdout) this.sendEvent(new OutputEvent(stdout, "stdout"));
+      throw e;
+    }
   }
 
   /** Why `name` (a local of the current state, or RETURN_VALUE) cannot be set, when it cannot. */
@@ -849,6 +878,17 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
       const refusal = this.editRefusal(args.name);
       if (refusal) throw new Error(refusal);
+      // Predict mode: `name = value` runs in the program's frame, as debugpy sets a value (a hole's own answer is set as the hole's, below).
+      const assigned = await this.executed(() => engine.assign(args.name, unmarked(args.value))).catch((e: unknown) => {
+        throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
+      });
+      if (assigned) {
+        const now = engine.current.step.frame?.locals[args.name];
+        if (now === undefined) throw new Error(`${cutText(args.name)} is no longer a local here`);
+        const v = this.variables.variable(args.name, reprToNode(now), args.name, this.origins.value(0, args.name), engine.current.step.frame?.objects, 0);
+        response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+        return this.sendResponse(response);
+      }
       let repr: string;
       try {
         repr = await engine.valueFor(unmarked(args.value));

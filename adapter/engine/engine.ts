@@ -522,6 +522,44 @@ export class Engine {
     });
   }
 
+  /**
+   * Sets a local of the current frame as debugpy does, by running `name = value` in the program's
+   * frame (execute): the value is any expression there, and the run goes on from it. Undefined
+   * where the predictor cannot (then setVariable).
+   */
+  async assign(name: string, value: string, signal?: AbortSignal): Promise<Evaluated | undefined> {
+    const frame = this.current.step.frame;
+    if (!frame) throw new Error("the program has ended: there are no variables to set");
+    // A hole's own answer is set as the hole's (setVariable): the answer is kept for later launches.
+    const hole = this.predictor.guessed?.(frame)?.get(name);
+    if (!this.executes || name === RETURN_VALUE || (hole && !hole.derived)) return undefined;
+    if (!IDENTIFIER.test(name) || !Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${cutText(name)}" here`);
+    if (value.trim() === "") throw new Error("a value is needed");
+    return (await this.execute(`${name} = ${value}`, signal)) ?? undefined;
+  }
+
+  /** Whether a line of the Debug Console can run with its effects kept (Predictor.execute: predict mode's sealed run). */
+  get executes(): boolean {
+    return this.predictor.execute !== undefined;
+  }
+
+  /**
+   * Runs a line of the Debug Console at the current state, in its frame `at`, its effects kept
+   * (Predictor.execute): the session stands at the same state of the run that has it, what it knew
+   * of the future dropped. Undefined where the predictor cannot run it here (then evaluate).
+   * Throws the error the line raised, after standing at the state it left.
+   */
+  execute(code: string, signal?: AbortSignal, at = 0): Promise<Evaluated | undefined> {
+    return this.run(signal, async () => {
+      if (!this.current.step.frame) throw new Error("the program has ended");
+      const ran = await abortable(this.predictor.execute?.(this.hist.slice(0, this.pos + 1), code, at, { signal }) ?? Promise.resolve(undefined), signal);
+      if (!ran) return undefined;
+      this.standAt(ran.state);
+      if ("error" in ran.result) throw Object.assign(new Error(ran.result.error), { stdout: ran.result.stdout });
+      return ran.result;
+    });
+  }
+
   /** The session's history in the trajectory format. */
   trajectory(meta?: Record<string, unknown>): Trajectory {
     const steps: Step[] = this.hist.map((p, i) => (i === 0 ? withoutAction(p.step) : p.step));

@@ -34,6 +34,12 @@ export interface Evaluated {
   stdout?: string;
 }
 
+/** A line run with its effects kept (Predictor.execute): the state it leaves, and its value ("" for a statement) or the error it raised. */
+export interface RanLine {
+  state: Predicted;
+  result: Evaluated | { error: string; stdout?: string };
+}
+
 /**
  * What evaluates Python expressions over a state's values, names to reprs, one result each:
  * CPython, sealed (`evaluateValues`, adapter/real/sealed.ts), given to the engine by whoever makes it.
@@ -173,5 +179,14 @@ export interface Predictor {
    * with the error the expression raised.
    */
   inspect?(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined>;
+  /**
+   * Runs a line of the Debug Console (a statement, or an expression such as a method call) in the
+   * program's frame at the last state of `history` (`frame`: 0, or the n-th caller's) with its
+   * effects kept, as debugpy's console does: the line becomes part of the run's input and the
+   * program runs again with it (predict mode's sealed run is a pure function of its input), so the
+   * states after it, and going back over it, stay exact. Answers the same state of the new run and
+   * the line's result; undefined where the predictor cannot (the line is then only evaluated).
+   */
+  execute?(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined>;
   dispose(): Promise<void> | void;
 }

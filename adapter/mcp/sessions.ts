@@ -217,6 +217,19 @@ export class McpSession implements Viewed {
       const p = this.predictor;
       const refusal = p.refuseEdit ? p.refuseEdit(e.current, name) : p.editRefusal;
       if (refusal) throw new ToolInputError(refusal);
+      // Predict mode: `name = value` runs in the program's frame, and the run goes on from it (engine.assign).
+      let assigned: Evaluated | undefined;
+      try {
+        assigned = await e.assign(name, unmarked(value), signal);
+      } catch (err) {
+        if (isAbort(err) || signal.aborted) throw err;
+        throw new ToolInputError(`cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${errorText(err)}`);
+      }
+      if (assigned) {
+        if (e.current.step.frame) this.printed.add(e.current.step.frame);
+        const frames = e.stack();
+        return { ...this.stop("edited"), set: variableView(name, frames[0]?.locals[name] ?? "", valueOrigin(this, frames, 0, name)) };
+      }
       let repr: string;
       try {
         // The value is a Python expression over the current frame's values (CPython, sealed), never run in the program.

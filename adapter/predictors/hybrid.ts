@@ -16,9 +16,9 @@ import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { under } from "../system/paths.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
-import { RETURN_VALUE, type Evaluated, type Guess, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
+import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
-import { runSealed, SEALED_PYTHON, type SealedResult } from "../real/sealed.js";
+import { runSealed, SEALED_PYTHON, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -84,6 +84,10 @@ export class HybridPredictor implements Predictor {
   /** The hole model's name, once it answered (for the Debug Console's lines). */
   private valueName?: string;
   private runs = 0;
+  /** What the user ran at stops (predict mode: the Debug Console, values set), the run's input (Statement). */
+  private statements: Statement[] = [];
+  /** Their results in the last run. */
+  private executed: readonly Executed[] = [];
 
   private constructor(
     readonly program: string,
@@ -123,8 +127,9 @@ export class HybridPredictor implements Predictor {
     const fills: HoleFill[] = [];
     const { predict, model: _m, console: _c, executor, ...trace } = this.opts;
     const run = ++this.runs;
-    const result = await (executor === "sealed" ? runSealed : runTrace)(this.program, {
+    const result: SealedResult = await (executor === "sealed" ? runSealed : runTrace)(this.program, {
       ...trace,
+      ...(executor === "sealed" && this.statements.length ? { statements: this.statements } : {}),
       hybrid: {
         ...(predict ? { predict } : {}),
         fill: (req, frames) => this.fill(req, frames, fills),
@@ -138,6 +143,7 @@ export class HybridPredictor implements Predictor {
     const sandbox = "sandbox" in result ? (result as SealedResult).sandbox : undefined;
     if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
+    this.executed = result.executed ?? [];
     this.fills = fills;
     const answered = answerStates(result.frames, fills);
     this.marksAt = markValues(result.frames, fills, result.source, answered);
@@ -288,9 +294,13 @@ export class HybridPredictor implements Predictor {
     const frame = state.step.frame;
     const g = frame && this.guesses.get(frame)?.get(name);
     if (g && !g.derived && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
+    // Predict mode sets any local by running `name = value` in the program's frame (execute).
+    if (this.opts.executor === "sealed" && name !== RETURN_VALUE) return undefined;
     return g
       ? `${name} is computed from the value of hole ${this.fills[g.hole]?.name}(), not that value itself: set the variable its result is assigned to`
-      : `${this.say === "predict" ? "predict mode runs the program sealed" : "hybrid mode runs the program for real"}: only a predicted value (marked "predicted") can be set; its hole is then filled with it and the program runs again`;
+      : this.say === "predict"
+        ? "a return value is the function's own: set the values it is computed from (only a stub's predicted return can be set)"
+        : `hybrid mode runs the program for real: only a predicted value (marked "predicted") can be set; its hole is then filled with it and the program runs again`;
   }
 
   async start(opts?: PredictOptions): Promise<Predicted> {
@@ -402,11 +412,7 @@ export class HybridPredictor implements Predictor {
   async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
     const last = history.at(-1);
     const ref = last?.ref;
-    const state = last?.step.frame;
-    if (this.opts.executor !== "sealed" || ref === undefined || !state) return undefined;
-    const recorded = this.inner.frames[ref];
-    // A state edited away from this run's (a value set and not yet run again) is not the program's.
-    if (!recorded || recorded.line !== state.line || recorded.func !== state.func || JSON.stringify(recorded.locals) !== JSON.stringify(state.locals)) return undefined;
+    if (this.opts.executor !== "sealed" || ref === undefined || !last || !this.ran(last)) return undefined;
     const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
     const signals = [trace.signal, opts?.signal].filter((x): x is AbortSignal => x !== undefined);
     const fills = this.fills;
@@ -415,6 +421,7 @@ export class HybridPredictor implements Predictor {
       ...trace,
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
       inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) },
+      ...(this.statements.length ? { statements: this.statements } : {}),
       hybrid: {
         ...(predict ? { predict } : {}),
         fill: async () => {
@@ -427,6 +434,42 @@ export class HybridPredictor implements Predictor {
     if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
     if ("error" in answer) throw new Error(answer.error);
     return { value: answer.value, ...(answer.objects ? { objects: answer.objects } : {}), ...(answer.path ? { path: answer.path } : {}), ...(answer.stdout ? { stdout: answer.stdout } : {}) };
+  }
+
+  /** Whether `state` is this run's own (not edited away from it: a value set and not yet run again). */
+  private ran(state: Predicted): boolean {
+    const frame = state.step.frame;
+    const recorded = state.ref === undefined ? undefined : this.inner.frames[state.ref];
+    return !!frame && !!recorded && recorded.line === frame.line && recorded.func === frame.func && JSON.stringify(recorded.locals) === JSON.stringify(frame.locals);
+  }
+
+  /**
+   * Predict mode: a line of the Debug Console (or a value set: `name = value`) run in the program's
+   * frame at this state, its effects kept. It joins the run's input (a sealed run is a pure function
+   * of program, answers and input); the program runs again, and the answer is the same state of the
+   * new run, which shows what the line changed, with the line's result. Lines run later in the run
+   * than this state are dropped, as the session drops what it knew of the future.
+   */
+  async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
+    if (this.opts.executor !== "sealed" || !history.length) return undefined;
+    opts?.signal?.throwIfAborted();
+    // A hole's value set and not yet run: the program runs with it first.
+    const last = (await this.rerunFor(history.at(-1)!)) ?? history.at(-1)!;
+    if (last.ref === undefined || !this.ran(last)) return undefined;
+    const at = last.ref;
+    const kept = this.statements;
+    const line: Statement = { at, code, ...(frame ? { up: frame } : {}) };
+    this.statements = [...kept.filter((s) => s.at <= at), line];
+    await this.record();
+    const mine = this.executed.filter((e) => e.at === at).at(-1)?.results.at(-1);
+    const now = this.inner.frames[at];
+    if (!mine || !now) {
+      // It did not finish (a loop: the run's time limit), or the run ended before: nothing of it stays.
+      this.statements = kept;
+      await this.record();
+      throw new Error(`"${cut(code)}" did not finish in the run's time (${this.inner.exit.status}): nothing of it was kept`);
+    }
+    return { state: this.tag({ step: { ...last.step, frame: now }, ref: at }), result: mine };
   }
 
   async dispose(): Promise<void> {

@@ -6,7 +6,7 @@ exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request 
 
   {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
    "mounts"?: [FOLDER, ...], "cwd"?: FOLDER, "root"?: FOLDER, "paths"?: [FOLDER, ...], "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
-   "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}}
+   "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}, "statements"?: [{"at": N, "code": TEXT, "up"?: K}, ...]}
 
 or, for expressions over a state's values where no run of the program is there to ask (a recorded
 or predicted state, a breakpoint's condition, a value typed into the Variables view),
@@ -27,6 +27,11 @@ value: an expression that reads it gets an error that says so, with "unknown": N
 With "inspect" the run stops at its N-th record, after an "inspect" record that holds each
 expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
+
+"statements" are what the user ran at stops (the Debug Console, a value set), the run's input:
+each runs in the frame of the N-th record (or its K-th traced caller's) before that record is
+written, its result in a "statements" record ({"at": N, "results": [RESULT, ...]}, as inspect's,
+a statement's value "").
 
 The user's folders are mounted by the worker for the run (adapter/real/sandboxFs.ts: its
 "mounts"), so the program, its packages and its data files are at the same paths as on the host
@@ -372,6 +377,7 @@ def run(request):
     opts = tracer._options(req.get("opts") or {})
     # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
     opts["inspect"] = req.get("inspect")
+    opts["statements"] = req.get("statements")
     # Files under this folder are the user's (traced) as well as those beside the program.
     opts["root"] = req.get("root")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None

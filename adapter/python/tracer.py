@@ -207,9 +207,11 @@ def _plain_cells(code):
     return found
 
 
-def _locals_items(frame):
-    """frame.f_locals' items, without the names whose reading would crash this Python (see _CELL_SLOT_CRASH)."""
-    locals_ = frame.f_locals
+def _locals_items(frame, locals_=None):
+    """frame.f_locals' items (or those of `locals_`, a mapping read from it before), without the names
+    whose reading would crash this Python (see _CELL_SLOT_CRASH)."""
+    if locals_ is None:
+        locals_ = frame.f_locals
     if _CELL_SLOT_CRASH:
         code = frame.f_code
         lasti = frame.f_lasti
@@ -283,6 +285,13 @@ class Run:
         self.max_objects = int(opts["objects"])
         # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
         self.inspect = opts.get("inspect")
+        # What the user ran at stops (the Debug Console, a value set): part of the run's input, by
+        # the index of the record they were run at ([{"at": N, "code": TEXT, "up"?: K}, ...]).
+        self.statements = {}
+        for item in opts.get("statements") or ():
+            self.statements.setdefault(int(item["at"]), []).append(item)
+        # The locals of the frame the statements of this event ran in (see locals_of).
+        self.changed = None
         self.events = 0
         self.output = 0  # bytes of stdout already attributed to records
         self.err_output = 0  # bytes of stderr already attributed to records
@@ -520,10 +529,14 @@ class Run:
         line = frame.f_lineno
         if not line:  # a <module> call event stands on line 0 from 3.11 on
             line = code.co_firstlineno
+        self.changed = None
+        statements = self.statements.get(self.events - 1) if self.statements else None
+        if statements:
+            self.run_statements(frame, place[0], statements)
         record = {"event": event, "line": line, "depth": place[0], "func": self.func_of(code)}
         if rel:
             record["file"] = rel
-        shown = _shown_locals(frame)
+        shown = _shown_locals(frame, self.locals_of(frame))
         record["locals"] = {name: self.repr(value) for name, value in shown}
         if self.max_objects > 0:
             ids = {}
@@ -627,21 +640,79 @@ class Run:
         repr and objects (rooted at the expression), what it wrote, or the error it raised."""
         try:
             code = compile(expression, "<debug console>", "eval", dont_inherit=True)
-            value = eval(code, frame.f_globals, frame.f_locals)
+            value = eval(code, frame.f_globals, self.locals_of(frame))
         except TraceLimit:
             raise
         except BaseException as e:
-            result = {"error": "".join(traceback.format_exception_only(type(e), e)).strip()}
+            result = {"error": _error_text(e)}
         else:
-            root = expression.strip() if _SIMPLE_PATH.match(expression.strip()) else "(%s)" % expression.strip()
-            result = {"value": self.repr(value), "type": type(value).__name__, "path": root}
-            objects = self.objects_of([(root, value)], budget=max(self.max_objects, _INSPECT_OBJECTS))
-            if objects:
-                result["objects"] = objects
+            result = self.value_result(expression, value)
         text = self.take_stdout()
         if text:
             result["stdout"] = text
         return result
+
+    def value_result(self, expression, value):
+        root = expression.strip() if _SIMPLE_PATH.match(expression.strip()) else "(%s)" % expression.strip()
+        result = {"value": self.repr(value), "type": type(value).__name__, "path": root}
+        objects = self.objects_of([(root, value)], budget=max(self.max_objects, _INSPECT_OBJECTS))
+        if objects:
+            result["objects"] = objects
+        return result
+
+    # ---- what the user runs at a stop ----
+
+    def locals_of(self, frame):
+        """The frame's locals as a statement run at this event left them. A function's locals go
+        back into the frame from the mapping f_locals gave, when the trace function returns; reading
+        frame.f_locals again before that would read them anew from the frame, losing the change."""
+        changed = self.changed
+        if changed is not None and changed[0] is frame:
+            return changed[1]
+        return frame.f_locals
+
+    def run_statements(self, frame, depth, statements):
+        """Runs what the user ran at this stop, in order, before its state is recorded (the state
+        shows their effects), and writes their results ({"event": "statements", "at": N, "results":
+        [...]}). They are the run's input: each re-run runs them again at the same event, so that
+        stepping back and forth over them stays exact. A function frame's locals take the change
+        where the statement runs in the current frame; in a caller's, only objects change (Python
+        writes a caller's locals back from 3.13 on)."""
+        self.changed = (frame, frame.f_locals)
+        results = []
+        for item in statements:
+            target = self.caller(frame, depth, int(item.get("up") or 0))
+            results.append(self.execute(target, str(item.get("code") or "")) if target else {"error": "there is no such frame on the stack"})
+        self.write({"event": "statements", "at": self.events - 1, "results": results})
+
+    def execute(self, frame, text):
+        """A line of the Debug Console: an expression's value (as evaluate gives it), or a statement
+        run (value ""), or the error it raised; what it wrote is its own, not the program's output."""
+        buf = self.stdout.buffer
+        mark = buf.tell()
+        try:
+            try:
+                code = compile(text, "<debug console>", "eval", dont_inherit=True)
+            except SyntaxError:
+                code = compile(text, "<debug console>", "exec", dont_inherit=True)
+                exec(code, frame.f_globals, self.locals_of(frame))
+                result = {"value": ""}
+            else:
+                result = self.value_result(text, eval(code, frame.f_globals, self.locals_of(frame)))
+        except TraceLimit:
+            raise
+        except BaseException as e:
+            result = {"error": _error_text(e)}
+        said = buf.getvalue()[mark:]
+        if said:
+            buf.seek(mark)
+            buf.truncate()
+            result["stdout"] = said.decode("utf-8", "backslashreplace")
+        return result
+
+
+def _error_text(e):
+    return "".join(traceback.format_exception_only(type(e), e)).strip()
 
 
 # Values whose repr says all there is: never opened.
@@ -656,12 +727,12 @@ _INSPECT_OBJECTS = 400
 _SIMPLE_PATH = re.compile(r"^[^\W\d]\w*(?:\.[^\W\d]\w*|\[[^\[\]]*\])*$")
 
 
-def _shown_locals(frame):
+def _shown_locals(frame, locals_=None):
     """The (name, value) pairs a record's locals hold: names starting with "." are skipped, and in
     namespace frames (<module>, class bodies) modules and dunder names other than functions."""
     namespace = not (frame.f_code.co_flags & _CO_OPTIMIZED)
     out = []
-    for name, value in _locals_items(frame):
+    for name, value in _locals_items(frame, locals_):
         if not isinstance(name, str) or name.startswith("."):
             continue
         if namespace and (

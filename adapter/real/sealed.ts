@@ -75,12 +75,24 @@ interface RunRequest {
   hybrid?: { predict: readonly string[] };
   answers?: HoleAnswer[];
   inspect?: Inspect;
+  statements?: readonly Statement[];
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
 export interface Inspect {
   at: number;
   expressions: readonly string[];
+  up?: number;
+}
+
+/**
+ * A line the user ran at a stop (the Debug Console, a value set): part of the run's input, run in
+ * the frame of the run's `at`-th state (or its `up`-th traced caller's) before that state is
+ * recorded, at every run, so that the states after it (and going back over it) stay exact.
+ */
+export interface Statement {
+  at: number;
+  code: string;
   up?: number;
 }
 
@@ -438,7 +450,13 @@ export async function sandboxFiles(program: string, opts: { root?: string; cwd?:
 }
 
 /** A sealed run's result: the trace, and what the run did to the sandbox's files (nothing of it on disk) and met there. */
-export type SealedResult = TraceResult & { inspected?: Inspected[]; sandbox?: { wrote: Written[]; notices: string[] } };
+export type SealedResult = TraceResult & { inspected?: Inspected[]; executed?: Executed[]; sandbox?: { wrote: Written[]; notices: string[] } };
+
+/** The results of the statements run at one state of the run. */
+export interface Executed {
+  at: number;
+  results: Inspected[];
+}
 
 /**
  * Traces one program in the sealed executor, as runTrace does on the host: same options (`python`
@@ -446,7 +464,7 @@ export type SealedResult = TraceResult & { inspected?: Inspected[]; sandbox?: { 
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[] } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -475,6 +493,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     const request: RunRequest = { program: file, source: text, opts: numbers, ...where, ...(call !== undefined ? { call } : {}) };
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
+    if (opts.statements?.length) request.statements = opts.statements;
     const ran = await executor.run(request, timeout, opts.signal, files);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
@@ -488,10 +507,15 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     let reached = 0;
     let pending: { req: Parameters<typeof answerHole>[1]; frames: Frame[] } | undefined;
     let inspected: Inspected[] | undefined;
+    const executed: Executed[] = [];
     records.feed(ran.records + "\n", (r) => {
       if (pending) return false;
       if (r.event === "inspect" && opts.inspect && !inspected) {
         inspected = readInspected(r);
+        return false;
+      }
+      if (r.event === "statements") {
+        if (opts.statements?.length && Number.isInteger(r.at)) executed.push({ at: r.at as number, results: readInspected(r) });
         return false;
       }
       if (r.event === "exit" && r.reason === "hole") return false;
@@ -502,7 +526,12 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       return false;
     });
     if (!pending || records.invalid)
-      return { ...records.result(source, { killed: false, code: 0, signal: null }), ...(inspected ? { inspected } : {}), sandbox: { wrote: ran.wrote, notices: ran.notices } };
+      return {
+        ...records.result(source, { killed: false, code: 0, signal: null }),
+        ...(inspected ? { inspected } : {}),
+        ...(executed.length ? { executed } : {}),
+        sandbox: { wrote: ran.wrote, notices: ran.notices },
+      };
     answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });
   }
 }
