@@ -148,6 +148,45 @@ test("a launch that asks for another Python version is told which one the sealed
   }
 });
 
+test("a run of 400,000 events is debugged as a short one: its skeleton answers every move, its states are recorded a window at a time by running it again", T, async () => {
+  const program = join(dir, "long.py");
+  writeFileSync(
+    program,
+    ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", "result = work(200000)", "print(result)", ""].join("\n"),
+  );
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 5 }]);
+    assert.match(s.text(), /predict · the run goes past 10,000 events: its states are recorded that many at a time/);
+    assert.match(s.text(), /predict · the run has 400,0\d\d events/);
+    // The breakpoint after the loop: the state, its caller, and the frame's own values, exact.
+    const { frame, vars } = await inspect(s.dc);
+    assert.equal(frame.line, 5);
+    assert.deepEqual(Object.fromEntries(vars.map((v) => [v.name, v.value])), { n: "200000", total: "2666646666700000", i: "199999" });
+    const stack = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.deepEqual(stack.map((f) => [f.name, f.line]), [["work", 5], ["<module>", 8]]);
+    const repl = async (expression: string): Promise<string> => (await s.dc.evaluateRequest({ expression, frameId: stack[0].id, context: "watch" })).body.result;
+    assert.equal(await repl("total == sum(k * k for k in range(n))"), "True");
+    // Back one statement: the loop's last test, then the last iteration's line.
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 3);
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.deepEqual(((await inspect(s.dc)).vars.find((v) => v.name === "i") ?? {}).value, "199999");
+    // Out to the caller (its next line, as Step Out goes today).
+    await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
+    const after = await inspect(s.dc);
+    assert.deepEqual([after.frame.line, after.vars.find((v) => v.name === "result")?.value], [9, "2666646666700000"]);
+    // Reverse Continue runs back to the breakpoint, 4 events before: the window holds it.
+    await stopAfter(s.dc, (dc) => dc.reverseContinueRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 5);
+    const end = await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
+    assert.equal(end.event, "terminated");
+    assert.match(s.text(), /^2666646666700000$/m);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them", T, async () => {
   const program = join(dir, "console.py");
   writeFileSync(

@@ -505,9 +505,12 @@ export class Engine {
       let reason = "the program has ended";
       let ask = at === 0;
       if (frame) {
+        // A local or a local object's path the state holds is its value at this state, as the program's frame would give it: no run.
+        const stack = this.stack().slice(at);
+        const own = ownValue(stack[0], expression);
+        if (own) return own;
         const live = await abortable(this.predictor.inspect?.(this.hist.slice(0, this.pos + 1), expression, at, { signal }) ?? Promise.resolve(undefined), signal);
         if (live) return live;
-        const stack = this.stack().slice(at);
         const recorded = recordedValue(stack, expression);
         if (recorded) return recorded;
         const [r] = await abortable(this.evaluator(namesOf(stack), [expression], signal), signal);
@@ -552,6 +555,9 @@ export class Engine {
   execute(code: string, signal?: AbortSignal, at = 0): Promise<Evaluated | undefined> {
     return this.run(signal, async () => {
       if (!this.current.step.frame) throw new Error("the program has ended");
+      // Reading a local or a local object's path the state holds changes nothing: its recorded value, no run.
+      const own = ownValue(this.stack()[at], code.trim());
+      if (own) return own;
       const ran = await abortable(this.predictor.execute?.(this.hist.slice(0, this.pos + 1), code, at, { signal }) ?? Promise.resolve(undefined), signal);
       if (!ran) return undefined;
       this.standAt(ran.state);
@@ -783,6 +789,18 @@ function recordedValue(stack: readonly Frame[], expression: string): Evaluated |
   if (!frame.objects) return undefined;
   const node = valueAtPath(frame.locals, frame.objects, expression);
   return node && { value: node.display, path: expression, objects: frame.objects };
+}
+
+/**
+ * A local of `frame` (or a local object's child, as the Variables view names it) as the state
+ * records it: the value the frame holds at this state. Not a global read from another frame's
+ * state, which a callee may have changed since.
+ */
+function ownValue(frame: Frame | undefined, expression: string): Evaluated | undefined {
+  const root = rootName(expression);
+  if (!frame || root === undefined || !Object.hasOwn(frame.locals, root)) return undefined;
+  if (root === expression) return { value: frame.locals[root], path: root, ...(frame.objects ? { objects: frame.objects } : {}) };
+  return recordedValue([frame], expression);
 }
 
 /** A script's module frame being entered: its first state, which a session passes to stop on the first line. */

@@ -450,7 +450,7 @@ export function sameExit(a: Exit, b: Exit): boolean {
  * The one rule of where a breakpoint can hit: a line event in the program's own file (before the
  * line runs). Calls, returns, exceptions and other files' lines never stop on a breakpoint.
  */
-export function breakpointCanHit(f: Frame): boolean {
+export function breakpointCanHit(f: Pick<Frame, "event" | "file">): boolean {
   return f.event === "line" && f.file === undefined;
 }
 
@@ -461,6 +461,6 @@ export interface BreakpointPlace {
 }
 
 /** Whether a state stands on a breakpoint: a line event on its line, in its file (any user file). */
-export function breakpointHits(f: Frame, b: BreakpointPlace): boolean {
+export function breakpointHits(f: Pick<Frame, "event" | "line" | "file">, b: BreakpointPlace): boolean {
   return f.event === "line" && f.line === b.line && f.file === b.file;
 }

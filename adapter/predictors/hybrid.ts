@@ -17,7 +17,7 @@ import { under } from "../system/paths.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
-import { runTrace, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
+import { runTrace, type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
 import { runSealed, SEALED_PYTHON, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
@@ -84,6 +84,8 @@ export class HybridPredictor implements Predictor {
   /** The hole model's name, once it answered (for the Debug Console's lines). */
   private valueName?: string;
   private runs = 0;
+  /** Which limit ended the last run, where one did (real/tracer.ts). */
+  limit?: LimitReason;
   /** What the user ran at stops (predict mode: the Debug Console, values set), the run's input (Statement). */
   private statements: Statement[] = [];
   /** Their results in the last run. */
@@ -143,6 +145,7 @@ export class HybridPredictor implements Predictor {
     const sandbox = "sandbox" in result ? (result as SealedResult).sandbox : undefined;
     if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
+    this.limit = result.limit;
     this.executed = result.executed ?? [];
     this.fills = fills;
     const answered = answerStates(result.frames, fills);

@@ -7,6 +7,7 @@ import type { Predictor } from "../engine/predictor.js";
 import { SealedUnavailableError } from "../real/sealed.js";
 import { isUri, resolveModel } from "../model/resolve.js";
 import { HybridPredictor, type HybridOptions } from "./hybrid.js";
+import { LongRunPredictor } from "./longRun.js";
 
 /** What the sealed run needs beside the program: the hybrid options less the executor, and the model for every state when it cannot run. */
 export interface SealedOptions extends Omit<HybridOptions, "executor"> {
@@ -40,5 +41,13 @@ export async function createSealedPredictor(program: string, opts: SealedOptions
       await sealed.dispose();
       throw e;
     });
+  // A run past maxEvents (the launch's maxSteps) that met no hole on the way: a long run, recorded a window at a time.
+  if (sealed.limit === "events" && sealed.fills.length === 0) {
+    const { console, predict, model: _m, answersFile: _a, valueModel: _v, ...trace } = holes;
+    const first = { source: sealed.source, frames: [...sealed.frames], exit: sealed.exit, ...(sealed.python ? { python: sealed.python } : {}) };
+    await sealed.dispose();
+    const past = `a hole past the first ${first.frames.length} events is not filled in a long run: it raises here`;
+    return LongRunPredictor.create(program, { ...trace, ...(console ? { console } : {}), hybrid: { ...(predict ? { predict } : {}), fill: async () => ({ error: past }) } }, first);
+  }
   return sealed;
 }

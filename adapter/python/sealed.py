@@ -1,12 +1,13 @@
 """The sealed run: tracer.py inside CPython compiled to WebAssembly (Pyodide), in the locked-down
 process of adapter/real/sealedWorker.ts. Not for the host's Python.
 
-`run(request)` runs one program under the tracer and returns its records, one JSON object a line,
+`run(request)` runs one program under the tracer and returns its records (UTF-8), one JSON object a line,
 exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request is
 
   {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
    "mounts"?: [FOLDER, ...], "cwd"?: FOLDER, "root"?: FOLDER, "paths"?: [FOLDER, ...], "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
-   "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}, "statements"?: [{"at": N, "code": TEXT, "up"?: K}, ...]}
+   "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}, "statements"?: [{"at": N, "code": TEXT, "up"?: K}, ...],
+   "window"?: {"from": N} | {"skeleton": true}}
 
 or, for expressions over a state's values where no run of the program is there to ask (a recorded
 or predicted state, a breakpoint's condition, a value typed into the Variables view),
@@ -32,6 +33,11 @@ expression's value evaluated in that frame (or its K-th traced caller's) (the pr
 each runs in the frame of the N-th record (or its K-th traced caller's) before that record is
 written, its result in a "statements" record ({"at": N, "results": [RESULT, ...]}, as inspect's,
 a statement's value "").
+
+"window" is for a run longer than maxEvents: {"from": N} records the states from the N-th event
+on (maxEvents of them; the first also holds its callers' states, "callers"), counting the
+events before it; {"skeleton": true} records no state but a "skeleton" record, where each event
+of the whole run stands (tracer.Skeleton), before the exit record.
 
 The user's folders are mounted by the worker for the run (adapter/real/sandboxFs.ts: its
 "mounts"), so the program, its packages and its data files are at the same paths as on the host
@@ -352,7 +358,7 @@ def _write_program(program, source):
 def run(request):
     req = _loads(request)
     if "evaluate" in req:
-        return _dumps(evaluate(req["evaluate"]))
+        return _dumps(evaluate(req["evaluate"])).encode("utf-8")
     # Put back before the program runs (an evaluation may have changed a module: it is no program's
     # run, and costs no restore of its own: one is 2 ms, an evaluation half of one) and after it,
     # so that evaluations between runs meet a clean interpreter too.
@@ -378,6 +384,8 @@ def run(request):
     # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
     opts["inspect"] = req.get("inspect")
     opts["statements"] = req.get("statements")
+    # A long run: a window of its states, or its skeleton (tracer.Skeleton).
+    opts["window"] = req.get("window")
     # Files under this folder are the user's (traced) as well as those beside the program.
     opts["root"] = req.get("root")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None
@@ -391,7 +399,9 @@ def run(request):
             while p in sys.path:
                 sys.path.remove(p)
         _clean.restore()
-    return "\n".join(out.lines)
+    # As UTF-8 bytes: Pyodide hands bytes to JavaScript as one copy, where a str of a few MB
+    # (a long run's skeleton) would take the worker's whole heap to convert.
+    return "\n".join(out.lines).encode("utf-8")
 
 
 # ---- expressions over values read from reprs ----

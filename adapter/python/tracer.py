@@ -77,6 +77,8 @@ gets its exit record written by a watchdog, marked "last": true, and the process
 driver starts another.
 """
 
+import array
+import base64
 import io
 import itertools
 import json
@@ -230,6 +232,55 @@ def _locals_items(frame, locals_=None):
         yield item
 
 
+class Skeleton:
+    """Where each event of a run stands, and no more: its kind, line, depth and file, and how many
+    bytes of standard output were written before it (what a move between two events printed is
+    the run's output between their offsets). Seven bytes an event (a file and an offset are kept
+    only where they change), so that the debugger's semantics (adapter/real/semantics.ts) can
+    answer every move over a run of millions of events, whose states are then recorded a window at
+    a time."""
+
+    KINDS = {"call": 0, "line": 1, "return": 2, "exception": 3}
+
+    def __init__(self):
+        self.kind = bytearray()
+        self.line = array.array("i")
+        self.depth = array.array("H")
+        # (event index, value) where the value changes from the event before: the file, the output.
+        self.file_at, self.file = array.array("I"), array.array("H")
+        self.out_at, self.out = array.array("I"), array.array("I")
+        self.files = {None: 0, "": 0}
+        self.names = [""]
+        self.last_file = 0
+        self.last_out = 0
+
+    def add(self, event, line, depth, rel, out):
+        files = self.files
+        f = files.get(rel)
+        if f is None:
+            f = files[rel] = len(self.names)
+            self.names.append(rel)
+        n = len(self.kind)
+        self.kind.append(self.KINDS[event])
+        self.line.append(line)
+        self.depth.append(depth if depth < 65535 else 65535)
+        if f != self.last_file:
+            self.last_file = f
+            self.file_at.append(n)
+            self.file.append(f)
+        if out != self.last_out:
+            self.last_out = out
+            self.out_at.append(n)
+            self.out.append(out)
+
+    def record(self):
+        # Little-endian, as WebAssembly and the debugger's machine read them.
+        b64 = lambda a: base64.b64encode(a if isinstance(a, bytearray) else a.tobytes()).decode("ascii")
+        return {"event": "skeleton", "kind": b64(self.kind), "line": b64(self.line), "depth": b64(self.depth),
+                "fileAt": b64(self.file_at), "file": b64(self.file), "outAt": b64(self.out_at), "out": b64(self.out),
+                "files": self.names}
+
+
 class TraceLimit(BaseException):
     """Raised into the program to stop it; a BaseException so `except Exception` lets it pass."""
 
@@ -292,6 +343,16 @@ class Run:
             self.statements.setdefault(int(item["at"]), []).append(item)
         # The locals of the frame the statements of this event ran in (see locals_of).
         self.changed = None
+        # A window of a long run: events before "from" are counted, not recorded (the states of a
+        # run past maxEvents are recorded a window at a time, each by running the program again).
+        # "skeleton": no state recorded, but where every event stands (Skeleton), for the whole run.
+        window = opts.get("window") or {}
+        self.record_from = int(window.get("from") or 0)
+        self.skeleton = Skeleton() if window.get("skeleton") else None
+        if self.skeleton is not None:
+            self.record_from = self.max_events
+        # Events counted on the fast path (skip): before the window, where nothing is run at them.
+        self.skip_until = 0 if self.statements else self.record_from
         self.events = 0
         self.output = 0  # bytes of stdout already attributed to records
         self.err_output = 0  # bytes of stderr already attributed to records
@@ -333,6 +394,8 @@ class Run:
             status, reason = "limit", "output"
         if status == "limit" and value is None:
             value = self.limit_text(reason)
+        if self.skeleton is not None:
+            self.write(self.skeleton.record())
         record = {"event": "exit", "status": status}
         if value is not None:
             record["value"] = value
@@ -469,15 +532,42 @@ class Run:
         if rel is None or self.stopped:
             return None
         stack[frame] = (depth or 0, level or steps)
-        self.event(frame, "call", None, rel)
+        if self.events < self.skip_until:
+            if self.skeleton is not None:
+                self.skeleton.add("call", frame.f_lineno or frame.f_code.co_firstlineno, depth or 0, rel, self.output + self.stdout.buffer.tell())
+            self.skip()
+        else:
+            self.event(frame, "call", None, rel)
         return self.local_trace
 
     def local_trace(self, frame, event, arg):
         if self.stopped:
             return None
         if event == "line" or event == "return" or event == "exception":
-            self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
+            if self.events < self.skip_until:
+                # Before a window (the fast path of event(): a long run is counted here, millions of events).
+                if self.skeleton is not None:
+                    self.skeleton.add(event, frame.f_lineno, self.stack[frame][0], self.files.get(frame.f_code.co_filename), self.output + self.stdout.buffer.tell())
+                self.skip()
+                if event == "return":
+                    del self.stack[frame]
+                    self.exc_lasti.pop(frame, None)
+                elif event == "exception":
+                    self.exc_lasti[frame] = frame.f_lasti
+                elif self.exc_lasti:
+                    self.exc_lasti.pop(frame, None)
+            else:
+                self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
         return self.local_trace
+
+    def skip(self):
+        """Counts an event before the window; the time and output limits are read every 4096."""
+        self.events += 1
+        if not self.events & 4095:
+            if _monotonic() > self.deadline:
+                self.limit("time")
+            if self.output + self.stdout.buffer.tell() > self.max_output:
+                self.limit("output")
 
     def refuse(self):
         """Raises the program's RecursionError where Python would (Python itself has headroom left).
@@ -515,7 +605,7 @@ class Run:
         return self.user_limit
 
     def event(self, frame, event, arg, rel):
-        if self.events >= self.max_events:
+        if self.events >= self.record_from + self.max_events or (self.skeleton is not None and self.events >= self.max_events):
             self.limit("events")
         if _monotonic() > self.deadline:
             self.limit("time")
@@ -533,17 +623,30 @@ class Run:
         statements = self.statements.get(self.events - 1) if self.statements else None
         if statements:
             self.run_statements(frame, place[0], statements)
-        record = {"event": event, "line": line, "depth": place[0], "func": self.func_of(code)}
-        if rel:
-            record["file"] = rel
-        shown = _shown_locals(frame, self.locals_of(frame))
-        record["locals"] = {name: self.repr(value) for name, value in shown}
-        if self.max_objects > 0:
-            ids = {}
-            objects = self.objects_of(shown, ids=ids)
-            if objects:
-                record["objects"] = objects
-                record["ids"] = ids
+        if self.events <= self.record_from:
+            # Before the window: only what the next events need of this one (and the skeleton).
+            if self.skeleton is not None:
+                self.skeleton.add(event, line, place[0], rel, self.output + self.stdout.buffer.tell())
+            if event == "return":
+                del self.stack[frame]
+                self.exc_lasti.pop(frame, None)
+            elif event == "exception":
+                self.exc_lasti[frame] = frame.f_lasti
+            elif event == "line":
+                self.exc_lasti.pop(frame, None)
+            return
+        record = self.state(frame, event, line, place[0], rel)
+        if self.events - 1 == self.record_from and self.record_from:
+            # A window's first state: its callers' states, which the window does not hold.
+            callers = []
+            depth, f = place[0] - 1, frame.f_back
+            while depth >= 0 and f is not None:
+                below = self.stack.get(f)
+                if below is not None and below[0] == depth:
+                    callers.append(self.state(f, "line", f.f_lineno, depth, self.files.get(f.f_code.co_filename)))
+                    depth -= 1
+                f = f.f_back
+            record["callers"] = callers
         if event == "return":
             lasti = frame.f_lasti
             unwound = self.exc_lasti.pop(frame, None) == lasti or (
@@ -570,6 +673,21 @@ class Run:
             results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
             self.write({"event": "inspect", "results": results})
             self.limit("inspect")
+
+    def state(self, frame, event, line, depth, rel):
+        """A frame's record as a debugger shows it: where it stands, its locals and their objects."""
+        record = {"event": event, "line": line, "depth": depth, "func": self.func_of(frame.f_code)}
+        if rel:
+            record["file"] = rel
+        shown = _shown_locals(frame, self.locals_of(frame))
+        record["locals"] = {name: self.repr(value) for name, value in shown}
+        if self.max_objects > 0:
+            ids = {}
+            objects = self.objects_of(shown, ids=ids)
+            if objects:
+                record["objects"] = objects
+                record["ids"] = ids
+        return record
 
     # ---- objects, as a debugger opens them ----
 

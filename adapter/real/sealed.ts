@@ -36,6 +36,7 @@ import {
   type TraceResult,
 } from "./tracer.js";
 import type { FsRequest, Written } from "./sandboxFs.js";
+import { RunSkeleton } from "./skeleton.js";
 import { SandboxFiles, projectRoot, sitePackages, type SandboxRoot } from "./workspace.js";
 
 /** The CPython the sealed run has: Pyodide 0.27 is CPython 3.12. */
@@ -76,7 +77,14 @@ interface RunRequest {
   answers?: HoleAnswer[];
   inspect?: Inspect;
   statements?: readonly Statement[];
+  window?: Window;
 }
+
+/**
+ * A run longer than maxEvents, a window at a time: the states from the `from`-th event on
+ * (maxEvents of them), or no state but the skeleton of the whole run (skeleton.ts).
+ */
+export type Window = { from: number } | { skeleton: true };
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
 export interface Inspect {
@@ -121,6 +129,14 @@ function readInspected(r: Record<string, unknown>): Inspected[] {
   });
 }
 
+/** A window's callers, read as records are (none where one is not valid). */
+function callerFrames(raw: unknown, file: string, root: string): Frame[] {
+  if (!Array.isArray(raw)) return [];
+  const records = new Records(file, root);
+  records.feed(raw.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  return records.invalid ? [] : records.frames;
+}
+
 /** The files of the sandbox: Pyodide's folder, the worker and the tracer's Python. */
 function locate(): { pyodide: string; worker: string; python: string } {
   const dirs: string[] = [];
@@ -155,7 +171,7 @@ function permissionFlag(): string {
 class SealedProcess {
   readonly child: ChildProcess;
   readonly ready: Promise<SealedInfo>;
-  private buffer = "";
+  private buffer: string[] = [];
   private waiting?: { resolve: (line: string) => void; reject: (e: Error) => void };
   private lines: string[] = [];
   exited = false;
@@ -182,22 +198,24 @@ class SealedProcess {
     const env: NodeJS.ProcessEnv = { ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {}), ELECTRON_NO_ASAR: "1" };
     this.child = own(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env, detached: process.platform !== "win32" }));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
-      this.lastWords = (this.lastWords + d).slice(-2000);
+      this.lastWords = (this.lastWords + d).slice(-2000); if (process.env.NDBG_DEBUG_CHILD) process.stderr.write(d);
     });
     (this.child.stdio[3] as NodeJS.WritableStream).on("error", () => undefined);
     const out = this.child.stdio[4] as NodeJS.ReadableStream;
     out.setEncoding("utf8");
     out.on("data", (d: string) => {
-      this.buffer += d;
+      // A line may be tens of MB (a long run's skeleton): its chunks are kept apart and joined once.
       let nl: number;
-      while ((nl = this.buffer.indexOf("\n")) >= 0) {
-        const line = this.buffer.slice(0, nl);
-        this.buffer = this.buffer.slice(nl + 1);
+      while ((nl = d.indexOf("\n")) >= 0) {
+        const line = this.buffer.join("") + d.slice(0, nl);
+        this.buffer = [];
+        d = d.slice(nl + 1);
         const w = this.waiting;
         this.waiting = undefined;
         if (w) w.resolve(line);
         else this.lines.push(line);
       }
+      if (d) this.buffer.push(d);
     });
     this.child.on("exit", (code, signal) => {
       this.exited = true;
@@ -450,7 +468,14 @@ export async function sandboxFiles(program: string, opts: { root?: string; cwd?:
 }
 
 /** A sealed run's result: the trace, and what the run did to the sandbox's files (nothing of it on disk) and met there. */
-export type SealedResult = TraceResult & { inspected?: Inspected[]; executed?: Executed[]; sandbox?: { wrote: Written[]; notices: string[] } };
+export type SealedResult = TraceResult & {
+  inspected?: Inspected[];
+  executed?: Executed[];
+  /** A window's: its first state's callers, innermost first. */
+  callers?: Frame[];
+  skeleton?: RunSkeleton;
+  sandbox?: { wrote: Written[]; notices: string[] };
+};
 
 /** The results of the statements run at one state of the run. */
 export interface Executed {
@@ -464,7 +489,7 @@ export interface Executed {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[] } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; window?: Window } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -494,6 +519,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
     if (opts.statements?.length) request.statements = opts.statements;
+    if (opts.window) request.window = opts.window;
     const ran = await executor.run(request, timeout, opts.signal, files);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
@@ -508,8 +534,18 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     let pending: { req: Parameters<typeof answerHole>[1]; frames: Frame[] } | undefined;
     let inspected: Inspected[] | undefined;
     const executed: Executed[] = [];
+    let skeleton: RunSkeleton | undefined;
+    let callers: unknown;
     records.feed(ran.records + "\n", (r) => {
       if (pending) return false;
+      if (r.event === "skeleton" && opts.window && "skeleton" in opts.window && !skeleton) {
+        skeleton = RunSkeleton.read(r);
+        return false;
+      }
+      if (r.callers !== undefined && opts.window && callers === undefined) {
+        callers = r.callers;
+        delete r.callers;
+      }
       if (r.event === "inspect" && opts.inspect && !inspected) {
         inspected = readInspected(r);
         return false;
@@ -530,6 +566,8 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
         ...records.result(source, { killed: false, code: 0, signal: null }),
         ...(inspected ? { inspected } : {}),
         ...(executed.length ? { executed } : {}),
+        ...(callers !== undefined ? { callers: callerFrames(callers, file, where.root) } : {}),
+        ...(skeleton ? { skeleton } : {}),
         sandbox: { wrote: ran.wrote, notices: ran.notices },
       };
     answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });

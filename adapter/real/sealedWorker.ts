@@ -259,7 +259,10 @@ for (;;) {
   }
   try {
     if (folders) files.mount(folders);
-    records = String(run(line));
+    const answer = run(line) as { toJs(): Uint8Array; destroy(): void };
+    const bytes = answer.toJs();
+    answer.destroy();
+    records = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
   } catch (e) {
     // A fatal error of the interpreter (the WebAssembly stack overflowed, memory ran out in C):
     // this process is no longer usable; the parent starts another.

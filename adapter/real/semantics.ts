@@ -10,8 +10,13 @@
 // the caller's exception event after the callee's return.
 import { breakpointCanHit, breakpointHits, type Action, type BreakpointPlace, type Frame } from "../format/trajectory.js";
 
+/** What the semantics read of an event: where it stands, not its values (a recording's frames, or a long run's skeleton). */
+export type Place = Pick<Frame, "event" | "line" | "depth" | "file">;
+/** A run's events in order, as the semantics read them. */
+export type Places = ArrayLike<Place>;
+
 /** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
-export function transition(frames: readonly Frame[], i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
+export function transition(frames: Places, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
   const n = frames.length;
   if (!Number.isInteger(i) || i < 0 || i > n) throw new RangeError(`state index ${i} is outside the trace (0..${n})`);
   if ((action.kind === "breakpoint" || action.kind === "inv_breakpoint") && !Number.isInteger(action.line))
@@ -62,7 +67,7 @@ export function transition(frames: readonly Frame[], i: number, action: Action, 
 }
 
 
-function nextLine(frames: readonly Frame[], i: number, hit: (line: number) => boolean): number {
+function nextLine(frames: Places, i: number, hit: (line: number) => boolean): number {
   for (let j = i + 1; j < frames.length; j++) if (breakpointCanHit(frames[j]) && hit(frames[j].line)) return j;
   return frames.length;
 }
@@ -74,7 +79,7 @@ function nextLine(frames: readonly Frame[], i: number, hit: (line: number) => bo
  * stop). From a return (the frame is already finished) it is the caller's next stop: the first
  * later state at depth <= d - 1.
  */
-function stepOver(frames: readonly Frame[], i: number): number {
+function stepOver(frames: Places, i: number): number {
   const f = frames[i];
   const limit = f.event === "return" ? f.depth - 1 : f.depth;
   for (let j = i + 1; j < frames.length; j++) if (frames[j].depth <= limit) return j;
@@ -87,7 +92,7 @@ function stepOver(frames: readonly Frame[], i: number): number {
  * run to the caller's return (depth d - 1). The scan stops if the trace leaves the frame without
  * a return event, which only a cut-off trace does.
  */
-function stepReturn(frames: readonly Frame[], i: number): number {
+function stepReturn(frames: Places, i: number): number {
   const f = frames[i];
   const d = f.event === "return" ? f.depth - 1 : f.depth;
   for (let j = i + 1; j < frames.length; j++) {
@@ -108,7 +113,7 @@ function stepReturn(frames: readonly Frame[], i: number): number {
  * keeping the minimum depth between finds the latest such k, and can stop once that minimum is
  * no deeper than here.
  */
-function invStepOver(frames: readonly Frame[], i: number): number {
+function invStepOver(frames: Places, i: number): number {
   const here = i < frames.length ? frames[i].depth : -1;
   let between = Infinity; // minimum depth strictly between k and i
   for (let k = i - 1; k >= 0; k--) {
@@ -129,8 +134,8 @@ function invStepOver(frames: readonly Frame[], i: number): number {
  * for a module's first line), the earliest recorded state of the frame; with none (a call
  * from untraced code), it stays.
  */
-function invStepReturn(frames: readonly Frame[], i: number): number {
-  const f = frames[i] as Frame | undefined;
+function invStepReturn(frames: Places, i: number): number {
+  const f = frames[i] as Place | undefined;
   const d = !f ? 0 : f.event === "call" ? f.depth - 1 : f.depth;
   let earliest = i;
   for (let k = i - 1; k >= 0; k--) {

@@ -6,14 +6,16 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runBench } from "../../tools/bench/run.js";
 import { formatReport } from "../../tools/bench/report.js";
+import { formatLongRuns, runLongRuns } from "../../tools/bench/longRuns.js";
 import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
 
-export const usage = "bench [--sealed] [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json]";
+export const usage = "bench [--sealed] [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json] | bench --runs N,N,... [--python P] [--adapter PATH] [--timeout S] [--json]";
 
 const OPTIONS = {
   ...MODEL_FLAGS,
   steps: { type: "string" },
   long: { type: "string" },
+  runs: { type: "string" },
   adapter: { type: "string" },
   timeout: { type: "string" },
   sealed: { type: "boolean" },
@@ -39,6 +41,14 @@ export function run(argv: string[]): Promise<number> {
     const isUri = (m: string): boolean => /^[a-z][a-z0-9+.-]+:/i.test(m);
     const model = values.model === undefined ? undefined : isUri(values.model) ? values.model : resolve(values.model);
     if (model !== undefined && !isUri(model) && !existsSync(model)) throw new InputError(`model not found: ${model}`);
+    const timeoutMs = (values.timeout === undefined ? 120 : seconds("--timeout", values.timeout)) * 1000;
+    if (values.runs !== undefined) {
+      // Long runs (runs of N line events each) beside debugpy: predict mode as users get it, sealed.
+      const sizes = values.runs.split(",").map((x) => integer("--runs", x.trim(), 1)!);
+      const r = await runLongRuns({ adapter, sizes, timeoutMs, ...(values.python ? { python: values.python } : {}), log: (line) => process.stderr.write(`ndbg bench: ${line}\n`) });
+      process.stdout.write(values.json ? JSON.stringify(r) + "\n" : formatLongRuns(r));
+      return 0;
+    }
     const result = await runBench({
       adapter,
       ...(model ? { model } : {}),
@@ -49,7 +59,7 @@ export function run(argv: string[]): Promise<number> {
       ...(values.python ? { python: values.python } : {}),
       // --sealed: predict mode as users get it (the program run sealed, no model call where it has no hole); else the model alone.
       ...(values.sealed ? { extra: { compute: true } } : {}),
-      moveTimeoutMs: (values.timeout === undefined ? 120 : seconds("--timeout", values.timeout)) * 1000,
+      moveTimeoutMs: timeoutMs,
       log: (line) => process.stderr.write(`ndbg bench: ${line}\n`),
     });
     process.stdout.write(values.json ? JSON.stringify(result) + "\n" : formatReport(result));

@@ -57,7 +57,7 @@ export type SideName = "neural" | "debugpy";
 const STOP_EVENTS = ["stopped", "terminated"] as const;
 const LAUNCH_TIMEOUT = 180_000;
 
-abstract class DapSession implements Session {
+export abstract class DapSession implements Session {
   abstract readonly side: SideName;
   launch: Launch = { spawnToStop: NaN, launchToStop: NaN };
   protected threadId = 1;

@@ -1,0 +1,176 @@
+// ndbg bench --runs: long runs beside debugpy, in one sitting. For each size, a script whose
+// loop runs about that many line events (`result = work(n)`, then `print(result)` on line 9):
+// the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
+// hover there, Step Back to the call (ours: debugpy has none); then in a second session from the
+// entry, Step Over the call. Each side's peak memory, adapter and all it started. Wall times in
+// ms, one sitting: a ratio is read beside the other side's on the same load.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DebugProtocol } from "@vscode/debugprotocol";
+import { findDebugpyPython } from "../../real/debugpy.js";
+import { TimedDap } from "./dap.js";
+import { DapSession, type SideName } from "./sides.js";
+
+export interface LongRunOptions {
+  adapter: string;
+  /** Line events of each run (about). */
+  sizes: readonly number[];
+  python?: string;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+export interface LongRunSide {
+  /** Adapter spawned to the entry stop. */
+  firstStop: number;
+  /** Continue from the entry to the breakpoint after the loop. */
+  toBreakpoint: number;
+  /** Step Over the call (debugpy: in a second session). */
+  stepOver: number;
+  /** Step Back from the breakpoint to the call's line (ours only). */
+  stepBack?: number;
+  /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
+  hover: number;
+  /** Peak resident memory of the adapter and of what it started, MB. */
+  memoryMB: number;
+}
+
+export interface LongRunRow {
+  events: number;
+  neural: LongRunSide;
+  debugpy: LongRunSide;
+}
+
+const BREAKPOINT = 9;
+const scriptFor = (iterations: number): string =>
+  ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", `result = work(${iterations})`, "print(result)", ""].join("\n");
+
+class LongSession extends DapSession {
+  constructor(
+    readonly side: SideName,
+    dap: TimedDap,
+    private readonly timeoutMs: number,
+  ) {
+    super(dap);
+  }
+
+  static async open(side: SideName, cmd: string, args: string[], launch: Record<string, unknown>, program: string, lines: number[], timeoutMs: number): Promise<LongSession> {
+    const s = new LongSession(side, new TimedDap(side, cmd, args, { env: { ...process.env, PYTHONHASHSEED: "0" } }), timeoutMs);
+    try {
+      await s.initialize(side === "neural" ? "neural-python" : "python");
+      await s.start(launch, [{ path: program, lines }]);
+      return s;
+    } catch (e) {
+      await s.close();
+      throw e;
+    }
+  }
+
+  /** A move (any DAP stepping request) to its stop; the ms it took and the line it stopped on. */
+  async go(command: string): Promise<{ ms: number; line?: number }> {
+    const from = this.dap.events.length;
+    const r = await this.dap.send(command, { threadId: this.threadId }, this.timeoutMs);
+    if (!r.msg.success) throw new Error(`${this.side}: "${command}" failed: ${r.msg.message ?? ""}`);
+    const ev = await this.dap.event(["stopped", "terminated"], from, this.timeoutMs);
+    const ms = ev.at - r.sent;
+    if (ev.msg.event !== "stopped") return { ms };
+    return { ms, line: (await this.top()).line };
+  }
+
+  async top(): Promise<DebugProtocol.StackFrame> {
+    const st = await this.dap.request<DebugProtocol.StackTraceResponse>("stackTrace", { threadId: this.threadId, startFrame: 0, levels: 1 });
+    return st.msg.body.stackFrames[0];
+  }
+
+  async hover(expression: string): Promise<number> {
+    const frame = await this.top();
+    const t0 = performance.now();
+    await this.dap.request("evaluate", { expression, frameId: frame.id, context: "hover" }, this.timeoutMs);
+    return performance.now() - t0;
+  }
+
+  peakMB(): number {
+    const m = this.memory();
+    return ((m.adapter ?? 0) + m.others) / 1e6;
+  }
+}
+
+/** One side's figures on one run. */
+async function measure(side: SideName, o: LongRunOptions, python: string, program: string): Promise<LongRunSide> {
+  const neural = side === "neural";
+  const [cmd, args] = neural ? [process.execPath, [o.adapter]] : [python, ["-m", "debugpy.adapter"]];
+  const launch = neural
+    ? { type: "neural-python", request: "launch", name: "bench", program, mode: "predict", stopOnEntry: true }
+    : { type: "python", request: "launch", name: "bench", program, cwd: join(program, ".."), python, console: "internalConsole", justMyCode: true, stopOnEntry: true, redirectOutput: true, subProcess: false };
+  const check = (what: string, line: number | undefined, want: number): void => {
+    if (line !== want) throw new Error(`${side}: ${what} stopped on line ${line ?? "(the end)"}, not ${want}`);
+  };
+  const a = await LongSession.open(side, cmd, args, launch, program, [BREAKPOINT], o.timeoutMs);
+  try {
+    const firstStop = a.launch.spawnToStop;
+    const cont = await a.go("continue");
+    check("Continue", cont.line, BREAKPOINT);
+    const hover = await a.hover("result");
+    let stepBack: number | undefined;
+    if (neural) {
+      const back = await a.go("stepBack");
+      check("Step Back", back.line, BREAKPOINT - 1);
+      stepBack = back.ms;
+    }
+    let memoryMB = a.peakMB();
+    // Step Over the call, in a second session from the entry (where nothing of the run is known yet).
+    let stepOver: number;
+    const b = await LongSession.open(side, cmd, args, launch, program, [], o.timeoutMs);
+    try {
+      check("the entry", (await b.go("next")).line, BREAKPOINT - 1);
+      const over = await b.go("next");
+      check("Step Over", over.line, BREAKPOINT);
+      stepOver = over.ms;
+      memoryMB = Math.max(memoryMB, b.peakMB());
+    } finally {
+      await b.close();
+    }
+    return { firstStop, toBreakpoint: cont.ms, stepOver, ...(stepBack !== undefined ? { stepBack } : {}), hover, memoryMB };
+  } finally {
+    await a.close();
+  }
+}
+
+export async function runLongRuns(o: LongRunOptions): Promise<{ python: string; rows: LongRunRow[] }> {
+  const python = await findDebugpyPython(o.python);
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-bench-runs-"));
+  const rows: LongRunRow[] = [];
+  try {
+    for (const events of o.sizes) {
+      const program = join(dir, `run_${events}.py`);
+      // Two line events an iteration (the loop's test, its body).
+      writeFileSync(program, scriptFor(Math.max(1, Math.round(events / 2))));
+      o.log(`${events.toLocaleString("en-US")} events: ours`);
+      const neural = await measure("neural", o, python, program);
+      o.log(`${events.toLocaleString("en-US")} events: debugpy`);
+      const debugpy = await measure("debugpy", o, python, program);
+      rows.push({ events, neural, debugpy });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { python, rows };
+}
+
+export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): string {
+  const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
+  const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
+  const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
+  out.push("events      side     first stop  continue to bp  step over  step back  hover  memory MB");
+  for (const row of r.rows)
+    for (const side of ["neural", "debugpy"] as const) {
+      const s = row[side];
+      out.push(
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+      );
+    }
+  out.push("", "ours / debugpy:");
+  for (const row of r.rows) out.push(`  ${row.events.toLocaleString("en-US")} events: continue ${ratio(row.neural.toBreakpoint, row.debugpy.toBreakpoint)}, step over ${ratio(row.neural.stepOver, row.debugpy.stepOver)}, first stop ${ratio(row.neural.firstStop, row.debugpy.firstStop)}`);
+  return out.join("\n") + "\n";
+}
