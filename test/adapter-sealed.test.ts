@@ -148,7 +148,7 @@ test("a launch that asks for another Python version is told which one the sealed
   }
 });
 
-test("a run of 400,000 events is debugged as a short one: its skeleton answers every move, its states are recorded a window at a time by running it again", T, async () => {
+test("a run of 400,000 events is debugged as a short one: its states are recorded a window at a time, by running it again to where a move lands", T, async () => {
   const program = join(dir, "long.py");
   writeFileSync(
     program,
@@ -158,7 +158,6 @@ test("a run of 400,000 events is debugged as a short one: its skeleton answers e
   try {
     await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 5 }]);
     assert.match(s.text(), /predict · the run goes past 10,000 events: its states are recorded that many at a time/);
-    assert.match(s.text(), /predict · the run has 400,0\d\d events/);
     // The breakpoint after the loop: the state, its caller, and the frame's own values, exact.
     const { frame, vars } = await inspect(s.dc);
     assert.equal(frame.line, 5);
@@ -176,6 +175,11 @@ test("a run of 400,000 events is debugged as a short one: its skeleton answers e
     await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
     const after = await inspect(s.dc);
     assert.deepEqual([after.frame.line, after.vars.find((v) => v.name === "result")?.value], [9, "2666646666700000"]);
+    // Back over the whole call: no window reaches that far, the run's skeleton does; and over it again.
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.deepEqual([(await inspect(s.dc)).frame.line, s.text().match(/the run has ([\d,]+) events/)?.[1]], [8, "400,010"]);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 9);
     // Reverse Continue runs back to the breakpoint, 4 events before: the window holds it.
     await stopAfter(s.dc, (dc) => dc.reverseContinueRequest(THREAD));
     assert.equal((await inspect(s.dc)).frame.line, 5);

@@ -1,19 +1,21 @@
 // Predict mode for a run longer than maxEvents (a loop of 200,000 iterations): rather than every
-// state of the run, the sealed run records where each event stands (its skeleton, a few bytes an
-// event: real/skeleton.ts), the debugger's semantics answer every move over it, and the states a
-// session stands at are recorded a window of maxEvents at a time, by running the program again
-// up to them (a sealed run is a pure function of program, answers and input). A window reaches
-// half its length back from the state asked for, and the last few are kept, so stepping back and
-// forth near a stop (and between two stops) runs nothing; the skeleton is made at the first move
-// that leaves the run's first window. States keep the run's event indices as refs, as a
-// recording's: everything the engine does over one run's events (Step Back, Reverse Continue,
-// data breakpoints) works the same.
+// state of the run, its states are recorded a window of maxEvents at a time, by running the
+// program sealed again up to them (a sealed run is a pure function of program, answers and
+// input); the events before a window are only counted, on the tracer's fast path. The debugger's
+// semantics (real/semantics.ts) answer a move over the windows kept where it lands in one; a
+// move forwards past them runs the program to where it lands (a seek: the first event no deeper
+// than the frame, the first line on a breakpoint, ...), recording a window from there; a move
+// back past them reads a window reaching back from here, and past that, the run's skeleton (where
+// each event stands, 7 bytes an event: real/skeleton.ts). The last few windows are kept, so
+// stepping back and forth near a stop, and between two stops, runs nothing. States keep the
+// run's event indices as refs, as a recording's: everything the engine does over one run's
+// events (Step Back, Reverse Continue, data breakpoints) works the same.
 import { type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { Evaluated, Predicted, PredictOptions, Predictor, RanLine } from "../engine/predictor.js";
 import { runSealed, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/tracer.js";
 import type { RunSkeleton } from "../real/skeleton.js";
-import { transition, type Places } from "../real/semantics.js";
+import { seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
 import { cutText } from "../format/values.js";
 
 /** The most events a long run may have (its skeleton: 7 bytes an event). */
@@ -33,18 +35,42 @@ interface Stretch {
   frames: readonly Frame[];
   /** frames[0]'s callers, innermost first. */
   callers: readonly Frame[];
+  /** The run ended within it: its exit is event from + frames.length. */
+  final?: boolean;
 }
+
+/** The run's end, once a run has reached it: its index (the number of events), its exit, and all it printed. */
+interface End {
+  events: number;
+  exit: Exit;
+  text: Buffer;
+}
+
+/** A window's events at the run's own indices, as the semantics read them (those before it are not there). */
+function viewOf(w: Stretch): Places {
+  const length = w.from + w.frames.length;
+  return new Proxy({ length } as Places, {
+    get(target, key) {
+      if (typeof key === "string" && key !== "length") {
+        const i = Number(key);
+        if (Number.isInteger(i) && i >= w.from && i < length) return w.frames[i - w.from];
+      }
+      return Reflect.get(target, key);
+    },
+  });
+}
+
+/** What the run printed up to the `upTo`-th state of a window, inclusive (the first state's holds all before it). */
+const bytesOf = (frames: readonly Frame[], upTo: number): Buffer => Buffer.from(frames.slice(0, upTo + 1).map((f) => f.stdout ?? "").join(""), "utf8");
 
 export class LongRunPredictor implements Predictor {
   readonly eventByEvent = true;
   readonly source: string;
   readonly python?: string;
-  /** Made at the first move the first window cannot answer (sketch). */
+  /** Made at the first move that neither the windows nor a seek can answer (sketch). */
   private skeleton?: RunSkeleton;
-  private exit?: Exit;
-  /** The run's standard output, as bytes (the skeleton's offsets count bytes). */
-  private output = Buffer.alloc(0);
-  /** The windows recorded, the latest first; the run's first is kept until the skeleton is made. */
+  private end?: End;
+  /** The windows recorded, the latest first. */
   private windows: Stretch[];
   private statements: Statement[] = [];
   private readonly size: number;
@@ -72,23 +98,9 @@ export class LongRunPredictor implements Predictor {
     const result = await this.runWith({ skeleton: true }, { maxEvents: LONG_RUN_EVENTS }, signal);
     if (!result.skeleton) throw new Error(`the run's skeleton did not come back (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
     const { stdout, ...exit } = result.exit;
-    this.exit = exit;
-    this.output = Buffer.from(stdout ?? "", "utf8");
+    this.end = { events: result.skeleton.length, exit, text: Buffer.from(stdout ?? "", "utf8") };
     this.opts.console?.(`predict · the run has ${result.skeleton.length.toLocaleString("en-US")} events${exit.status === "limit" ? ` before it stopped (${exit.value})` : ""}`);
     return (this.skeleton = result.skeleton);
-  }
-
-  /** The recorded window that holds event `i`, made the latest. */
-  private windowOf(i: number): Stretch | undefined {
-    const k = this.windows.findIndex((w) => i >= w.from && i < w.from + w.frames.length);
-    if (k < 0) return undefined;
-    const [w] = this.windows.splice(k, 1);
-    this.windows.unshift(w);
-    return w;
-  }
-
-  private keep(w: Stretch): void {
-    this.windows = [w, ...this.windows].slice(0, KEPT_WINDOWS);
   }
 
   private runWith(window: Window, extra: Partial<TraceOptions> & { inspect?: { at: number; expressions: readonly string[]; up?: number } } = {}, signal?: AbortSignal): Promise<SealedResult> {
@@ -103,16 +115,30 @@ export class LongRunPredictor implements Predictor {
     });
   }
 
-  /** The recorded state of event `i`, recording the window around it where no window kept holds it. */
-  private async frameAt(i: number, signal?: AbortSignal): Promise<Frame> {
-    const w = this.windowOf(i);
-    if (w) return w.frames[i - w.from];
+  /** A window's run kept: the latest first, a few at most; where the run ended within it, its end. */
+  private keep(from: number, result: SealedResult): Stretch {
+    const ended = !(result.exit.status === "limit" && result.limit === "events");
+    const w: Stretch = { from, frames: result.frames, callers: result.callers ?? [], ...(ended ? { final: true } : {}) };
+    if (ended) {
+      const { stdout, ...exit } = result.exit;
+      this.end = { events: from + result.frames.length, exit, text: Buffer.concat([bytesOf(result.frames, result.frames.length), Buffer.from(stdout ?? "", "utf8")]) };
+    }
+    this.windows = [w, ...this.windows].slice(0, KEPT_WINDOWS);
+    return w;
+  }
+
+  /** The kept window whose events (or, the run's last, whose exit) include event `i`. */
+  private windowOf(i: number): Stretch | undefined {
+    return this.windows.find((w) => i >= w.from && (i < w.from + w.frames.length || (w.final === true && i === w.from + w.frames.length)));
+  }
+
+  /** The window around event `i` (from half a window before it), recorded by running the program again. */
+  private async fetch(i: number, signal?: AbortSignal): Promise<Stretch> {
     const from = Math.max(0, i - Math.floor(this.size / 2));
     const result = await this.runWith({ from }, { maxEvents: this.size }, signal);
-    const frame = result.frames[i - from];
-    if (!frame) throw new Error(`the program did not reach its event ${i} again (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
-    this.keep({ from, frames: result.frames, callers: result.callers ?? [] });
-    return frame;
+    if (result.frames.length === 0 && !(this.end && i === this.end.events))
+      throw new Error(`the program did not reach its event ${i} again (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
+    return this.keep(from, result);
   }
 
   async start(opts?: PredictOptions): Promise<Predicted> {
@@ -121,47 +147,83 @@ export class LongRunPredictor implements Predictor {
 
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
     const from = history.at(-1)?.ref;
-    if (from === undefined || !Number.isInteger(from) || from < 0 || (this.skeleton && from > this.skeleton.length)) throw new Error("this state is not one of the run's");
+    if (from === undefined || !Number.isInteger(from) || from < 0 || (this.end && from > this.end.events)) throw new Error("this state is not one of the run's");
+    const signal = opts?.signal;
     const places = opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) }));
-    // Over the run's first events, a move that lands among them lands there in the whole run too
-    // (going forwards the first match is taken; going back, every earlier event is there).
-    const start = this.skeleton ? undefined : this.windows.find((w) => w.from === 0);
-    if (start && from < start.frames.length) {
-      const to = transition(start.frames, from, action, places);
-      if (to < start.frames.length) return this.at(to, action, from, opts?.signal);
-    }
-    const all: Places = (await this.sketch(opts?.signal)).places;
-    return this.at(transition(all, from, action, places), action, from, opts?.signal);
+    const w = this.windowOf(from) ?? (await this.fetch(from, signal));
+    // (what the run had printed by `from`, read before another window may take its place)
+    const before = this.offset(from);
+    const to = await this.move(w, from, action, places, signal);
+    return this.at(to, action, from, signal, before);
   }
 
-  /** The state of event `to` (the run's length: its exit), reached from `from` by `action`, with what the run printed on the way. */
-  private async at(to: number, action: Action | undefined, from: number, signal?: AbortSignal): Promise<Predicted> {
-    const step: Step = action ? { action } : {};
-    const n = this.skeleton?.length ?? Infinity;
-    if (to < n) {
-      const { stdout: _, stderr: __, ...frame } = await this.frameAt(to, signal);
-      const stdout = this.printed(from, to, action);
-      step.frame = { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
-    } else {
-      const stdout = this.printed(from, to, action);
-      step.exit = { ...this.exit!, ...(stdout ? { stdout } : {}) };
+  /**
+   * Where `action` leads from event `from` (in window `w`): over the window where it lands there;
+   * forwards past it, by a run that seeks where the move lands (semantics.ts's seekOf); back past
+   * its start, over a window reaching back from here; else over the run's skeleton.
+   */
+  private async move(w: Stretch, from: number, action: Action, places: { line: number; file?: string }[] | undefined, signal?: AbortSignal): Promise<number> {
+    const to = transitionWithin(viewOf(w), from, action, places, w.from);
+    if (to !== undefined && (to < w.from + w.frames.length || w.final)) return to;
+    if (this.skeleton) return transition(this.skeleton.places, from, action, places);
+    if (to !== undefined) {
+      const seek = seekOf(w.frames[from - w.from], from, action, places);
+      if (seek) return this.seekTo(seek, signal);
+    } else if (w.from > Math.max(0, from - Math.floor(this.size / 2))) {
+      const back = await this.fetch(from, signal);
+      const t = transitionWithin(viewOf(back), from, action, places, back.from);
+      if (t !== undefined) return t;
     }
+    return transition((await this.sketch(signal)).places, from, action, places);
+  }
+
+  /** Runs the program to where a forward move lands, recording a window from there; the exit's index where it lands nowhere. */
+  private async seekTo(seek: Seek, signal?: AbortSignal): Promise<number> {
+    const result = await this.runWith({ seek }, { maxEvents: this.size }, signal);
+    const at = result.window?.from;
+    if (at === undefined) {
+      const { stdout, ...exit } = result.exit;
+      if (!result.window) throw new Error(`the run did not say where it went (${exit.status}${exit.value ? `: ${cutText(exit.value, 120)}` : ""})`);
+      this.end = { events: result.window.events, exit, text: Buffer.from(stdout ?? "", "utf8") };
+      return result.window.events;
+    }
+    this.keep(at, result);
+    return at;
+  }
+
+  /** The state of event `to` (the run's end: its exit), reached from `from` by `action`, with what the run printed on the way. */
+  private async at(to: number, action: Action | undefined, from: number, signal?: AbortSignal, before?: number): Promise<Predicted> {
+    const step: Step = action ? { action } : {};
+    if (this.end && to === this.end.events) {
+      const stdout = this.printed(this.end.text, action, from, to, before);
+      step.exit = { ...this.end.exit, ...(stdout ? { stdout } : {}) };
+      return { step, ref: to };
+    }
+    const w = this.windowOf(to) ?? (await this.fetch(to, signal));
+    const { stdout: _, stderr: __, ...frame } = w.frames[to - w.from];
+    const stdout = this.printed(bytesOf(w.frames, to - w.from), action, from, to, before);
+    step.frame = { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
     return { step, ref: to };
   }
 
-  /** What the run printed on the way from event `from` to `to` (nothing going back); the first state: what came before it. */
-  private printed(from: number, to: number, action: Action | undefined): string | undefined {
+  /**
+   * What the run printed on the way from `from` to `to`: the bytes of `text` (all it printed up
+   * to `to`) past `before` (all it printed up to `from`); nothing going back. The first state: its
+   * own record's output.
+   */
+  private printed(text: Buffer, action: Action | undefined, from: number, to: number, before = this.offset(from)): string | undefined {
     if (action && to <= from) return undefined;
-    const w = this.windows.find((x) => (action ? from : to) >= x.from && to < x.from + x.frames.length);
-    if (w && (!action || from >= w.from)) {
-      let out = "";
-      for (let k = action ? from + 1 : to; k <= to; k++) out += w.frames[k - w.from].stdout ?? "";
-      return out || undefined;
-    }
-    const skeleton = this.skeleton!;
-    const offset = (i: number): number => skeleton.outBefore(i) ?? this.output.length;
-    const bytes = this.output.subarray(action ? offset(from) : 0, offset(to));
-    return bytes.length ? bytes.toString("utf8") : undefined;
+    const w = action ? undefined : this.windowOf(to);
+    const out = action ? text.subarray(before).toString("utf8") : (w?.frames[to - w.from]?.stdout ?? "");
+    return out || undefined;
+  }
+
+  /** Bytes the run printed up to event `i` (what its record's stdout ends with): from a window that holds it, else the skeleton. */
+  private offset(i: number): number {
+    const w = this.windows.find((x) => i >= x.from && i < x.from + x.frames.length);
+    if (w) return bytesOf(w.frames, i - w.from).length;
+    if (this.end && i === this.end.events) return this.end.text.length;
+    return this.skeleton?.outBefore(i) ?? 0;
   }
 
   /** Every caller's state at this point of the run: in its window, the latest earlier event at each lower depth; before the window, its first state's callers. */
@@ -210,9 +272,11 @@ export class LongRunPredictor implements Predictor {
       this.statements = kept;
       throw new Error(`"${cutText(code)}" did not finish in the run's time (${result.exit.status}): nothing of it was kept`);
     }
-    // What the run was before the line is gone: its windows and its skeleton (made again when a move needs it).
-    this.windows = [{ from, frames: result.frames, callers: result.callers ?? [] }];
+    // What the run was before the line is gone: its windows, its end and its skeleton (made again when a move needs it).
+    this.windows = [];
     this.skeleton = undefined;
+    this.end = undefined;
+    this.keep(from, result);
     return { state: { step: { ...last.step, frame: now }, ref: at }, result: mine };
   }
 

@@ -58,6 +58,10 @@ object a line:
   --max-output bytes of standard output (default 1000000; the output is cut there). A limit ends the run with a
   "limit" exit, its reason and a value that names the limit ("the limit of 10000 events was
   reached"). SystemExit(0) or SystemExit(None) is a normal exit.
+- Windows, statements (the sealed run's options, adapter/python/sealed.py): a run past maxEvents
+  is recorded a window at a time ("window": from an event on, or from where a forward move lands,
+  Run.seeks; or no state but the run's Skeleton), the events before the window counted on a fast
+  path; lines the user ran at stops ("statements") run again at the same events of every run.
 - The tracer is no part of the program: what it calls while the program runs (json's encoder,
   os.write, the clock, sys.settrace) is bound before the program runs, so a program that replaces
   json.dumps or os.write changes nothing of the records. The program's sys.settrace is kept but
@@ -232,6 +236,9 @@ def _locals_items(frame, locals_=None):
         yield item
 
 
+_NEVER = 1 << 62  # a window that has not begun: its seek has not been met
+
+
 class Skeleton:
     """Where each event of a run stands, and no more: its kind, line, depth and file, and how many
     bytes of standard output were written before it (what a move between two events printed is
@@ -346,11 +353,21 @@ class Run:
         # A window of a long run: events before "from" are counted, not recorded (the states of a
         # run past maxEvents are recorded a window at a time, each by running the program again).
         # "skeleton": no state recorded, but where every event stands (Skeleton), for the whole run.
+        # "seek": the window starts at the first event after "after" that a move lands on (Run.seeks).
         window = opts.get("window") or {}
+        self.windowed = bool(window)
         self.record_from = int(window.get("from") or 0)
         self.skeleton = Skeleton() if window.get("skeleton") else None
         if self.skeleton is not None:
             self.record_from = self.max_events
+        seek = window.get("seek")
+        self.seek = None
+        if seek is not None:
+            self.record_from = _NEVER
+            places = seek.get("places")
+            self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else {(str(f or ""), int(line)) for f, line in places})
+        # (a Continue's seek looks at line events on its lines only: a set of ints read first)
+        self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3]}
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
         self.events = 0
@@ -396,6 +413,9 @@ class Run:
             value = self.limit_text(reason)
         if self.skeleton is not None:
             self.write(self.skeleton.record())
+        if self.windowed:
+            # Where the window began (none: the seek met nothing), and how many events the run had.
+            self.write({"event": "window", "from": self.record_from if self.record_from != _NEVER else None, "events": self.events})
         record = {"event": "exit", "status": status}
         if value is not None:
             record["value"] = value
@@ -532,6 +552,16 @@ class Run:
         if rel is None or self.stopped:
             return None
         stack[frame] = (depth or 0, level or steps)
+        seek = self.seek
+        if seek is not None and self.events > seek[0]:
+            if seek[1] is not None or seek[2] is not None:
+                # A Step Over or Step Out lands in a frame on the stack when it began: a frame
+                # entered since is deeper, and its events are only counted (count_trace).
+                self.skip()
+                return self.count_trace
+            if self.seeks("call", depth or 0, frame.f_lineno or frame.f_code.co_firstlineno, rel):
+                self.record_from = self.skip_until = self.events
+                self.seek = None
         if self.events < self.skip_until:
             if self.skeleton is not None:
                 self.skeleton.add("call", frame.f_lineno or frame.f_code.co_firstlineno, depth or 0, rel, self.output + self.stdout.buffer.tell())
@@ -544,11 +574,22 @@ class Run:
         if self.stopped:
             return None
         if event == "line" or event == "return" or event == "exception":
+            seek = self.seek
+            if (
+                seek is not None
+                and self.events > seek[0]
+                and (self.seek_lines is None or frame.f_lineno in self.seek_lines)
+                and self.seeks(event, self.stack[frame][0], frame.f_lineno, self.files.get(frame.f_code.co_filename))
+            ):
+                self.record_from = self.skip_until = self.events
+                self.seek = None
             if self.events < self.skip_until:
                 # Before a window (the fast path of event(): a long run is counted here, millions of events).
                 if self.skeleton is not None:
                     self.skeleton.add(event, frame.f_lineno, self.stack[frame][0], self.files.get(frame.f_code.co_filename), self.output + self.stdout.buffer.tell())
-                self.skip()
+                self.events += 1
+                if not self.events & 4095:
+                    self.limits()
                 if event == "return":
                     del self.stack[frame]
                     self.exc_lasti.pop(frame, None)
@@ -560,14 +601,49 @@ class Run:
                 self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
         return self.local_trace
 
+    def count_trace(self, frame, event, arg):
+        """The local trace function of a frame a seek passes over (see global_trace): its events
+        are counted, and once the window has begun, recorded (local_trace)."""
+        if self.events >= self.skip_until or self.stopped:
+            return self.local_trace(frame, event, arg)
+        if event == "line" or event == "return" or event == "exception":
+            self.events += 1
+            if not self.events & 4095:
+                self.limits()
+            if event == "return":
+                del self.stack[frame]
+                self.exc_lasti.pop(frame, None)
+            elif event == "exception":
+                self.exc_lasti[frame] = frame.f_lasti
+            elif self.exc_lasti:
+                self.exc_lasti.pop(frame, None)
+        return self.count_trace
+
+    def seeks(self, event, depth, line, rel):
+        """Whether a move lands on this event: the seek's form of adapter/real/semantics.ts's
+        forward moves (seekOf there): the first later event no deeper than a depth (Step Over),
+        the first that leaves or returns from a frame (Step Out), the first line on a breakpoint
+        (Continue), else the next one (Step Into)."""
+        _, depth_at_most, return_at, places = self.seek
+        if depth_at_most is not None:
+            return depth <= depth_at_most
+        if return_at is not None:
+            return depth < return_at or (depth == return_at and event == "return")
+        if places is not None:
+            return event == "line" and (rel or "", line) in places
+        return True
+
     def skip(self):
         """Counts an event before the window; the time and output limits are read every 4096."""
         self.events += 1
         if not self.events & 4095:
-            if _monotonic() > self.deadline:
-                self.limit("time")
-            if self.output + self.stdout.buffer.tell() > self.max_output:
-                self.limit("output")
+            self.limits()
+
+    def limits(self):
+        if _monotonic() > self.deadline:
+            self.limit("time")
+        if self.output + self.stdout.buffer.tell() > self.max_output:
+            self.limit("output")
 
     def refuse(self):
         """Raises the program's RecursionError where Python would (Python itself has headroom left).

@@ -37,6 +37,7 @@ import {
 } from "./tracer.js";
 import type { FsRequest, Written } from "./sandboxFs.js";
 import { RunSkeleton } from "./skeleton.js";
+import type { Seek } from "./semantics.js";
 import { SandboxFiles, projectRoot, sitePackages, type SandboxRoot } from "./workspace.js";
 
 /** The CPython the sealed run has: Pyodide 0.27 is CPython 3.12. */
@@ -77,14 +78,22 @@ interface RunRequest {
   answers?: HoleAnswer[];
   inspect?: Inspect;
   statements?: readonly Statement[];
-  window?: Window;
+  /** As the tracer reads it: a seek's places as [file, line] (seekRequest). */
+  window?: { from: number } | { seek: Record<string, unknown> } | { skeleton: true };
 }
 
 /**
  * A run longer than maxEvents, a window at a time: the states from the `from`-th event on
- * (maxEvents of them), or no state but the skeleton of the whole run (skeleton.ts).
+ * (maxEvents of them), or from the first event a forward move lands on (`seek`, semantics.ts),
+ * or no state but the skeleton of the whole run (skeleton.ts).
  */
-export type Window = { from: number } | { skeleton: true };
+export type Window = { from: number } | { seek: Seek } | { skeleton: true };
+
+/** A window's run: where its states begin (none: its seek met nothing), and how many events the run had by its end. */
+export interface WindowRun {
+  from?: number;
+  events: number;
+}
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
 export interface Inspect {
@@ -127,6 +136,16 @@ function readInspected(r: Record<string, unknown>): Inspected[] {
     }
     return { value: str("value")!, ...(str("type") ? { type: str("type") } : {}), ...(str("path") ? { path: str("path") } : {}), ...(objects ? { objects } : {}), ...out };
   });
+}
+
+/** A seek as the tracer reads it (Run.seeks): places as [file, line], the program's own file "". */
+function seekRequest(s: Seek): Record<string, unknown> {
+  return {
+    after: s.after,
+    ...(s.depth !== undefined ? { depth: s.depth } : {}),
+    ...(s.returnAt !== undefined ? { returnAt: s.returnAt } : {}),
+    ...(s.places ? { places: s.places.map((p) => [p.file ?? "", p.line]) } : {}),
+  };
 }
 
 /** A window's callers, read as records are (none where one is not valid). */
@@ -473,6 +492,7 @@ export type SealedResult = TraceResult & {
   executed?: Executed[];
   /** A window's: its first state's callers, innermost first. */
   callers?: Frame[];
+  window?: WindowRun;
   skeleton?: RunSkeleton;
   sandbox?: { wrote: Written[]; notices: string[] };
 };
@@ -519,7 +539,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
     if (opts.statements?.length) request.statements = opts.statements;
-    if (opts.window) request.window = opts.window;
+    if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
     const ran = await executor.run(request, timeout, opts.signal, files);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
@@ -536,10 +556,15 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     const executed: Executed[] = [];
     let skeleton: RunSkeleton | undefined;
     let callers: unknown;
+    let windowRun: WindowRun | undefined;
     records.feed(ran.records + "\n", (r) => {
       if (pending) return false;
       if (r.event === "skeleton" && opts.window && "skeleton" in opts.window && !skeleton) {
         skeleton = RunSkeleton.read(r);
+        return false;
+      }
+      if (r.event === "window" && opts.window && !windowRun) {
+        if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from))) windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {
@@ -568,6 +593,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
         ...(executed.length ? { executed } : {}),
         ...(callers !== undefined ? { callers: callerFrames(callers, file, where.root) } : {}),
         ...(skeleton ? { skeleton } : {}),
+        ...(windowRun ? { window: windowRun } : {}),
         sandbox: { wrote: ran.wrote, notices: ran.notices },
       };
     answers.push(answers.length < MAX_HOLES ? await answerHole(oracle!, pending.req, pending.frames) : { error: `more than ${MAX_HOLES} holes in one run` });

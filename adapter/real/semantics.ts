@@ -17,6 +17,58 @@ export type Places = ArrayLike<Place>;
 
 /** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
 export function transition(frames: Places, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
+  return transitionWithin(frames, i, action, breakpoints, 0)!;
+}
+
+/**
+ * A forward move as what it looks for: the first later event that it lands on. A run can look
+ * for it as it goes, its events unknown beforehand (a long run: adapter/python/tracer.py's
+ * seeks). Undefined for a move that is not one (a move back; a run to a line, which falls back
+ * to Continue).
+ */
+export interface Seek {
+  /** The event the move starts from. */
+  after: number;
+  /** Step Over: the first event no deeper than this. */
+  depth?: number;
+  /** Step Out: the first event that leaves this depth, or returns at it. */
+  returnAt?: number;
+  /** Continue: the first line event on one of these places (none: the exit). */
+  places?: readonly BreakpointPlace[];
+}
+
+export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): Seek | undefined {
+  // (from a return the frame is done: its caller's depth)
+  const d = here.event === "return" ? here.depth - 1 : here.depth;
+  switch (action.kind) {
+    case "step_into":
+      return { after: i };
+    case "step_over":
+      return { after: i, depth: d };
+    case "step_return":
+      return { after: i, returnAt: d };
+    case "continue":
+      return { after: i, places: breakpoints ?? [] };
+    default:
+      return undefined;
+  }
+}
+
+/** Whether a move that looks for `seek` lands on event `f`. */
+export function lands(seek: Seek, f: Place): boolean {
+  if (seek.depth !== undefined) return f.depth <= seek.depth;
+  if (seek.returnAt !== undefined) return f.depth < seek.returnAt || (f.depth === seek.returnAt && f.event === "return");
+  if (seek.places) return seek.places.some((b) => breakpointHits(f, b));
+  return true;
+}
+
+/**
+ * transition over events known from `first` on (a window of a long run: those before it are not
+ * at hand): undefined where a move back would read an event before `first`. A move forwards
+ * that meets nothing in `frames` answers frames.length, as at the exit: whether the run ends
+ * there is the caller's to know.
+ */
+export function transitionWithin(frames: Places, i: number, action: Action, breakpoints: readonly BreakpointPlace[] | undefined, first: number): number | undefined {
   const n = frames.length;
   if (!Number.isInteger(i) || i < 0 || i > n) throw new RangeError(`state index ${i} is outside the trace (0..${n})`);
   if ((action.kind === "breakpoint" || action.kind === "inv_breakpoint") && !Number.isInteger(action.line))
@@ -31,35 +83,35 @@ export function transition(frames: Places, i: number, action: Action, breakpoint
   }
   switch (kind) {
     case "step_into":
-      // The very next event, whatever it is: into a call, onto a return, into a handler.
-      return i + 1;
     case "step_over":
-      return stepOver(frames, i);
     case "step_return":
-      return stepReturn(frames, i);
+    case "continue": {
+      // The first later event the move lands on: step_into the very next, whatever it is (into a
+      // call, onto a return, into a handler); step_over the next no deeper (see stepOver); step_return
+      // the frame's return (see stepReturn); continue the next line event on a breakpoint (in the
+      // main file or another user file), else the exit.
+      const seek = seekOf(frames[i], i, action, breakpoints);
+      if (!seek) return n;
+      for (let j = i + 1; j < n; j++) if (lands(seek, frames[j])) return j;
+      return n;
+    }
     case "breakpoint": {
       // Run to the next time line L of the main file is about to execute; when the run never
       // gets there it behaves as continue (stopping at the session's breakpoints, else the exit).
       const j = nextLine(frames, i, (line) => line === action.line);
-      return j < n ? j : transition(frames, i, { kind: "continue" }, breakpoints);
-    }
-    case "continue": {
-      // Run to the next line event on a breakpoint (in the main file or another user file), else to the exit.
-      if (!breakpoints?.length) return n;
-      for (let j = i + 1; j < n; j++) if (breakpoints.some((b) => breakpointHits(frames[j], b))) return j;
-      return n;
+      return j < n ? j : transitionWithin(frames, i, { kind: "continue" }, breakpoints, first);
     }
     case "inv_step_into":
       // The state just before.
-      return i - 1;
+      return i - 1 >= first ? i - 1 : undefined;
     case "inv_step_over":
-      return invStepOver(frames, i);
+      return invStepOver(frames, i, first);
     case "inv_step_return":
-      return invStepReturn(frames, i);
+      return invStepReturn(frames, i, first);
     case "inv_breakpoint": {
       // Back to the latest earlier time line L of the main file was about to execute, else the start.
-      for (let k = i - 1; k >= 0; k--) if (breakpointCanHit(frames[k]) && frames[k].line === action.line) return k;
-      return 0;
+      for (let k = i - 1; k >= first; k--) if (breakpointCanHit(frames[k]) && frames[k].line === action.line) return k;
+      return first ? undefined : 0;
     }
     default:
       throw new RangeError(`unknown action ${JSON.stringify((action as Action).kind)}`);
@@ -72,36 +124,18 @@ function nextLine(frames: Places, i: number, hit: (line: number) => boolean): nu
   return frames.length;
 }
 
-/**
- * step_over: run until the current frame (depth d) stops again or is left. From a call, line or
- * exception that is the first later state at depth <= d, so a line that calls functions lands
- * on the next line of the same frame, or on its return / exception event (a return is its own
- * stop). From a return (the frame is already finished) it is the caller's next stop: the first
- * later state at depth <= d - 1.
+/*
+ * step_over (seekOf's depth): run until the current frame (depth d) stops again or is left. From a
+ * call, line or exception that is the first later state at depth <= d, so a line that calls
+ * functions lands on the next line of the same frame, or on its return / exception event (a
+ * return is its own stop). From a return (the frame is already finished) it is the caller's next
+ * stop: the first later state at depth <= d - 1.
+ *
+ * step_return (seekOf's returnAt): run until the current frame returns, stopping at its return
+ * event (the first later return at depth d; an unwinding exception writes one too). From a
+ * return, that frame is done: run to the caller's return (depth d - 1). The scan stops if the
+ * trace leaves the frame without a return event, which only a cut-off trace does.
  */
-function stepOver(frames: Places, i: number): number {
-  const f = frames[i];
-  const limit = f.event === "return" ? f.depth - 1 : f.depth;
-  for (let j = i + 1; j < frames.length; j++) if (frames[j].depth <= limit) return j;
-  return frames.length;
-}
-
-/**
- * step_return: run until the current frame returns, stopping at its return event (the first later
- * return at depth d; an unwinding exception writes one too). From a return, that frame is done:
- * run to the caller's return (depth d - 1). The scan stops if the trace leaves the frame without
- * a return event, which only a cut-off trace does.
- */
-function stepReturn(frames: Places, i: number): number {
-  const f = frames[i];
-  const d = f.event === "return" ? f.depth - 1 : f.depth;
-  for (let j = i + 1; j < frames.length; j++) {
-    const g = frames[j];
-    if (g.depth < d) return j;
-    if (g.depth === d && g.event === "return") return j;
-  }
-  return frames.length;
-}
 
 /**
  * inv_step_over (reverse-next): the latest earlier state, no deeper than here, from which
@@ -113,17 +147,18 @@ function stepReturn(frames: Places, i: number): number {
  * keeping the minimum depth between finds the latest such k, and can stop once that minimum is
  * no deeper than here.
  */
-function invStepOver(frames: Places, i: number): number {
+function invStepOver(frames: Places, i: number, first: number): number | undefined {
   const here = i < frames.length ? frames[i].depth : -1;
   let between = Infinity; // minimum depth strictly between k and i
   for (let k = i - 1; k >= 0; k--) {
+    if (k < first) return undefined;
     const f = frames[k];
     const lim = f.event === "return" ? f.depth - 1 : f.depth;
     if (here <= lim && lim < between && f.depth <= here) return k;
     between = Math.min(between, f.depth);
     if (between <= here) break;
   }
-  return i - 1;
+  return i - 1 >= first ? i - 1 : undefined;
 }
 
 /**
@@ -134,11 +169,12 @@ function invStepOver(frames: Places, i: number): number {
  * for a module's first line), the earliest recorded state of the frame; with none (a call
  * from untraced code), it stays.
  */
-function invStepReturn(frames: Places, i: number): number {
-  const f = frames[i] as Place | undefined;
+function invStepReturn(frames: Places, i: number, first: number): number | undefined {
+  const f = i < frames.length ? frames[i] : undefined;
   const d = !f ? 0 : f.event === "call" ? f.depth - 1 : f.depth;
   let earliest = i;
   for (let k = i - 1; k >= 0; k--) {
+    if (k < first) return undefined;
     const g = frames[k];
     if (g.depth < d) break;
     if (g.depth === d) {
