@@ -13,6 +13,7 @@ import type { Predicted } from "../adapter/engine/predictor.js";
 import { LongRunPredictor } from "../adapter/predictors/longRun.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runSealed } from "../adapter/real/sealed.js";
+import { transition } from "../adapter/real/semantics.js";
 import { buildDist } from "./support/dist.js";
 
 const T = { timeout: 300_000 };
@@ -100,8 +101,17 @@ test("a long run recorded a window at a time answers every move as the run recor
   // Every move: back over long calls, the run's skeleton.
   const { long, said } = await compare(ACTIONS);
   assert.ok(said.some((line) => line.includes(skeleton)), said.join("\n"));
-  // From the start to the end: all it printed, as printed.
-  const end = await long.predict([stateAt(0)], { kind: "continue" });
+  // An expression in the program's frame at a state past the first window, and a line run there, kept.
+  const k = whole.frames.findIndex((f, i) => i > 1000 && f.depth === 0 && f.event === "line" && f.line === 24);
+  const here = stateAt(k);
+  const j = Number(whole.frames[k].locals.j);
+  assert.equal((await long.inspect([here], "j * 2 + len(str(total))", 0))?.value, String(j * 2 + whole.frames[k].locals.total.length));
+  const ran = await long.execute([here], "total = -1000", 0);
+  assert.deepEqual([ran?.state.ref, ran?.state.step.frame?.locals.total, ran?.result], [k, "-1000", { value: "" }]);
+  const changed = await long.predict([ran!.state], { kind: "step_over" });
+  assert.equal(Number(changed.step.frame?.locals.total), Number(whole.frames[transition(whole.frames, k, { kind: "step_over" })].locals.total) - Number(whole.frames[k].locals.total) - 1000);
+  // From the start to the end: all it printed, as printed (a fresh predictor: the line above changed the run).
+  const end = await (await compare([])).long.predict([stateAt(0)], { kind: "continue" });
   assert.equal(end.step.exit?.stdout, (await truth.predict([stateAt(0)], { kind: "continue" })).step.exit?.stdout);
   assert.match(end.step.exit?.stdout ?? "", /^caught 0\nat 0 0\n/);
 });
