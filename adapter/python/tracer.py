@@ -587,16 +587,7 @@ class Run:
                 # Before a window (the fast path of event(): a long run is counted here, millions of events).
                 if self.skeleton is not None:
                     self.skeleton.add(event, frame.f_lineno, self.stack[frame][0], self.files.get(frame.f_code.co_filename), self.output + self.stdout.buffer.tell())
-                self.events += 1
-                if not self.events & 4095:
-                    self.limits()
-                if event == "return":
-                    del self.stack[frame]
-                    self.exc_lasti.pop(frame, None)
-                elif event == "exception":
-                    self.exc_lasti[frame] = frame.f_lasti
-                elif self.exc_lasti:
-                    self.exc_lasti.pop(frame, None)
+                self.passed(frame, event)
             else:
                 self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
         return self.local_trace
@@ -607,16 +598,7 @@ class Run:
         if self.events >= self.skip_until or self.stopped:
             return self.local_trace(frame, event, arg)
         if event == "line" or event == "return" or event == "exception":
-            self.events += 1
-            if not self.events & 4095:
-                self.limits()
-            if event == "return":
-                del self.stack[frame]
-                self.exc_lasti.pop(frame, None)
-            elif event == "exception":
-                self.exc_lasti[frame] = frame.f_lasti
-            elif self.exc_lasti:
-                self.exc_lasti.pop(frame, None)
+            self.passed(frame, event)
         return self.count_trace
 
     def seeks(self, event, depth, line, rel):
@@ -632,6 +614,22 @@ class Run:
         if places is not None:
             return event == "line" and (rel or "", line) in places
         return True
+
+    def passed(self, frame, event):
+        """A line, return or exception event before the window: counted, and what the next events need of it kept."""
+        self.skip()
+        self.kept(frame, event)
+
+    def kept(self, frame, event):
+        """What the next events need of an event not recorded: the frame leaves the stack at its
+        return; an exception's place, until the frame's next line, tells an unwinding return."""
+        if event == "return":
+            del self.stack[frame]
+            self.exc_lasti.pop(frame, None)
+        elif event == "exception":
+            self.exc_lasti[frame] = frame.f_lasti
+        elif self.exc_lasti:
+            self.exc_lasti.pop(frame, None)
 
     def skip(self):
         """Counts an event before the window; the time and output limits are read every 4096."""
@@ -703,13 +701,8 @@ class Run:
             # Before the window: only what the next events need of this one (and the skeleton).
             if self.skeleton is not None:
                 self.skeleton.add(event, line, place[0], rel, self.output + self.stdout.buffer.tell())
-            if event == "return":
-                del self.stack[frame]
-                self.exc_lasti.pop(frame, None)
-            elif event == "exception":
-                self.exc_lasti[frame] = frame.f_lasti
-            elif event == "line":
-                self.exc_lasti.pop(frame, None)
+            if event != "call":
+                self.kept(frame, event)
             return
         record = self.state(frame, event, line, place[0], rel)
         if self.events - 1 == self.record_from and self.record_from:
