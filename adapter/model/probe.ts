@@ -9,7 +9,7 @@ import { cpus } from "node:os";
 import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cacheRoot } from "./resolve.js";
+import { cacheRoot } from "../system/paths.js";
 
 export type Backend = "cuda" | "vulkan" | "metal" | "cpu";
 /** The order `gpu: "auto"` tries them in; the CPU always comes last. */

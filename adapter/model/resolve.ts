@@ -1,10 +1,10 @@
 // Which GGUF file a session uses: a path, a URI node-llama-cpp resolves (hf:owner/repo:quant,
 // https://...) downloaded once into a cache directory, or by default the model bundled in models/.
 import { existsSync, readdirSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ModelFileError } from "./gguf.js";
+import { cacheRoot } from "../system/paths.js";
 
 export interface ResolveOptions {
   /** Where downloaded models are kept (default: models/ in cacheRoot(), or $NDBG_MODEL_CACHE). */
@@ -29,11 +29,6 @@ export const CONNECT_TIMEOUT_MS = 30_000;
 export const IDLE_TIMEOUT_MS = 60_000;
 
 export const isUri = (s: string): boolean => /^(hf:|huggingface:|https?:\/\/)/i.test(s);
-
-/** The user's cache folder for ndbg: $XDG_CACHE_HOME/ndbg, else ~/.cache/ndbg. */
-export function cacheRoot(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "ndbg");
-}
 
 export function defaultCacheDir(): string {
   return process.env.NDBG_MODEL_CACHE || join(cacheRoot(), "models");

@@ -1,0 +1,55 @@
+// The sealed interpreter's snapshot (adapter/real/sealed.ts, sealedWorker.ts): the first worker
+// of a machine makes it as Pyodide loads and the parent keeps it in the user's cache; the next
+// adapter's worker loads from it, and runs the program to the same states; a damaged one kills
+// the worker as Pyodide loads it, and is replaced: another worker starts and makes it anew. Each
+// adapter is a process of its own here (one worker a process), with a cache folder of the test's.
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, buildDist } from "./support/dist.js";
+
+const T = { timeout: 240_000 };
+let cache = "";
+let program = "";
+
+before(() => {
+  buildDist();
+  cache = mkdtempSync(join(tmpdir(), "ndbg-snapshot-"));
+  program = join(cache, "prog.py");
+  writeFileSync(program, "import json\nitems = {'b': 2, 'a': 1}\nfor k in sorted(items):\n    print(k, json.dumps(items[k]))\nseen = {'x', 'y', 'z'}\n");
+});
+after(() => rmSync(cache, { recursive: true, force: true }));
+
+/** A new adapter process: how its worker came up, and the program's states. */
+function adapter(): { snapshot: string; states: string } {
+  const script = `
+    import { runSealed, sealedExecutor } from ${JSON.stringify(join(ROOT, "adapter/real/sealed.ts"))};
+    const info = await sealedExecutor().warm();
+    const r = await runSealed(${JSON.stringify(program)}, { objects: 10 });
+    console.log(JSON.stringify({ snapshot: info.snapshot, states: JSON.stringify([r.frames, r.exit]) }));
+    process.exit(0);`;
+  const p = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8", env: { ...process.env, XDG_CACHE_HOME: cache }, timeout: 120_000 });
+  assert.equal(p.status, 0, p.stderr);
+  return JSON.parse(p.stdout.trim().split("\n").at(-1)!) as { snapshot: string; states: string };
+}
+
+const snapshots = (): string[] => readdirSync(join(cache, "ndbg", "sealed")).filter((f) => f.endsWith(".snapshot"));
+
+test("the first worker makes the snapshot, the next loads from it and runs the program to the same states; a damaged one is dropped", T, () => {
+  const made = adapter();
+  assert.equal(made.snapshot, "made");
+  const [file] = snapshots();
+  assert.match(file, /^pyodide-\d+\.\d+\.\d+-[0-9a-f]{16}\.snapshot$/);
+  const loaded = adapter();
+  assert.equal(loaded.snapshot, "loaded");
+  assert.equal(loaded.states, made.states, "the same states, set orders and all");
+  // A damaged snapshot: the worker dies loading it; it is removed, and the next worker makes it anew.
+  writeFileSync(join(cache, "ndbg", "sealed", file), Buffer.alloc(4096, 7));
+  const damaged = adapter();
+  assert.equal(damaged.snapshot, "made");
+  assert.equal(damaged.states, made.states);
+  assert.deepEqual(snapshots(), [file]);
+});
