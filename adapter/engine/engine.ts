@@ -2,7 +2,7 @@
 // breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
 // stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
 // DAP or of which predictor it has.
-import { RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
+import { NotHeld, RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
 import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
@@ -364,7 +364,14 @@ export class Engine {
     const line = b.step.frame?.line;
     const actions: Action[] = [{ kind: "step_into" }, { kind: "step_over" }, { kind: "step_return" }, ...(line !== undefined && b.step.frame?.event === "line" ? [{ kind: "breakpoint" as const, line }] : [])];
     for (const action of actions) {
-      const q = await abortable(this.predictor.predict([a], action, { signal }), signal);
+      let q: Predicted;
+      try {
+        q = await abortable(this.predictor.predict([a], action, { signal, held: true }), signal);
+      } catch (e) {
+        // (a link that only a run of the program could show is left out: the history starts or ends there)
+        if (e instanceof NotHeld) continue;
+        throw e;
+      }
       if (q.ref === b.ref) return action;
     }
     return undefined;

@@ -103,6 +103,19 @@ export interface PredictOptions {
   breakpoints?: readonly BreakpointSpec[];
   /** The state asked for is a hole's answer whose annotation declares its type: a predictor that cannot hold its answer to it may ignore it. */
   hole?: TypedHole;
+  /**
+   * Answer only from what the predictor holds, running nothing: a predictor that would have to
+   * run the program for the answer (a long run past its windows) rejects with NotHeld. The
+   * engine asks so where it only checks how two states it has are linked.
+   */
+  held?: boolean;
+}
+
+/** The answer needs a run of the program, and PredictOptions.held asked for none. */
+export class NotHeld extends Error {
+  constructor() {
+    super("the answer needs a run of the program");
+  }
 }
 
 export interface Predictor {

@@ -5,17 +5,18 @@
 // semantics (real/semantics.ts) answer a move over the windows kept where it lands in one; a
 // move forwards past them runs the program to where it lands (a seek: the first event no deeper
 // than the frame, the first line on a breakpoint, ...), recording a window from there; a move
-// back past them reads a window reaching back from here, and past that, the run's skeleton (where
-// each event stands, 7 bytes an event: real/skeleton.ts). The last few windows are kept, so
+// back past them reads a window reaching back from here; past that, a Step Back (reverse Step
+// Over) runs the program looking for the latest event no deeper than here, and any other move
+// reads the run's skeleton (where each event stands, 7 bytes an event: real/skeleton.ts). The last few windows are kept, so
 // stepping back and forth near a stop, and between two stops, runs nothing. States keep the
 // run's event indices as refs, as a recording's: everything the engine does over one run's
 // events (Step Back, Reverse Continue, data breakpoints) works the same.
 import { type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
-import type { Evaluated, Predicted, PredictOptions, Predictor, RanLine } from "../engine/predictor.js";
+import { NotHeld, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { runSealed, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/tracer.js";
 import type { RunSkeleton } from "../real/skeleton.js";
-import { seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
+import { backOver, seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
 import { cutText } from "../format/values.js";
 
 /** The most events a long run may have (its skeleton: 7 bytes an event). */
@@ -59,6 +60,10 @@ function viewOf(w: Stretch): Places {
     },
   });
 }
+
+const notHeld = (): never => {
+  throw new NotHeld();
+};
 
 /** What the run printed up to the `upTo`-th state of a window, inclusive (the first state's holds all before it). */
 const bytesOf = (frames: readonly Frame[], upTo: number): Buffer => Buffer.from(frames.slice(0, upTo + 1).map((f) => f.stdout ?? "").join(""), "utf8");
@@ -149,11 +154,13 @@ export class LongRunPredictor implements Predictor {
     const from = history.at(-1)?.ref;
     if (from === undefined || !Number.isInteger(from) || from < 0 || (this.end && from > this.end.events)) throw new Error("this state is not one of the run's");
     const signal = opts?.signal;
+    const held = opts?.held === true;
     const places = opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) }));
-    const w = this.windowOf(from) ?? (await this.fetch(from, signal));
+    const w = this.windowOf(from) ?? (held ? notHeld() : await this.fetch(from, signal));
     // (what the run had printed by `from`, read before another window may take its place)
     const before = this.offset(from);
-    const to = await this.move(w, from, action, places, signal);
+    const to = await this.move(w, from, action, places, held, signal);
+    if (held && !this.windowOf(to) && to !== this.end?.events) notHeld();
     return this.at(to, action, from, signal, before);
   }
 
@@ -162,19 +169,31 @@ export class LongRunPredictor implements Predictor {
    * forwards past it, by a run that seeks where the move lands (semantics.ts's seekOf); back past
    * its start, over a window reaching back from here; else over the run's skeleton.
    */
-  private async move(w: Stretch, from: number, action: Action, places: { line: number; file?: string }[] | undefined, signal?: AbortSignal): Promise<number> {
+  private async move(w: Stretch, from: number, action: Action, places: { line: number; file?: string }[] | undefined, held: boolean, signal?: AbortSignal): Promise<number> {
     const to = transitionWithin(viewOf(w), from, action, places, w.from);
     if (to !== undefined && (to < w.from + w.frames.length || w.final)) return to;
     if (this.skeleton) return transition(this.skeleton.places, from, action, places);
+    if (held) notHeld();
     if (to !== undefined) {
       const seek = seekOf(w.frames[from - w.from], from, action, places);
       if (seek) return this.seekTo(seek, signal);
-    } else if (w.from > Math.max(0, from - Math.floor(this.size / 2))) {
-      const back = await this.fetch(from, signal);
-      const t = transitionWithin(viewOf(back), from, action, places, back.from);
-      if (t !== undefined) return t;
+    } else {
+      if (w.from > Math.max(0, from - Math.floor(this.size / 2))) {
+        const back = await this.fetch(from, signal);
+        const t = transitionWithin(viewOf(back), from, action, places, back.from);
+        if (t !== undefined) return t;
+      }
+      // Back over a long call: the latest event no deeper than here, looked for by one run.
+      if (action.kind === "inv_step_over") return this.backOverFrom(from, w.frames[from - w.from]?.depth ?? -1, signal);
     }
     return transition((await this.sketch(signal)).places, from, action, places);
+  }
+
+  /** inv_step_over from event `from` (at depth `here`), by a run that looks for the latest earlier event no deeper (semantics.ts's backOver). */
+  private async backOverFrom(from: number, here: number, signal?: AbortSignal): Promise<number> {
+    const result = await this.runWith({ latest: { before: from, depth: here } }, { maxEvents: this.size }, signal);
+    if (!result.window || result.window.latest === undefined) throw new Error(`the run did not say where the move back lands (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
+    return backOver(from, here, result.window.latest ?? undefined);
   }
 
   /** Runs the program to where a forward move lands, recording a window from there; the exit's index where it lands nowhere. */

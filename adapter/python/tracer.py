@@ -366,6 +366,13 @@ class Run:
             self.record_from = _NEVER
             places = seek.get("places")
             self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else {(str(f or ""), int(line)) for f, line in places})
+        # "latest": no state recorded, but the latest event before "before" no deeper than "depth" (a
+        # Step Back's: Run.look); the run stops at "before".
+        latest = window.get("latest")
+        self.latest = None if latest is None else (int(latest["before"]), int(latest["depth"]))
+        self.found = None
+        if latest is not None:
+            self.record_from = _NEVER
         # (a Continue's seek looks at line events on its lines only: a set of ints read first)
         self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3]}
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
@@ -415,7 +422,10 @@ class Run:
             self.write(self.skeleton.record())
         if self.windowed:
             # Where the window began (none: the seek met nothing), and how many events the run had.
-            self.write({"event": "window", "from": self.record_from if self.record_from != _NEVER else None, "events": self.events})
+            window = {"event": "window", "from": self.record_from if self.record_from != _NEVER else None, "events": self.events}
+            if self.latest is not None:
+                window["latest"] = None if self.found is None else {"at": self.found[0], "event": self.found[1], "depth": self.found[2]}
+            self.write(window)
         record = {"event": "exit", "status": status}
         if value is not None:
             record["value"] = value
@@ -465,6 +475,8 @@ class Run:
             return "the program turned tracing off (sys.settrace): what followed could not be recorded"
         if reason == "inspect":
             return "the run stopped where the debugger evaluated expressions"
+        if reason == "seek":
+            return "the run stopped where the debugger's move back began"
         return None
 
     def limit(self, reason):
@@ -553,7 +565,13 @@ class Run:
             return None
         stack[frame] = (depth or 0, level or steps)
         seek = self.seek
-        if seek is not None and self.events > seek[0]:
+        if self.latest is not None:
+            # Frames deeper than the move back's depth cannot hold what it looks for: only counted.
+            if (depth or 0) > self.latest[1]:
+                self.skip()
+                return self.count_trace
+            self.look("call", depth or 0)
+        elif seek is not None and self.events > seek[0]:
             if seek[1] is not None or seek[2] is not None:
                 # A Step Over or Step Out lands in a frame on the stack when it began: a frame
                 # entered since is deeper, and its events are only counted (count_trace).
@@ -583,6 +601,8 @@ class Run:
             ):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
+            if self.latest is not None:
+                self.look(event, self.stack[frame][0])
             if self.events < self.skip_until:
                 # Before a window (the fast path of event(): a long run is counted here, millions of events).
                 if self.skeleton is not None:
@@ -600,6 +620,16 @@ class Run:
         if event == "line" or event == "return" or event == "exception":
             self.passed(frame, event)
         return self.count_trace
+
+    def look(self, event, depth):
+        """A move back's run (Step Back): the latest event no deeper than its depth, kept until the
+        run comes back to where the move began, where it stops. adapter/real/semantics.ts's
+        reverse Step Over lands there, or on the event just before."""
+        before, at_most = self.latest
+        if self.events >= before:
+            self.limit("seek")
+        if depth <= at_most:
+            self.found = (self.events, event, depth)
 
     def seeks(self, event, depth, line, rel):
         """Whether a move lands on this event: the seek's form of adapter/real/semantics.ts's

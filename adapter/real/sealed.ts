@@ -16,7 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { killTree, own } from "../system/processes.js";
 import { cacheRoot, under } from "../system/paths.js";
-import { normalizeSource, type Frame, type Objects } from "../format/trajectory.js";
+import { normalizeSource, type EventKind, type Frame, type Objects } from "../format/trajectory.js";
 import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
 import {
   DEFAULT_TIMEOUT_S,
@@ -82,7 +82,7 @@ interface RunRequest {
   inspect?: Inspect;
   statements?: readonly Statement[];
   /** As the tracer reads it: a seek's places as [file, line] (seekRequest). */
-  window?: { from: number } | { seek: Record<string, unknown> } | { skeleton: true };
+  window?: { from: number } | { seek: Record<string, unknown> } | { latest: Latest } | { skeleton: true };
 }
 
 /**
@@ -90,12 +90,20 @@ interface RunRequest {
  * (maxEvents of them), or from the first event a forward move lands on (`seek`, semantics.ts),
  * or no state but the skeleton of the whole run (skeleton.ts).
  */
-export type Window = { from: number } | { seek: Seek } | { skeleton: true };
+export type Window = { from: number } | { seek: Seek } | { latest: Latest } | { skeleton: true };
+
+/** A move back's run: no state, but the latest event before `before` no deeper than `depth` (WindowRun's `latest`). */
+export interface Latest {
+  before: number;
+  depth: number;
+}
 
 /** A window's run: where its states begin (none: its seek met nothing), and how many events the run had by its end. */
 export interface WindowRun {
   from?: number;
   events: number;
+  /** A move back's: the latest event it looked for (null: none). */
+  latest?: { at: number; event: EventKind; depth: number } | null;
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
@@ -139,6 +147,13 @@ function readInspected(r: Record<string, unknown>): Inspected[] {
     }
     return { value: str("value")!, ...(str("type") ? { type: str("type") } : {}), ...(str("path") ? { path: str("path") } : {}), ...(objects ? { objects } : {}), ...out };
   });
+}
+
+/** A move back's answer, checked (the program shares the channel). */
+function readLatest(x: unknown): WindowRun["latest"] {
+  const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+  const kinds: readonly unknown[] = ["call", "line", "return", "exception"];
+  return Number.isInteger(o.at) && Number.isInteger(o.depth) && kinds.includes(o.event) ? { at: o.at as number, event: o.event as EventKind, depth: o.depth as number } : null;
 }
 
 /** A seek as the tracer reads it (Run.seeks): places as [file, line], the program's own file "". */
@@ -641,7 +656,8 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
         return false;
       }
       if (r.event === "window" && opts.window && !windowRun) {
-        if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from))) windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}) };
+        if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from)))
+          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {

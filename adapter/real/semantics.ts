@@ -143,22 +143,27 @@ function nextLine(frames: Places, i: number, hit: (line: number) => boolean): nu
  * nothing steps over into it). "No deeper" makes stepping back over a call land on the line
  * that made it, not on the callee's return.
  * step_over(k) = i means depth(i) <= lim(k) < every depth strictly between k and i, with lim(k)
- * = depth(k), or depth(k) - 1 for a return; the exit counts as depth -1. Scanning back while
- * keeping the minimum depth between finds the latest such k, and can stop once that minimum is
- * no deeper than here.
+ * = depth(k), or depth(k) - 1 for a return; the exit counts as depth -1. Every event between the
+ * latest one no deeper than here and i is deeper, so that one is the only candidate: backOver.
  */
 function invStepOver(frames: Places, i: number, first: number): number | undefined {
   const here = i < frames.length ? frames[i].depth : -1;
-  let between = Infinity; // minimum depth strictly between k and i
   for (let k = i - 1; k >= 0; k--) {
     if (k < first) return undefined;
     const f = frames[k];
-    const lim = f.event === "return" ? f.depth - 1 : f.depth;
-    if (here <= lim && lim < between && f.depth <= here) return k;
-    between = Math.min(between, f.depth);
-    if (between <= here) break;
+    if (f.depth <= here) return backOver(i, here, { at: k, event: f.event, depth: f.depth });
   }
-  return i - 1 >= first ? i - 1 : undefined;
+  return backOver(i, here, undefined);
+}
+
+/**
+ * Where inv_step_over from event `i` (at depth `here`) lands, given the latest earlier event no
+ * deeper than `here` (none: undefined): there, where it is at `here`'s depth and no return (step_over
+ * from it leads to i), else the event just before. A run can look for that event as it goes (a
+ * long run's move back: adapter/python/tracer.py's look).
+ */
+export function backOver(i: number, here: number, latest: { at: number; event: Place["event"]; depth: number } | undefined): number {
+  return latest && latest.depth === here && latest.event !== "return" ? latest.at : i - 1;
 }
 
 /**

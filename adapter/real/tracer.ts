@@ -78,7 +78,7 @@ export interface HybridOracle {
   standIn?(module: string): void;
 }
 
-export type LimitReason = "events" | "time" | "output" | "tracing" | "inspect";
+export type LimitReason = "events" | "time" | "output" | "tracing" | "inspect" | "seek";
 
 export interface TraceResult {
   /** The program text ("\n" line ends, ending with "\n"). */
@@ -196,7 +196,7 @@ export class RecordError extends Error {}
 
 const EVENTS = new Set(["call", "line", "return", "exception"]);
 const STATUSES = new Set(["normal", "error", "limit"]);
-const REASONS = new Set(["events", "time", "output", "tracing", "inspect"]);
+const REASONS = new Set(["events", "time", "output", "tracing", "inspect", "seek"]);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min;
 
