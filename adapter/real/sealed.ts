@@ -283,7 +283,7 @@ class SealedProcess {
     const env: NodeJS.ProcessEnv = { ...(process.versions.electron ? { ELECTRON_RUN_AS_NODE: "1" } : {}), ELECTRON_NO_ASAR: "1" };
     this.child = own(spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], env, detached: process.platform !== "win32" }));
     this.child.stderr!.setEncoding("utf8").on("data", (d: string) => {
-      this.lastWords = (this.lastWords + d).slice(-2000); if (process.env.NDBG_DEBUG_CHILD) process.stderr.write(d);
+      this.lastWords = (this.lastWords + d).slice(-2000);
     });
     (this.child.stdio[3] as NodeJS.WritableStream).on("error", () => undefined);
     // The snapshot goes first on the channel: a line with its size, then its bytes.

@@ -6,7 +6,8 @@
 //
 // with an empty environment and standard input, output and error on /dev/null. It talks over fds 3
 // (requests in) and 4 (answers out), one JSON object a line, through fs.readSync / fs.writeSync
-// captured here: no stream or socket object exists in this realm for a program to reach. While a
+// captured here: no stream or socket object exists in this realm for a program to reach (the first
+// thing in may be the interpreter's memory as Pyodide loads, kept by the parent: readSnapshot). While a
 // run goes on, the worker asks the parent for the user's folders and files on the same channel
 // ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts).
 //

@@ -37,6 +37,7 @@ export interface Seek {
   places?: readonly BreakpointPlace[];
 }
 
+/** What `action` from event `i` (standing at `here`) looks for. */
 export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): Seek | undefined {
   // (from a return the frame is done: its caller's depth)
   const d = here.event === "return" ? here.depth - 1 : here.depth;
@@ -87,9 +88,9 @@ export function transitionWithin(frames: Places, i: number, action: Action, brea
     case "step_return":
     case "continue": {
       // The first later event the move lands on: step_into the very next, whatever it is (into a
-      // call, onto a return, into a handler); step_over the next no deeper (see stepOver); step_return
-      // the frame's return (see stepReturn); continue the next line event on a breakpoint (in the
-      // main file or another user file), else the exit.
+      // call, onto a return, into a handler); step_over the next no deeper, step_return the frame's
+      // return (both below); continue the next line event on a breakpoint (in the main file or
+      // another user file), else the exit.
       const seek = seekOf(frames[i], i, action, breakpoints);
       if (!seek) return n;
       for (let j = i + 1; j < n; j++) if (lands(seek, frames[j])) return j;
