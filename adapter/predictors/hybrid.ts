@@ -18,7 +18,7 @@ import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { runTrace, type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
-import { runSealed, SEALED_PYTHON, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
+import { inspectedValue, runSealed, SEALED_PYTHON, statementResult, withStatement, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -435,8 +435,7 @@ export class HybridPredictor implements Predictor {
     });
     const answer = result.inspected?.[0];
     if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
-    if ("error" in answer) throw new Error(answer.error);
-    return { value: answer.value, ...(answer.objects ? { objects: answer.objects } : {}), ...(answer.path ? { path: answer.path } : {}), ...(answer.stdout ? { stdout: answer.stdout } : {}) };
+    return inspectedValue(answer);
   }
 
   /** Whether `state` is this run's own (not edited away from it: a value set and not yet run again). */
@@ -461,10 +460,9 @@ export class HybridPredictor implements Predictor {
     if (last.ref === undefined || !this.ran(last)) return undefined;
     const at = last.ref;
     const kept = this.statements;
-    const line: Statement = { at, code, ...(frame ? { up: frame } : {}) };
-    this.statements = [...kept.filter((s) => s.at <= at), line];
+    this.statements = withStatement(kept, at, code, frame);
     await this.record();
-    const mine = this.executed.filter((e) => e.at === at).at(-1)?.results.at(-1);
+    const mine = statementResult(this.executed, at);
     const now = this.inner.frames[at];
     if (!mine || !now) {
       // It did not finish (a loop: the run's time limit), or the run ended before: nothing of it stays.

@@ -12,12 +12,13 @@
 // run's event indices as refs, as a recording's: everything the engine does over one run's
 // events (Step Back, Reverse Continue, data breakpoints) works the same.
 import { type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
-import { NotHeld, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
-import { runSealed, type SealedResult, type Statement, type Window } from "../real/sealed.js";
+import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
+import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/tracer.js";
 import type { RunSkeleton } from "../real/skeleton.js";
-import { backOver, seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
+import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
 import { cutText } from "../format/values.js";
+import { callersAt } from "./recorded.js";
 
 /** The most events a long run may have (its skeleton: 7 bytes an event). */
 export const LONG_RUN_EVENTS = 2_000_000;
@@ -47,26 +48,19 @@ interface End {
   text: Buffer;
 }
 
-/** A window's events at the run's own indices, as the semantics read them (those before it are not there). */
-function viewOf(w: Stretch): Places {
-  const length = w.from + w.frames.length;
-  return new Proxy({ length } as Places, {
-    get(target, key) {
-      if (typeof key === "string" && key !== "length") {
-        const i = Number(key);
-        if (Number.isInteger(i) && i >= w.from && i < length) return w.frames[i - w.from];
-      }
-      return Reflect.get(target, key);
-    },
-  });
-}
+/** A window's events at the run's own indices, as the semantics read them. */
+const viewOf = (w: Stretch): Places => placesOf(w.from, w.from + w.frames.length, (i) => w.frames[i - w.from]);
+
+/** Where the run stood when it stopped, for a message. */
+const endedAs = (r: SealedResult): string => `${r.exit.status}${r.exit.value ? `: ${cutText(r.exit.value, 120)}` : ""}`;
 
 const notHeld = (): never => {
   throw new NotHeld();
 };
 
 /** What the run printed up to the `upTo`-th state of a window, inclusive (the first state's holds all before it). */
-const bytesOf = (frames: readonly Frame[], upTo: number): Buffer => Buffer.from(frames.slice(0, upTo + 1).map((f) => f.stdout ?? "").join(""), "utf8");
+const textOf = (frames: readonly Frame[], upTo: number): string => frames.slice(0, upTo + 1).map((f) => f.stdout ?? "").join("");
+const bytesOf = (frames: readonly Frame[], upTo: number): Buffer => Buffer.from(textOf(frames, upTo), "utf8");
 
 export class LongRunPredictor implements Predictor {
   readonly eventByEvent = true;
@@ -101,7 +95,7 @@ export class LongRunPredictor implements Predictor {
   private async sketch(signal?: AbortSignal): Promise<RunSkeleton> {
     if (this.skeleton) return this.skeleton;
     const result = await this.runWith({ skeleton: true }, { maxEvents: LONG_RUN_EVENTS }, signal);
-    if (!result.skeleton) throw new Error(`the run's skeleton did not come back (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
+    if (!result.skeleton) throw new Error(`the run's skeleton did not come back (${endedAs(result)})`);
     const { stdout, ...exit } = result.exit;
     this.end = { events: result.skeleton.length, exit, text: Buffer.from(stdout ?? "", "utf8") };
     this.opts.console?.(`predict · the run has ${result.skeleton.length.toLocaleString("en-US")} events${exit.status === "limit" ? ` before it stopped (${exit.value})` : ""}`);
@@ -132,17 +126,26 @@ export class LongRunPredictor implements Predictor {
     return w;
   }
 
-  /** The kept window whose events (or, the run's last, whose exit) include event `i`. */
-  private windowOf(i: number): Stretch | undefined {
-    return this.windows.find((w) => i >= w.from && (i < w.from + w.frames.length || (w.final === true && i === w.from + w.frames.length)));
+  /** The kept window that holds event `i`'s state. */
+  private holding(i: number): Stretch | undefined {
+    return this.windows.find((w) => i >= w.from && i < w.from + w.frames.length);
   }
 
-  /** The window around event `i` (from half a window before it), recorded by running the program again. */
+  /** The kept window whose events (or, the run's last, whose exit) include event `i`. */
+  private windowOf(i: number): Stretch | undefined {
+    return this.holding(i) ?? this.windows.find((w) => w.final === true && i === w.from + w.frames.length);
+  }
+
+  /** Where the window around event `i` begins: half a window before it. */
+  private aroundFrom(i: number): number {
+    return Math.max(0, i - Math.floor(this.size / 2));
+  }
+
+  /** The window around event `i`, recorded by running the program again. */
   private async fetch(i: number, signal?: AbortSignal): Promise<Stretch> {
-    const from = Math.max(0, i - Math.floor(this.size / 2));
+    const from = this.aroundFrom(i);
     const result = await this.runWith({ from }, { maxEvents: this.size }, signal);
-    if (result.frames.length === 0 && !(this.end && i === this.end.events))
-      throw new Error(`the program did not reach its event ${i} again (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
+    if (result.frames.length === 0 && !(this.end && i === this.end.events)) throw new Error(`the program did not reach its event ${i} again (${endedAs(result)})`);
     return this.keep(from, result);
   }
 
@@ -178,7 +181,7 @@ export class LongRunPredictor implements Predictor {
       const seek = seekOf(w.frames[from - w.from], from, action, places);
       if (seek) return this.seekTo(seek, signal);
     } else {
-      if (w.from > Math.max(0, from - Math.floor(this.size / 2))) {
+      if (w.from > this.aroundFrom(from)) {
         const back = await this.fetch(from, signal);
         const t = transitionWithin(viewOf(back), from, action, places, back.from);
         if (t !== undefined) return t;
@@ -192,7 +195,7 @@ export class LongRunPredictor implements Predictor {
   /** inv_step_over from event `from` (at depth `here`), by a run that looks for the latest earlier event no deeper (semantics.ts's backOver). */
   private async backOverFrom(from: number, here: number, signal?: AbortSignal): Promise<number> {
     const result = await this.runWith({ latest: { before: from, depth: here } }, { maxEvents: this.size }, signal);
-    if (!result.window || result.window.latest === undefined) throw new Error(`the run did not say where the move back lands (${result.exit.status}${result.exit.value ? `: ${cutText(result.exit.value, 120)}` : ""})`);
+    if (!result.window || result.window.latest === undefined) throw new Error(`the run did not say where the move back lands (${endedAs(result)})`);
     return backOver(from, here, result.window.latest ?? undefined);
   }
 
@@ -201,8 +204,8 @@ export class LongRunPredictor implements Predictor {
     const result = await this.runWith({ seek }, { maxEvents: this.size }, signal);
     const at = result.window?.from;
     if (at === undefined) {
+      if (!result.window) throw new Error(`the run did not say where it went (${endedAs(result)})`);
       const { stdout, ...exit } = result.exit;
-      if (!result.window) throw new Error(`the run did not say where it went (${exit.status}${exit.value ? `: ${cutText(exit.value, 120)}` : ""})`);
       this.end = { events: result.window.events, exit, text: Buffer.from(stdout ?? "", "utf8") };
       return result.window.events;
     }
@@ -211,36 +214,27 @@ export class LongRunPredictor implements Predictor {
   }
 
   /** The state of event `to` (the run's end: its exit), reached from `from` by `action`, with what the run printed on the way. */
-  private async at(to: number, action: Action | undefined, from: number, signal?: AbortSignal, before?: number): Promise<Predicted> {
+  private async at(to: number, action: Action | undefined, from: number, signal?: AbortSignal, before = this.offset(from)): Promise<Predicted> {
+    // What the run printed on the way (all it printed up to `to`, past all it had printed by
+    // `from`; nothing going back); the first state's is its own record's.
+    const printed = (text: () => Buffer, own?: string): string | undefined => (!action ? own : to > from ? text().subarray(before).toString("utf8") : undefined) || undefined;
     const step: Step = action ? { action } : {};
     if (this.end && to === this.end.events) {
-      const stdout = this.printed(this.end.text, action, from, to, before);
+      const stdout = printed(() => this.end!.text);
       step.exit = { ...this.end.exit, ...(stdout ? { stdout } : {}) };
       return { step, ref: to };
     }
     const w = this.windowOf(to) ?? (await this.fetch(to, signal));
-    const { stdout: _, stderr: __, ...frame } = w.frames[to - w.from];
-    const stdout = this.printed(bytesOf(w.frames, to - w.from), action, from, to, before);
+    const { stdout: own, stderr: __, ...frame } = w.frames[to - w.from];
+    const stdout = printed(() => bytesOf(w.frames, to - w.from), own);
     step.frame = { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
     return { step, ref: to };
   }
 
-  /**
-   * What the run printed on the way from `from` to `to`: the bytes of `text` (all it printed up
-   * to `to`) past `before` (all it printed up to `from`); nothing going back. The first state: its
-   * own record's output.
-   */
-  private printed(text: Buffer, action: Action | undefined, from: number, to: number, before = this.offset(from)): string | undefined {
-    if (action && to <= from) return undefined;
-    const w = action ? undefined : this.windowOf(to);
-    const out = action ? text.subarray(before).toString("utf8") : (w?.frames[to - w.from]?.stdout ?? "");
-    return out || undefined;
-  }
-
   /** Bytes the run printed up to event `i` (what its record's stdout ends with): from a window that holds it, else the skeleton. */
   private offset(i: number): number {
-    const w = this.windows.find((x) => i >= x.from && i < x.from + x.frames.length);
-    if (w) return bytesOf(w.frames, i - w.from).length;
+    const w = this.holding(i);
+    if (w) return Buffer.byteLength(textOf(w.frames, i - w.from), "utf8");
     if (this.end && i === this.end.events) return this.end.text.length;
     return this.skeleton?.outBefore(i) ?? 0;
   }
@@ -248,21 +242,8 @@ export class LongRunPredictor implements Predictor {
   /** Every caller's state at this point of the run: in its window, the latest earlier event at each lower depth; before the window, its first state's callers. */
   callers(history: readonly Predicted[]): Frame[] | undefined {
     const ref = history.at(-1)?.ref;
-    const w = ref === undefined ? undefined : this.windows.find((x) => ref >= x.from && ref < x.from + x.frames.length);
-    if (ref === undefined || !w) return undefined;
-    const cur = w.frames[ref - w.from];
-    const out: Frame[] = [];
-    let want = cur.depth - 1;
-    for (let k = ref - w.from - 1; k >= 0 && want >= 0; k--)
-      if (w.frames[k].depth === want) {
-        out.push(w.frames[k]);
-        want--;
-      }
-    for (const c of w.callers) if (c.depth === want && want >= 0) {
-      out.push(c);
-      want--;
-    }
-    return out;
+    const w = ref === undefined ? undefined : this.holding(ref);
+    return w && callersAt(w.frames, ref! - w.from, w.callers);
   }
 
   /** An expression in the program's frame at this state: the program runs again up to it, then the expression there. */
@@ -272,8 +253,7 @@ export class LongRunPredictor implements Predictor {
     const result = await this.runWith({ from: last.ref }, { maxEvents: 1, inspect: { at: last.ref, expressions: [expression], ...(frame ? { up: frame } : {}) } }, opts?.signal);
     const answer = result.inspected?.[0];
     if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${result.exit.status})`);
-    if ("error" in answer) throw new Error(answer.error);
-    return { value: answer.value, ...(answer.objects ? { objects: answer.objects } : {}), ...(answer.path ? { path: answer.path } : {}), ...(answer.stdout ? { stdout: answer.stdout } : {}) };
+    return inspectedValue(answer);
   }
 
   /** A line of the Debug Console, its effects kept: it joins the run's input, and the run's skeleton and window are made again with it (HybridPredictor.execute). */
@@ -282,10 +262,10 @@ export class LongRunPredictor implements Predictor {
     if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
     const at = last.ref;
     const kept = this.statements;
-    this.statements = [...kept.filter((s) => s.at <= at), { at, code, ...(frame ? { up: frame } : {}) }];
-    const from = Math.max(0, at - Math.floor(this.size / 2));
+    this.statements = withStatement(kept, at, code, frame);
+    const from = this.aroundFrom(at);
     const result = await this.runWith({ from }, { maxEvents: this.size }, opts?.signal);
-    const mine = result.executed?.filter((e) => e.at === at).at(-1)?.results.at(-1);
+    const mine = statementResult(result.executed, at);
     const now = result.frames[at - from];
     if (!mine || !now) {
       this.statements = kept;
@@ -302,7 +282,7 @@ export class LongRunPredictor implements Predictor {
   /** Whether `state` is the run's own (not a value edited away from it). */
   private same(state: Predicted): boolean {
     const ref = state.ref!;
-    const w = this.windows.find((x) => ref >= x.from && ref < x.from + x.frames.length);
+    const w = this.holding(ref);
     const recorded = w?.frames[ref - w.from];
     const frame = state.step.frame!;
     return !recorded || (recorded.line === frame.line && JSON.stringify(recorded.locals) === JSON.stringify(frame.locals));
@@ -314,7 +294,7 @@ export class LongRunPredictor implements Predictor {
   }
 
   refuseEdit(_state: Predicted, name: string): string | undefined {
-    return name === "(return)" ? "a return value is the function's own: set the values it is computed from" : undefined;
+    return name === RETURN_VALUE ? "a return value is the function's own: set the values it is computed from" : undefined;
   }
 
   dispose(): void {}

@@ -120,16 +120,7 @@ export class RecordedPredictor implements Predictor {
   /** Every caller's state at this point of the run: the latest earlier event at each lower depth. */
   callers(history: readonly Predicted[]): Frame[] | undefined {
     const ref = history.at(-1)?.ref;
-    const cur = ref === undefined ? undefined : this.frames[ref];
-    if (!cur) return undefined;
-    const out: Frame[] = [];
-    for (let k = ref! - 1, want = cur.depth - 1; k >= 0 && want >= 0; k--) {
-      if (this.frames[k].depth === want) {
-        out.push(this.frames[k]);
-        want--;
-      }
-    }
-    return out;
+    return ref === undefined || !this.frames[ref] ? undefined : callersAt(this.frames, ref);
   }
 
   async start(opts?: PredictOptions): Promise<Predicted> {
@@ -189,6 +180,26 @@ export class RecordedPredictor implements Predictor {
     }
     return { step, ref: to };
   }
+}
+
+/**
+ * The callers of `frames[i]`, innermost first: the latest earlier event at each lower depth; where
+ * `frames` begins inside the run (a long run's window), `before` holds its first state's callers.
+ */
+export function callersAt(frames: readonly Frame[], i: number, before: readonly Frame[] = []): Frame[] {
+  const out: Frame[] = [];
+  let want = frames[i].depth - 1;
+  for (let k = i - 1; k >= 0 && want >= 0; k--)
+    if (frames[k].depth === want) {
+      out.push(frames[k]);
+      want--;
+    }
+  for (const c of before)
+    if (want >= 0 && c.depth === want) {
+      out.push(c);
+      want--;
+    }
+  return out;
 }
 
 /** Same state apart from output (which depends on the path taken to it). */

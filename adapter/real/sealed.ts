@@ -124,6 +124,22 @@ export interface Statement {
   up?: number;
 }
 
+/** The statements kept when `code` is run at state `at` (in the `up`-th caller's frame): those run at a later state belong to a future that is gone. */
+export function withStatement(kept: readonly Statement[], at: number, code: string, up: number): Statement[] {
+  return [...kept.filter((s) => s.at <= at), { at, code, ...(up ? { up } : {}) }];
+}
+
+/** The result of the last statement run at state `at`, where the run got there. */
+export function statementResult(executed: readonly Executed[] | undefined, at: number): Inspected | undefined {
+  return executed?.filter((e) => e.at === at).at(-1)?.results.at(-1);
+}
+
+/** An inspect answer as an evaluation's value (its repr, objects, path and output), or the error the expression raised, thrown. */
+export function inspectedValue(answer: Inspected): { value: string; objects?: Objects; path?: string; stdout?: string } {
+  if ("error" in answer) throw new Error(answer.error);
+  return { value: answer.value, ...(answer.objects ? { objects: answer.objects } : {}), ...(answer.path ? { path: answer.path } : {}), ...(answer.stdout ? { stdout: answer.stdout } : {}) };
+}
+
 /** One expression's value in the program's frame (Evaluated's fields), or the error it raised ("NameError: name 'x' is not defined"). */
 export type Inspected = { value: string; type?: string; path?: string; objects?: Objects; stdout?: string } | { error: string; stdout?: string };
 

@@ -15,6 +15,22 @@ export type Place = Pick<Frame, "event" | "line" | "depth" | "file">;
 /** A run's events in order, as the semantics read them. */
 export type Places = ArrayLike<Place>;
 
+/**
+ * Events `first`..`length - 1` of a run, read one at a time from where they are kept (a long run's
+ * window, its skeleton), at the run's own indices; those before `first` are not there.
+ */
+export function placesOf(first: number, length: number, at: (i: number) => Place): Places {
+  return new Proxy({ length } as Places, {
+    get(target, key) {
+      if (typeof key === "string" && key !== "length") {
+        const i = Number(key);
+        if (Number.isInteger(i) && i >= first && i < length) return at(i);
+      }
+      return Reflect.get(target, key);
+    },
+  });
+}
+
 /** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
 export function transition(frames: Places, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
   return transitionWithin(frames, i, action, breakpoints, 0)!;

@@ -4,7 +4,7 @@
 // move over a run of millions of events is answered here, and only the states a session stops
 // at are recorded, a window at a time, by running the program again (predictors/longRun.ts).
 import type { EventKind } from "../format/trajectory.js";
-import type { Place, Places } from "./semantics.js";
+import { placesOf, type Place, type Places } from "./semantics.js";
 import { RecordError } from "./tracer.js";
 
 const KINDS: readonly EventKind[] = ["call", "line", "return", "exception"];
@@ -43,17 +43,7 @@ export class RunSkeleton {
     private readonly files: readonly string[],
   ) {
     this.length = kind.length;
-    const place = (i: number): Place => this.place(i);
-    const length = this.length;
-    this.places = new Proxy({ length } as Places, {
-      get(target, key) {
-        if (typeof key === "string" && key !== "length") {
-          const i = Number(key);
-          if (Number.isInteger(i) && i >= 0 && i < length) return place(i);
-        }
-        return Reflect.get(target, key);
-      },
-    });
+    this.places = placesOf(0, this.length, (i) => this.place(i));
   }
 
   /** Reads a skeleton record; throws a RecordError where it does not hold together (the program shares the channel). */
