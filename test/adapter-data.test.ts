@@ -136,6 +136,26 @@ for (const [mode, launch] of Object.entries(MODES)) {
   });
 }
 
+test("record: a data breakpoint's condition and hit count pick the changes that stop; a hit count that is no number is refused", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, stopOnEntry: false, ...MODES.record }, program, [{ line: LINE("for p") }]);
+    const at = await inspect(s.dc);
+    const total = await dataId(s, at.scope.variablesReference, "total");
+    await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [] });
+    const set = (await s.dc.customRequest("setDataBreakpoints", { breakpoints: [{ dataId: total, condition: "total > 5" }] })).body.breakpoints as DebugProtocol.Breakpoint[];
+    assert.deepEqual(set.map((b) => [b.verified, b.message]), [[true, undefined]]);
+    // total: 0 → 3 (condition false), 3 → 7 (true).
+    const e = (await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD))) as DebugProtocol.StoppedEvent;
+    assert.equal(e.body.description, `total in run() changed: 3 → 7 (line ${LINE("total = total")})`);
+    const bad = (await s.dc.customRequest("setDataBreakpoints", { breakpoints: [{ dataId: total, hitCondition: "often" }] })).body.breakpoints as DebugProtocol.Breakpoint[];
+    assert.equal(bad[0].verified, false);
+    assert.match(bad[0].message ?? "", /hit count "often" is not a number/);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("data breakpoints need every event of the run: the model alone says so, and nothing is set", T, async () => {
   const s = await openSession(120_000);
   try {

@@ -13,7 +13,7 @@ import { serialize } from "../adapter/format/trajectory.js";
 import { transition } from "../adapter/real/semantics.js";
 import type { Action, Frame } from "../adapter/format/trajectory.js";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, backIndex, stepIndex, ungrouped, firstOf, launchToFirstStop, openSession, realStack, stepOutIndex, type Session } from "./support/dap.js";
+import { THREAD, backIndex, stepIndex, ungrouped, firstOf, launchToFirstStop, openSession, shownStack, stepOutIndex, type Session } from "./support/dap.js";
 
 const FIX = join(ROOT, "test", "fixtures", "dap");
 const CALLS = join(FIX, "calls.py");
@@ -69,7 +69,7 @@ async function localsScope(s: Session, frameId: number): Promise<number> {
 
 /** The stack and every frame's locals, against the real run at state i. */
 async function expectState(s: Session, trace: TraceResult, i: number, program: string): Promise<void> {
-  const want = realStack(trace.frames, i);
+  const want = shownStack(trace.frames, i);
   const got = await frames(s);
   const where = (f: Frame): string => (f.file === undefined ? program : join(dirname(program), f.file));
   assert.deepEqual(got.map((f) => [f.name, f.line, f.source?.path]), want.map((f) => [f.func, f.line, where(f)]), `stack at state ${i}`);
@@ -77,9 +77,15 @@ async function expectState(s: Session, trace: TraceResult, i: number, program: s
     const vars = await ungrouped(s.dc, await variables(s, await localsScope(s, got[k].id)));
     const plain = vars.filter((v) => !v.name.startsWith("("));
     assert.deepEqual(Object.fromEntries(plain.map((v) => [v.name, v.value])), want[k].locals, `locals of frame ${k} at state ${i}`);
-    // "(return) f" after a Step Out depends on the stop before: adapter-stops.test.ts checks it.
+    // A return shown in its caller: "(return) f" in the caller's Locals (after a Step Over past a return it depends on the stop before: adapter-stops.test.ts checks it).
+    const state = trace.frames[i];
+    if (k === 0 && state?.event === "return" && state.depth > 0 && state.value !== undefined) {
+      const rv = vars.find((v) => v.name === `(return) ${state.func.split(".").at(-1)}`);
+      assert.equal(rv?.value, state.value, `the return value in the caller at state ${i}`);
+      assert.deepEqual(rv?.presentationHint?.attributes, ["readOnly"], `a real run's return value cannot be set (state ${i})`);
+    }
     const pseudo = vars.filter((v) => v.name.startsWith("(") && !v.name.startsWith("(return) "));
-    const top = k === 0 ? want[0] : undefined;
+    const top = k === 0 && want[0] === state ? want[0] : undefined;
     const expected =
       top?.event === "return" && top.value !== undefined ? [["(return)", top.value]] : top?.event === "exception" ? [["(exception)", top.value]] : [];
     assert.deepEqual(pseudo.map((v) => [v.name, v.value]), expected, `pseudo-variables at state ${i}`);
@@ -127,24 +133,24 @@ test("stepping in, over and out of calls, with the stack and locals of the real 
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 9],
       ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 2], // into square(1)
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 3],
-      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 3], // its return, with the value
-      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8], // the caller's next stop
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8], // past its return, to the caller's next line (as debugpy)
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 9],
       ["stepIn", (dc) => dc.stepInRequest(THREAD), { kind: "step_into" }, 2], // into square(2)
-      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 8], // past its return, to the caller's next stop
+      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 9], // its return, shown in the caller on the calling line
+      ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 8],
       ["next", (dc) => dc.nextRequest(THREAD), { kind: "step_over" }, 10],
-      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 18], // past total's return, in main
+      ["stepOut", (dc) => dc.stepOutRequest(THREAD), "out", 17], // total's return, in main on the calling line
     ];
     for (const [name, request, action, line] of steps) {
       const e = await move(s, request);
       i = action === "out" ? stepOutIndex(trace.frames, i) : stepIndex(trace.frames, i, action.kind as "step_into" | "step_over");
       assert.equal(e.body.reason, "step", name);
-      assert.equal(trace.frames[i].line, line, `the real run is on line ${line} after ${name}`);
+      assert.equal(shownStack(trace.frames, i)[0].line, line, `the real run is shown on line ${line} after ${name}`);
       await expectState(s, trace, i, CALLS);
     }
     // Output comes as the run wrote it, once, when the state that wrote it is reached.
     assert.equal(s.text("stdout"), "acc: 5\n");
-    assert.deepEqual([trace.frames[i].event, trace.frames[i].func], ["line", "main"]);
+    assert.deepEqual([trace.frames[i].event, trace.frames[i].func, shownStack(trace.frames, i)[0].func], ["return", "total", "main"]);
   } finally {
     await s.dc.stop();
   }
@@ -337,8 +343,8 @@ test("an exception stops with reason exception and is described", async () => {
     await expectState(s, trace, i, SCRIPT);
     const info = (await s.dc.exceptionInfoRequest(THREAD)).body;
     assert.deepEqual([info.exceptionId, info.description, info.breakMode], ["ValueError", "ValueError(2)", "always"]);
-    // Stepping on: the frame unwinds, the handler at module level takes it.
-    for (const line of [4, 11, 12]) {
+    // Stepping on: the frame unwinds (no stop, as in debugpy), the handler at module level takes it.
+    for (const line of [11, 12]) {
       e = await move(s, (dc) => dc.stepInRequest(THREAD));
       i = stepIndex(trace.frames, i, "step_into");
       assert.equal(trace.frames[i].line, line);
@@ -593,8 +599,10 @@ test("replay mode: a saved session stop by stop, a full recording by the semanti
     assert.match(r.text("console"), /Replaying full\.ndbg: a recording of every event/);
     let i = next(trace, 0, { kind: "continue" }, [9]);
     await expectState(r, trace, i, program);
+    // (Step Out stops where line 9 is hit again on the way, as debugpy's does)
     await move(r, (dc) => dc.stepOutRequest(THREAD));
-    i = stepOutIndex(trace.frames, i);
+    i = stepOutIndex(trace.frames, i, [9]);
+    assert.equal(trace.frames[i].line, 9);
     await expectState(r, trace, i, program);
   } finally {
     await r.dc.stop();

@@ -170,8 +170,13 @@ test("a run of 1,000,000 events is debugged as a short one: its states are recor
     assert.equal((await inspect(s.dc)).frame.line, 3);
     await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
     assert.deepEqual(((await inspect(s.dc)).vars.find((v) => v.name === "i") ?? {}).value, "499999");
-    // Out to the caller (its next line, as Step Out goes today).
+    // Step Out stops at the breakpoint on its way (as debugpy's does); again, out on the calling line with the value returned, result not yet assigned; then over to the next line.
     await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 5);
+    await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
+    const out = await inspect(s.dc);
+    assert.deepEqual([out.frame.name, out.frame.line, out.vars.find((v) => v.name === "(return) work")?.value, out.vars.some((v) => v.name === "result")], ["<module>", 8, "41666541666750000", false]);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     const after = await inspect(s.dc);
     assert.deepEqual([after.frame.line, after.vars.find((v) => v.name === "result")?.value], [9, "41666541666750000"]);
     // Back over the whole call (no window reaches that far: a run looks for the line before it), and over it again.

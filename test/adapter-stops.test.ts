@@ -13,7 +13,7 @@ import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, firstOf, isGroup, openSession, realStack, stepOutIndex, stopAfter, ungrouped, type Session } from "./support/dap.js";
+import { THREAD, firstOf, isGroup, openSession, realStack, shownStack, stepOutIndex, stopAfter, ungrouped, type Session } from "./support/dap.js";
 
 const T = { timeout: 240_000 };
 
@@ -99,7 +99,7 @@ test("initialize declares log points, hit counts and the raised / uncaught excep
   }
 });
 
-test("record: Step Out stops in the caller after the return, with (return) scale in its Locals; Globals holds the module's names", T, async () => {
+test("record: Step Out stops in the caller on the calling line, with (return) scale in its Locals, as debugpy; Globals holds the module's names", T, async () => {
   const s = await openSession(30_000);
   try {
     const { first } = await start(s, RECORD, [{ line: SCALE_BODY }]);
@@ -108,10 +108,10 @@ test("record: Step Out stops in the caller after the return, with (return) scale
     assert.deepEqual((await stack(s)).map((f) => [f.name, f.line]), realStack(trace.frames, i).map((f) => [f.func, f.line]));
     await move(s, (dc) => dc.stepOutRequest(THREAD));
     i = stepOutIndex(trace.frames, i);
-    const want = realStack(trace.frames, i);
+    const want = shownStack(trace.frames, i);
     const got = await stack(s);
     assert.deepEqual(got.map((f) => [f.name, f.line]), want.map((f) => [f.func, f.line]));
-    assert.deepEqual([got[0].name, got[0].line], ["total", 11], "the loop's next line, in the caller");
+    assert.deepEqual([got[0].name, got[0].line, want[0].locals.acc], ["total", 12, "0"], "the calling line, in the caller, its assignment not yet made");
     const [localsScope, globalsScope, ...rest] = await scopes(s, got[0].id);
     assert.deepEqual([localsScope.name, globalsScope.name, rest.length], ["Locals", "Globals", 0]);
     const locals = await variables(s, localsScope);
@@ -126,12 +126,16 @@ test("record: Step Out stops in the caller after the return, with (return) scale
     // Expressions read the globals too, as Python looks names up; calling a function would run it.
     assert.equal((await s.dc.evaluateRequest({ expression: "v * RATE", frameId: got[0].id, context: "watch" })).body.result, "2");
     await assert.rejects(s.dc.evaluateRequest({ expression: "scale(2)", frameId: got[0].id, context: "watch" }), /the value of scale is not known here, only its repr: <function scale/);
-    // A step on: the return value was the last stop's news, not this one's.
+    // A step on: the value is shown once more beside the assignment it made (as debugpy), then no longer.
+    await move(s, (dc) => dc.nextRequest(THREAD));
+    const after = await variables(s, (await scopes(s, (await stack(s))[0].id))[0]);
+    assert.deepEqual(after.filter((v) => v.name.startsWith("(return)") || v.name === "acc").map((v) => [v.name, v.value]), [["(return) scale", "2"], ["acc", "2"]]);
     await move(s, (dc) => dc.nextRequest(THREAD));
     assert.ok(!(await variables(s, (await scopes(s, (await stack(s))[0].id))[0])).some((v) => v.name.startsWith("(return)")));
-    // Out of total: in the module, where both scopes show the module's names.
+    // Out of total (the breakpoint in scale cleared: Step Out stops at one it meets): in the module on the calling line, where both scopes show the module's names.
+    await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [] });
     await move(s, (dc) => dc.stepOutRequest(THREAD));
-    assert.deepEqual((await stack(s)).map((f) => [f.name, f.line]), [["<module>", 33]]);
+    assert.deepEqual((await stack(s)).map((f) => [f.name, f.line]), [["<module>", 32]]);
     const [moduleLocals, moduleGlobals] = await scopes(s, (await stack(s))[0].id);
     assert.deepEqual([moduleLocals.name, moduleGlobals.name], ["Locals", "Globals"]);
     assert.deepEqual((await variables(s, moduleLocals)).map((v) => [v.name, v.value]).slice(0, 2), [["(return) total", "12"], ["RATE", "2"]]);
@@ -254,7 +258,7 @@ test("predict (sealed): Step Out stops in the caller with (return) scale, exact 
     assert.equal((await stack(s))[0].name, "scale");
     await move(s, (dc) => dc.stepOutRequest(THREAD));
     const got = await stack(s);
-    assert.deepEqual([got[0].name, got[0].line], ["total", 11], "the loop's next line, in the caller");
+    assert.deepEqual([got[0].name, got[0].line], ["total", 12], "the calling line, in the caller");
     const [localsScope] = await scopes(s, got[0].id);
     assert.equal(localsScope.name, "Locals", "the sealed run's state: no prediction");
     const locals = await variables(s, localsScope);

@@ -63,7 +63,8 @@ test("trace: the real trajectory in the one format, step_into between every even
   const real = await runTrace(PROG, { call: "f(2)" });
   assert.equal(t.source, real.source);
   const frames = t.steps.flatMap((s) => (s.frame ? [s.frame] : []));
-  assert.deepEqual(frames, real.frames);
+  // (a return's caller and a value just returned are a debugger's view of the run: not written)
+  assert.deepEqual(frames, real.frames.map(({ caller: _, returned: __, ...f }) => f));
   assert.ok(t.steps.slice(1).every((s) => s.action?.kind === "step_into"));
   assert.deepEqual(t.steps.at(-1)!.exit, { status: "normal" });
   assert.equal(t.steps[0].action, undefined);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine } from "../adapter/engine/engine.js";
+import { Engine, shownInCaller } from "../adapter/engine/engine.js";
 import { RETURN_VALUE } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
@@ -163,9 +163,9 @@ test("with the model, stepBack at the start of the history asks for inv_step_ove
   assert.equal(await e.step("step_over"), e.history[1]);
   assert.equal(await e.step("step_over"), e.history[2]);
   assert.equal(e.history.length, 3);
-  // The session as a trajectory is valid text in the one format.
+  // The session as a trajectory is valid text in the one format (what only a debugger shows of a real run is not written: a return's caller, a value just returned).
   const t = e.trajectory({ program: "loop.py" });
-  assert.deepEqual(parse(serialize(t)), t);
+  assert.deepEqual(parse(serialize(t)), JSON.parse(JSON.stringify(t, (key, v: unknown) => (key === "caller" || key === "returned" ? undefined : v))));
 });
 
 test("stepBack at the start into a call: the link forward is step_into", async () => {
@@ -249,12 +249,34 @@ test("a recording steps back one statement, wherever the last move came from; re
   assert.equal(await e.stepBack(), e.history[0]);
   assert.match(e.takeNotes().join(), /first state/);
   assertFaithful(e, r);
-  // A return stays a stop, going forwards and back.
+  // Step Over from a function's last line goes on past its return (kept in the history) to the caller's next line; back from there, over the whole call.
   e.setBreakpoints([]);
   await e.runTo(4);
-  assert.equal(at(await e.stepAsDebugger("step_over")), "4 return g");
   assert.equal(at(await e.stepAsDebugger("step_over")), "8 line f");
+  assert.equal(at(e.history[e.cursor - 1]), "4 return g");
   assert.equal(at(await e.stepBack()), "9 line f", "back over the whole call, to the line that made it");
+});
+
+test("data breakpoints with a condition and a hit count stop at the changes they name, forwards and back", async () => {
+  const r = await loop();
+  // total: 0 (bound), 0 (g(0)), 2 (g(1)), 6 (g(2)): two changes.
+  const e = await engine(r);
+  e.setDataBreakpoints([{ watch: { func: "f", path: "total" }, condition: "total > 3" }]);
+  assert.deepEqual(frameOf(await e.continue()).locals, { n: "3", total: "6", i: "2" }, "the change where the condition holds");
+  assert.equal(at(await e.continue()), "exit normal");
+  assert.deepEqual(frameOf(await e.reverseContinue()).locals, { n: "3", total: "6", i: "2" });
+  assert.equal(at(await e.reverseContinue()), "6 call f", "the change to 2 does not hold: back to the start");
+  // The second change, counted along the run as the session follows it.
+  const h = await engine(r);
+  h.setDataBreakpoints([{ watch: { func: "f", path: "total" }, hitCondition: "2" }]);
+  assert.deepEqual(frameOf(await h.continue()).locals, { n: "3", total: "6", i: "2" });
+  assert.equal(h.takeDataHit()?.old, "2");
+  // A condition that cannot be evaluated stops, and says why.
+  const bad = await engine(r);
+  bad.setDataBreakpoints([{ watch: { func: "f", path: "total" }, condition: "total / 0" }]);
+  assert.deepEqual(frameOf(await bad.continue()).locals, { n: "3", total: "2", i: "1" });
+  assert.match(bad.takeNotes().join("\n"), /breakpoint condition "total \/ 0" of the data breakpoint on total could not be evaluated \(ZeroDivisionError/);
+  assert.throws(() => bad.setDataBreakpoints([{ watch: { func: "f", path: "total" }, hitCondition: "often" }]), /hit count "often" is not a number/);
 });
 
 test("data breakpoints: continue stops where a watched value changes, reverse continue where it last changed", async () => {
@@ -641,24 +663,31 @@ test("random walks keep the history a faithful path of the recording", async () 
 const STOPS_SRC = readFileSync(join(import.meta.dirname, "fixtures", "dap", "stops.py"), "utf8");
 const raising = () => trace("raising", STOPS_SRC);
 
-test("stepOut stops in the caller after the call returns, with the return event kept before it", async () => {
+test("Step Out stops at the return, shown in the caller on the calling line with the caller's values then; Step Over goes past a frame's return to the caller's next line", async () => {
   const r = await loop();
   const e = await engine(r);
   await e.runTo(2); // in g(0)
-  const p = await e.stepOut();
-  assert.equal(at(p), "8 line f", "the caller's next stop after g(0) returned");
-  const ret = frameOf(e.history[e.cursor - 1]);
-  assert.deepEqual([ret.event, ret.func, ret.value, ret.depth], ["return", "g", "0", frameOf(p).depth + 1]);
+  const p = await e.stepAsDebugger("step_return");
+  assert.equal(at(p), "4 return g", "the return of g(0)");
+  assert.ok(shownInCaller(frameOf(p)));
+  const [, caller] = e.stack();
+  assert.deepEqual([caller.func, caller.line, caller.locals.total], ["f", 9, "0"], "the caller on the calling line, before its assignment");
   assertFaithful(e, r);
-  // From a return event, only the step to the caller is left.
+  // From there, Step Over: the caller's next line (the value just returned stays in the history, before it).
+  assert.equal(at(await e.stepAsDebugger("step_over")), "8 line f");
+  assert.equal(frameOf(e.history[e.cursor - 1]).event, "return");
+  // Step Over from a function's last line goes past its return to the caller's next line, as debugpy's does.
   await e.runTo(4); // g(1)'s last line
-  await e.step("step_into");
-  assert.equal(at(e.current), "4 return g");
-  const before = e.history.length;
-  assert.equal(at(await e.stepOut()), "8 line f");
-  assert.equal(e.history.length, before + 1);
+  assert.equal(at(await e.stepAsDebugger("step_over")), "8 line f");
+  // Step Into from a function's last line stops at its return, shown in the caller.
+  await e.runTo(4); // g(2)'s last line
+  assert.equal(at(await e.stepAsDebugger("step_into")), "4 return g");
+  // Step Back from a return shown in the caller: back over the whole call, to the calling line before it.
+  const back = await e.stepBack();
+  assert.deepEqual([at(back), frameOf(back).locals.i], ["9 line f", "2"]);
+  assertFaithful(e, r);
   // Out of the outermost frame: to the exit.
-  assert.equal(at(await e.stepOut()), "exit normal");
+  assert.equal(at(await e.stepAsDebugger("step_return")), "exit normal");
   assertFaithful(e, r);
 });
 

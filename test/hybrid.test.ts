@@ -186,7 +186,7 @@ test("marks: a stub's return value and what it was assigned to, kept while the v
   const hole = { hole: 0, confidence: 0.5 };
   const derived = { ...hole, derived: true };
   assert.deepEqual([...m.get(4)!], [["(return)", hole]]);
-  assert.deepEqual([...m.get(5)!], [["v", hole]]);
+  assert.deepEqual([...m.get(5)!], [["v", hole], ["(return)", hole]], "the caller's next event shows the value returned");
   assert.deepEqual([...m.get(6)!], [["v", hole], ["w", derived]], "w = v + 1 reads the guess");
   assert.deepEqual([...m.get(7)!], [["w", derived]], "v = 8 reads no guess: v's mark ends");
   assert.deepEqual([...m.get(8)!], [["n", derived]], "an argument passed from a guess");

@@ -102,6 +102,31 @@ test("exceptions: caught, through finally, uncaught; an unwound frame returns no
   assert.deepEqual(r.exit, { status: "error", value: "ValueError(-2)" });
 });
 
+test("a return records its caller as it stands (the calling line, the callee's effects seen); the caller's next event, what was returned", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "ndbg-tracer-returns-"));
+  try {
+    const file = path.join(dir, "returns.py");
+    writeFileSync(file, "def grow(xs):\n    xs.append(1)\n    return len(xs)\n\ndef fail():\n    raise ValueError()\n\ndef main():\n    xs = []\n    n = grow(xs) + grow(xs)\n    try:\n        fail()\n    except ValueError:\n        pass\n    return n\n");
+    const r = await runTrace(file, { python: chosen, call: "main()" });
+    const returns = r.frames.flatMap((f, i) => (f.event === "return" ? [i] : []));
+    const [first, second, unwound, last] = returns;
+    // The caller on the calling line, xs appended to, n not yet assigned.
+    assert.deepEqual(r.frames[first].caller, { event: "line", line: 10, depth: 0, func: "main", locals: { xs: "[1]" } });
+    assert.deepEqual(r.frames[second].caller?.locals, { xs: "[1, 1]" });
+    // The event after each return, in the caller, says what was returned (not after a call: grow's second call follows the first return).
+    assert.equal(r.frames[first + 1].event, "call");
+    assert.equal(r.frames[first + 1].returned, undefined);
+    assert.deepEqual([where(r.frames[second + 1]), r.frames[second + 1].returned], ["line 11 0 main", { func: "grow", value: "2" }]);
+    // An unwound frame returned nothing: its caller's exception event shows nothing returned.
+    assert.equal(r.frames[unwound].value, undefined);
+    assert.deepEqual([r.frames[unwound + 1].event, r.frames[unwound + 1].returned], ["exception", undefined]);
+    // The outermost frame has no traced caller.
+    assert.equal(r.frames[last].caller, undefined);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("generators: each resumption is a call event, its depth taken from the new caller", async () => {
   const r = await trace("generators.py", { call: "main()" });
   assert.deepEqual(r.frames.map(where), [

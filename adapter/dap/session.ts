@@ -10,7 +10,7 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { isScriptEntry, type Engine } from "../engine/engine.js";
+import { isScriptEntry, shownInCaller, type Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
@@ -22,14 +22,14 @@ import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
-import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked } from "./marks.js";
-import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
+import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { EXCEPTION_FILTERS, parseHitCondition, readExceptionFilters } from "../engine/breakpoints.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
 import { under } from "../system/paths.js";
 import { VariableStore, namedIn, page } from "./variables.js";
-import { dataHitText, readWatch, watchedValue, watchText, type Watch } from "../engine/watches.js";
+import { dataHitText, readWatch, watchedValue, watchText, type DataBreakpoint, type Watch } from "../engine/watches.js";
 
 const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
@@ -48,6 +48,9 @@ function holeText(h: Hole): string {
   const confidence = h.confidence !== undefined ? ` (${Math.round(h.confidence * 100)}%)` : "";
   return `${where} cannot run: the model suggests ${cutText(h.repr ?? "", 120)}${confidence}. Set ${h.variable} to answer it (kept for later launches), or Continue to take the suggestion.`;
 }
+
+/** The name debugpy gives a return's value in the caller's Locals: "(return) f" (`func`: the function's qualified name). */
+const returnName = (func: string): string => `${RETURN_VALUE} ${func.split(".").at(-1)}`;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
@@ -484,7 +487,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "step", async (e, s) => {
-      const depth = e.current.step.frame?.depth ?? 0;
+      const f = e.current.step.frame;
+      const depth = f ? (shownInCaller(f) ? f.depth - 1 : f.depth) : 0;
       const p = await this.stepAs(e, "step_over", s);
       // Deeper than it started: a breakpoint inside the call it stepped over stopped it.
       this.overStopped = (p.step.frame?.depth ?? -1) > depth;
@@ -495,15 +499,15 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.startMove(response, request, "step", (e, s) => this.stepAs(e, "step_into", s));
   }
   /**
-   * Step Into and Over as debugpy stops (Engine.stepAsDebugger); compare mode takes the paper's
+   * Step Into, Over and Out as debugpy stops (Engine.stepAsDebugger); compare mode takes the paper's
    * actions as they are, so that the call and return events it predicts are compared with the
    * real run's too.
    */
-  private stepAs(e: Engine, kind: "step_into" | "step_over", signal: AbortSignal): Promise<Predicted> {
+  private stepAs(e: Engine, kind: "step_into" | "step_over" | "step_return", signal: AbortSignal): Promise<Predicted> {
     return this.comparison ? e.step(kind, signal) : e.stepAsDebugger(kind, signal);
   }
   protected override stepOutRequest(response: DebugProtocol.StepOutResponse, _a: DebugProtocol.StepOutArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "step", (e, s) => e.stepOut(s));
+    this.startMove(response, request, "step", (e, s) => this.stepAs(e, "step_return", s));
   }
   protected override continueRequest(response: DebugProtocol.ContinueResponse, _a: DebugProtocol.ContinueArguments, request?: DebugProtocol.Request): void {
     response.body = { allThreadsContinued: true };
@@ -526,7 +530,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private watchOf(args: { variablesReference?: number; name: string; frameId?: number }): Watch | string {
     if (!this.engine || !this.predictor) return "the program has not been launched";
     if (!this.predictor.eventByEvent) return "data breakpoints need every event of the run: predict mode's sealed run, record, replay or hybrid mode (not the model alone, nor compare mode)";
-    const named = args.variablesReference ? namedIn(this.variables.get(args.variablesReference), args.name) : { frame: this.frameAt(args.frameId)?.index ?? 0, path: args.name.trim() };
+    const named = args.variablesReference ? namedIn(this.variables.get(args.variablesReference), args.name) : { frame: this.frameAt(args.frameId)?.index ?? this.top, path: args.name.trim() };
     const frame = named && this.frames[named.frame];
     if (!named || !frame) return `${cutText(args.name)} names no value of the program to watch`;
     // A child of an object the run identified: followed wherever that object is seen (a method's self).
@@ -545,20 +549,24 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   protected override setDataBreakpointsRequest(response: DebugProtocol.SetDataBreakpointsResponse, args: DebugProtocol.SetDataBreakpointsArguments): void {
     const engine = this.engine;
-    const watches: Watch[] = [];
+    const set: DataBreakpoint[] = [];
     const ids = new Map<string, number>();
     const breakpoints = args.breakpoints.map((b): DebugProtocol.Breakpoint => {
       const watch = readWatch(b.dataId);
       if (!watch || !engine) return { verified: false, message: !engine ? "the program has not been launched" : "not a data breakpoint of this debugger" };
+      try {
+        if (b.hitCondition) parseHitCondition(b.hitCondition);
+      } catch (e) {
+        return { verified: false, message: errorMessage(e) };
+      }
       const key = JSON.stringify(watch);
       const id = this.dataIds.get(key) ?? this.nextDataId++;
       ids.set(key, id);
-      watches.push(watch);
-      const unread = b.condition || b.hitCondition ? " (its condition and hit count are not read: it stops at every change)" : "";
-      return { id, verified: true, ...(unread ? { message: `stops where ${watchText(watch)} changes${unread}` } : {}) };
+      set.push({ watch, ...(b.condition?.trim() ? { condition: b.condition.trim() } : {}), ...(b.hitCondition?.trim() ? { hitCondition: b.hitCondition.trim() } : {}) });
+      return { id, verified: true };
     });
     this.dataIds = ids;
-    engine?.setDataBreakpoints(watches);
+    engine?.setDataBreakpoints(set);
     response.body = { breakpoints };
     this.sendResponse(response);
   }
@@ -588,6 +596,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.modelSpeed(cur);
     if (cur.step.exit) {
       this.frames = [];
+      this.top = 0;
       this.showComparison();
       this.exitProgram(cur.step.exit);
       return;
@@ -598,6 +607,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
     const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
     const hole = !reasonOverride && kind !== "back" && kind !== "reverse" ? engine.holeAt(cur) : undefined;
+    // A stop for the returning frame's own news (its hole's answer, a value its last statement
+    // changed) stays in that frame; compare mode shows each predicted event as it is.
+    this.top = !this.comparison && !hole && !(dataHit && !reasonOverride) && this.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
     if (hole) {
       // A hole stops as an exception does: VS Code shows the description in its exception widget (exceptionInfo).
       ev.body.reason = "exception";
@@ -704,19 +716,28 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
+  /**
+   * The first frame of the stack the client is shown: at a return that debugpy shows in the
+   * caller (shownInCaller), the caller's (1), "(return) f" in its Locals; else the state's own (0).
+   * Set at each stop (see stopped). Frame ids stay the stack's indices + 1.
+   */
+  private top = 0;
+
   protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
-    const start = args.startFrame ?? 0;
+    const top = this.top;
+    const start = top + (args.startFrame ?? 0);
     const count = args.levels ? args.levels : this.frames.length;
     const frames = this.frames.slice(start, start + count).map((f, i) => {
       return new StackFrame(start + i + 1, f.func, this.sourceOf(f), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
     });
-    response.body = { stackFrames: frames, totalFrames: this.frames.length };
+    response.body = { stackFrames: frames, totalFrames: this.frames.length - top };
     this.sendResponse(response);
   }
 
+  /** The stack's frame of a client's frame id (none: the top frame shown). */
   private frameAt(frameId: number | undefined): { frame: Frame; index: number } | undefined {
-    const index = (frameId ?? 1) - 1;
-    const frame = this.frames[index];
+    const index = (frameId ?? this.top + 1) - 1;
+    const frame = index >= this.top ? this.frames[index] : undefined;
     return frame ? { frame, index } : undefined;
   }
 
@@ -765,13 +786,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
       const frame = this.frames[c.frame];
       if (!frame) return this.fail(response, "this frame is gone");
       const origin = this.origins.frame(c.frame);
-      const returned = c.frame === 0 && !c.globals ? this.returnedHere() : undefined;
+      const returned = c.frame === this.top && !c.globals ? this.returnShown() : undefined;
       if (returned) {
-        // As debugpy shows it: the value the callee just returned, in the caller's Locals (a hole's value in hybrid mode is the model's).
-        const hole = this.predictor?.guessed?.(returned.frame)?.get(RETURN_VALUE);
-        const origin = hole ? this.origins.guess(hole) : this.origins.of(returned.state);
-        const rv = this.variables.variable(`(return) ${returned.frame.func}`, reprToNode(returned.frame.value!), undefined, origin);
-        rv.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
+        // As debugpy shows it: the value the callee returned, in the caller's Locals (a hole's value in hybrid mode is the model's),
+        // settable at the return itself where its value may be edited (a predicted one, a hole's).
+        const rv = this.variables.variable(returned.name, reprToNode(returned.value), undefined, returned.origin);
+        rv.presentationHint = returned.settable ? { kind: "virtual" } : { kind: "virtual", attributes: ["readOnly"] };
         vars.push(rv);
       }
       if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
@@ -794,14 +814,22 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  /** The return event just before the current state, when this is its caller's first stop after it (a Step Out's). */
-  private returnedHere(): { frame: Frame; state: Predicted } | undefined {
+  /**
+   * The return value shown in the top frame, as debugpy shows it, "(return) f": at a return shown
+   * in the caller, the state's own (settable where its value may be edited); else what a callee
+   * returned just before this state (Engine.returnedBefore).
+   */
+  private returnShown(): { name: string; value: string; origin: Origin; settable: boolean } | undefined {
     const engine = this.engine;
     const here = engine?.current.step.frame;
-    const state = engine?.history[engine.cursor - 1];
-    const f = state?.step.frame;
-    if (!here || !state || f?.event !== "return" || f.value === undefined || f.depth !== here.depth + 1) return undefined;
-    return { frame: f, state };
+    if (!engine || !here) return undefined;
+    const originOf = (state: Predicted): Origin => {
+      const hole = this.predictor?.guessed?.(state.step.frame!)?.get(RETURN_VALUE);
+      return hole ? this.origins.guess(hole) : this.origins.of(state);
+    };
+    if (this.top === 1) return here.value === undefined ? undefined : { name: returnName(here.func), value: here.value, origin: originOf(engine.current), settable: !this.editRefusal(RETURN_VALUE) };
+    const r = engine.returnedBefore();
+    return r && { name: returnName(r.func), value: r.value, origin: r.at ? originOf(r.at) : this.origins.value(0, RETURN_VALUE), settable: false };
   }
 
   protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {
@@ -875,17 +903,21 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (this.ended || engine.ended) throw new Error("the program has ended");
       const c = this.variables.get(args.variablesReference);
       if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
-      if (!c || (c.kind === "scope" && c.frame !== 0) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
-      const refusal = this.editRefusal(args.name);
+      const top = this.top;
+      if (!c || (c.kind === "scope" && c.frame !== top) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
+      // (at a return shown in the caller, its "(return) f" is the return's value)
+      const name = top === 1 && args.name === returnName(this.frames[0].func) ? RETURN_VALUE : args.name;
+      const refusal = this.editRefusal(name);
       if (refusal) throw new Error(refusal);
       // Predict mode: `name = value` runs in the program's frame, as debugpy sets a value (a hole's own answer is set as the hole's, below).
-      const assigned = await this.executed(() => engine.assign(args.name, unmarked(args.value))).catch((e: unknown) => {
+      const assigned = await this.executed(() => engine.assign(name, unmarked(args.value), undefined, top)).catch((e: unknown) => {
         throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
       });
       if (assigned) {
-        const now = engine.current.step.frame?.locals[args.name];
+        const shown = this.frames[top];
+        const now = shown?.locals[name];
         if (now === undefined) throw new Error(`${cutText(args.name)} is no longer a local here`);
-        const v = this.variables.variable(args.name, reprToNode(now), args.name, this.origins.value(0, args.name), engine.current.step.frame?.objects, 0);
+        const v = this.variables.variable(name, reprToNode(now), name, this.origins.value(top, name), shown.objects, top);
         response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
         return this.sendResponse(response);
       }
@@ -895,12 +927,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
       } catch (e) {
         throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
       }
-      const edited = engine.setVariable(args.name, repr);
+      const edited = engine.setVariable(name, repr, top);
       this.comparison?.edited(edited, engine.cursor);
       if (edited.step.frame) this.printed.add(edited.step.frame);
       this.frames = engine.stack();
       this.showComparison();
-      const v = this.variables.variable(args.name, reprToNode(repr), args.name === RETURN_VALUE ? undefined : args.name);
+      const v = this.variables.variable(args.name, reprToNode(repr), name === RETURN_VALUE ? undefined : name);
       response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
       this.sendResponse(response);
     });

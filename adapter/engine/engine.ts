@@ -6,7 +6,7 @@ import { NotHeld, RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type
 import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
-import { WatchTracker, type DataHit, type Watch } from "./watches.js";
+import { WatchTracker, type DataBreakpoint, type DataHit, type Watch } from "./watches.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
 export interface BreakpointSpec extends PredictorBreakpoint {
@@ -68,6 +68,8 @@ export class Engine {
   private pendingLogs: LogLine[] = [];
   private exceptionStops: ExceptionStops = { raised: false, uncaught: false, holes: false };
   private watches: Watch[] = [];
+  /** The conditions of the data breakpoints that have any, by watch. */
+  private dataBps = new Map<Watch, DataBreakpoint>();
   private dataHit?: DataHit;
   /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
   private hitMemo = new WeakMap<Predicted, Map<BreakpointSpec, number>>();
@@ -136,39 +138,38 @@ export class Engine {
    * back), it is reused; otherwise the known future is dropped and the predictor asked.
    */
   step(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
-    return this.run(signal, () => this.stepOnce(kind, signal));
-  }
-
-  /**
-   * Step Into and Step Over as a debugger's user knows them: the action, then past a call event,
-   * which no debugger stops at (Step Into stops on the body's first line, as debugpy's does). A
-   * return stays a stop: its value is shown, and a hole's can be set there. The raw actions stay
-   * to be had (step) for the model's trajectories and compare mode.
-   */
-  stepAsDebugger(kind: "step_into" | "step_over", signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
       await this.stepOnce(kind, signal);
-      for (let n = 0; n < MAX_PASSED && !this.ended && this.current.step.frame?.event === "call"; n++) await this.stepOnce("step_into", signal);
       return this.current;
     });
-  }
-
-  /** One action forwards; Step Over and Step Out stop at the breakpoints they pass where the states come event by event. */
-  private async stepOnce(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
-    return (kind !== "step_into" && (await this.toBreakpoint(kind, signal))) || this.forward({ kind }, signal);
   }
 
   /**
-   * Out of the current frame as debugpy steps out: to the caller's first stop after the frame
-   * has returned (step_return to its return event, then step_over from there; from a return
-   * event, step_over alone). Both states stay in the history, so the return value is known.
+   * Step Into, Step Over and Step Out as debugpy's user knows them: the action, then on past what
+   * debugpy does not stop at (passedBy). So Step Into stops on a body's first line, and at a
+   * return (shown in the caller: shownInCaller); Step Over goes on past the return of the frame it
+   * steps in, to the caller's next line (the return stays in the history: its value is shown
+   * there); Step Out stops at the return. The raw actions stay to be had (step) for the model's
+   * trajectories and compare mode.
    */
-  stepOut(signal?: AbortSignal): Promise<Predicted> {
+  stepAsDebugger(kind: StepKind, signal?: AbortSignal): Promise<Predicted> {
     return this.run(signal, async () => {
-      if (this.current.step.frame?.event !== "return") await this.forward({ kind: "step_return" }, signal);
-      if (this.current.step.frame?.event === "return") await this.forward({ kind: "step_over" }, signal);
+      let stopped = await this.stepOnce(kind, signal);
+      for (let n = 0; n < MAX_PASSED && !stopped; n++) {
+        const f = this.current.step.frame;
+        const on = f && passedBy(f, kind);
+        if (!on) break;
+        stopped = await this.stepOnce(on, signal);
+      }
       return this.current;
     });
+  }
+
+  /** One action forwards; Step Over and Step Out stop at the breakpoints and holes they pass where the states come event by event: then true. */
+  private async stepOnce(kind: StepKind, signal?: AbortSignal): Promise<boolean> {
+    if (kind !== "step_into" && (await this.toBreakpoint(kind, signal))) return true;
+    await this.forward({ kind }, signal);
+    return false;
   }
 
   /** Runs to the next time `line` is about to execute (the breakpoint(line) action); like continue when it never is. */
@@ -249,12 +250,12 @@ export class Engine {
         watched?.baseline([p]);
         for (let n = 0; n < this.maxEvents; n++) {
           const q = await this.earlier(p, "inv_step_into", signal);
-          const hit = q && watched?.backward(q);
           // (a change seen here is the one this stop is for: back to the one before)
-          if (hit && hit.state.ref !== this.current.ref) {
-            this.dataHit = hit;
-            return this.standEarlier(hit.state, signal);
-          }
+          for (const hit of (q && watched?.backward(q)) || [])
+            if (hit.state.ref !== this.current.ref && (await this.dataFires([...this.hist.filter((h) => h.ref !== undefined && h.ref < hit.state.ref!), hit.state], hit, signal))) {
+              this.dataHit = hit;
+              return this.standEarlier(hit.state, signal);
+            }
           // p is raised where the event before it is no frame unwinding into it
           if (this.exceptionStops.raised && p !== this.current && isRaise([q ?? p, p], q ? 1 : 0)) return this.standEarlier(p, signal);
           if (!q) break;
@@ -293,7 +294,7 @@ export class Engine {
       for (let n = 0; n < this.maxEvents; n++) {
         const q = await this.earlier(p, "inv_step_into", signal);
         if (!q) break;
-        const hit = watched.backward(q);
+        const [hit] = watched.backward(q);
         if (hit) {
           this.dataHit = hit;
           return this.standEarlier(hit.at, signal);
@@ -306,7 +307,7 @@ export class Engine {
   }
 
   /** The state `kind` (an inverse action) leads to from `from`, going back in the run; undefined at its first state. */
-  private async earlier(from: Predicted, kind: "inv_step_over" | "inv_step_into", signal?: AbortSignal): Promise<Predicted | undefined> {
+  private async earlier(from: Predicted, kind: "inv_step_over" | "inv_step_into" | "inv_step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
     const p = await abortable(this.predictor.predict([from], { kind }, { signal }), signal);
     return p.ref === from.ref ? undefined : p;
   }
@@ -318,7 +319,8 @@ export class Engine {
    * a script's: its first line is where the session starts (as stopping on entry does).
    */
   private async backOne(from: Predicted, signal?: AbortSignal): Promise<Predicted | undefined> {
-    let p = await this.earlier(from, "inv_step_over", signal);
+    // (a return is shown in its caller: back over the whole call, to its opening, and on before it)
+    let p = shownInCaller(from.step.frame) ? await this.earlier(from, "inv_step_return", signal) : await this.earlier(from, "inv_step_over", signal);
     for (let n = 0; p && n < MAX_PASSED && p.step.frame?.event === "call"; n++) {
       const q = await this.earlier(p, "inv_step_into", signal);
       if (!q) return isScriptEntry(p) ? undefined : p;
@@ -399,9 +401,38 @@ export class Engine {
     this.exceptionStops = { ...stops };
   }
 
-  /** Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last changed (adapter/engine/watches.ts). */
-  setDataBreakpoints(watches: readonly Watch[]): void {
-    this.watches = watches.map((w) => ({ func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) }));
+  /**
+   * Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last
+   * changed (adapter/engine/watches.ts), where the breakpoint's condition and hit condition hold.
+   */
+  setDataBreakpoints(breakpoints: readonly (Watch | DataBreakpoint)[]): void {
+    this.dataBps = new Map();
+    this.watches = breakpoints.map((b) => {
+      const { watch: w, condition, hitCondition } = "watch" in b ? b : { watch: b, condition: undefined, hitCondition: undefined };
+      if (hitCondition) parseHitCondition(hitCondition); // (a bad one is refused here, with its reason)
+      const watch: Watch = { func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) };
+      if (condition || hitCondition) this.dataBps.set(watch, { watch, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}) });
+      return watch;
+    });
+  }
+
+  /**
+   * Whether a watched value's change (hit), first seen at the end of `path` (the run as the
+   * session has followed it to there), stops a run: its breakpoint's condition holds there and,
+   * with its changes so far where the condition held (counted along `path`, as a line
+   * breakpoint's hits are), its hit condition.
+   */
+  private async dataFires(path: readonly Predicted[], hit: DataHit, signal?: AbortSignal): Promise<boolean> {
+    const bp = this.dataBps.get(hit.watch);
+    if (!bp) return true;
+    const what = `of the data breakpoint on ${hit.watch.path}`;
+    const last = path.length - 1;
+    if (bp.condition && !(await this.conditionHolds(bp.condition, what, path, last, true, signal))) return false;
+    if (!bp.hitCondition) return true;
+    const seen = new WatchTracker([hit.watch]);
+    let n = 0;
+    for (let k = 0; k <= last; k++) if (seen.forward(path[k]).length && (!bp.condition || (await this.conditionHolds(bp.condition, what, path, k, false, signal)))) n++;
+    return parseHitCondition(bp.hitCondition)(n);
   }
 
   /** Holes stop the run (the exception filter "holes"), where the run has any the model answered. */
@@ -440,13 +471,17 @@ export class Engine {
     return r.value;
   }
 
-  /** Edits a local of the current state, or its return value (RETURN_VALUE, at a return); see edit. */
-  setVariable(name: string, repr: string): Predicted {
+  /**
+   * Edits a local of the current state, or its return value (RETURN_VALUE, at a return); see edit.
+   * `at`: the frame of the stack whose local it is, the state's own (0) alone can be edited so.
+   */
+  setVariable(name: string, repr: string, at = 0): Predicted {
     const cur = this.current;
     const frame = cur.step.frame;
     if (!frame) throw new Error("the program has ended: there are no variables to set");
     if (this.predictor.editRefusal) throw new Error(this.predictor.editRefusal);
     const returned = name === RETURN_VALUE;
+    if (at !== 0 && !returned) throw new Error(`this stop is ${frame.func}'s return: ${name} can be set at the caller's next stop`);
     if (returned && (frame.event !== "return" || frame.value === undefined)) throw new Error("only a return has a return value to set");
     if (!returned && !IDENTIFIER.test(name)) throw new Error(`"${cutText(name)}" is not a variable name`);
     // Own names only: "toString" or "__proto__" are in every object, not locals.
@@ -478,10 +513,31 @@ export class Engine {
     return this.stackOf(this.hist.slice(0, this.pos + 1));
   }
 
+  /**
+   * What a callee returned just before the current state, as a debugger shows it at the caller's
+   * next stop ("(return) f"): the return before it in the history (`at`, its state), else the one
+   * the run recorded just before this event (Frame.returned: a Step Over across the call).
+   */
+  returnedBefore(): { func: string; value: string; at?: Predicted } | undefined {
+    const here = this.current.step.frame;
+    if (!here) return undefined;
+    const before = this.hist[this.pos - 1];
+    const f = before?.step.frame;
+    if (f?.event === "return" && f.value !== undefined && f.depth === here.depth + 1) return { func: f.func, value: f.value, at: before };
+    return here.returned && { ...here.returned };
+  }
+
   /** The call stack at the last state of `path` (a history up to that state), as stack() gives it. */
   private stackOf(path: readonly Predicted[]): Frame[] {
     const cur = path.at(-1)?.step.frame;
     if (!cur) return [];
+    const stack = this.callersOf(path, cur);
+    // At a return, the caller as the run shows it then (Frame.caller), not its state before the call.
+    return cur.caller ? [cur, cur.caller, ...stack.slice(stack[1]?.depth === cur.caller.depth ? 2 : 1)] : stack;
+  }
+
+  /** The state `cur` at the end of `path`, then its callers as the predictor knows them, else each caller's latest state in `path`. */
+  private callersOf(path: readonly Predicted[], cur: Frame): Frame[] {
     const known = this.predictor.callers?.(path);
     if (known) return [cur, ...known];
     const out = [cur];
@@ -537,15 +593,15 @@ export class Engine {
    * frame (execute): the value is any expression there, and the run goes on from it. Undefined
    * where the predictor cannot (then setVariable).
    */
-  async assign(name: string, value: string, signal?: AbortSignal): Promise<Evaluated | undefined> {
-    const frame = this.current.step.frame;
+  async assign(name: string, value: string, signal?: AbortSignal, at = 0): Promise<Evaluated | undefined> {
+    const frame = this.current.step.frame && this.stack()[at];
     if (!frame) throw new Error("the program has ended: there are no variables to set");
     // A hole's own answer is set as the hole's (setVariable): the answer is kept for later launches.
     const hole = this.predictor.guessed?.(frame)?.get(name);
     if (!this.executes || name === RETURN_VALUE || (hole && !hole.derived)) return undefined;
     if (!IDENTIFIER.test(name) || !Object.hasOwn(frame.locals, name)) throw new Error(`there is no local named "${cutText(name)}" here`);
     if (value.trim() === "") throw new Error("a value is needed");
-    return (await this.execute(`${name} = ${value}`, signal)) ?? undefined;
+    return (await this.execute(`${name} = ${value}`, signal, at)) ?? undefined;
   }
 
   /** Whether a line of the Debug Console can run with its effects kept (Predictor.execute: predict mode's sealed run). */
@@ -650,7 +706,8 @@ export class Engine {
       if (p.step.exit || (await this.stopsAt(path, i, signal))) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
       if (stepping && this.holeAt(p)) break;
-      if ((this.dataHit = watched?.forward(p))) break;
+      for (const hit of watched?.forward(p) ?? []) if (!this.dataHit && (await this.dataFires(path, hit, signal))) this.dataHit = hit;
+      if (this.dataHit) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
       if (!stepping && !this.hits(p.step.frame).length) break;
       if (n >= (stepping ? this.maxEvents : this.maxSteps)) {
@@ -725,11 +782,15 @@ export class Engine {
   }
 
   /** Whether `b`'s condition holds at path[i] (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
-  private async holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
-    if (!b.condition) return true;
-    const [r] = await this.valuesAt(path, i, [b.condition], signal);
+  private holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
+    return b.condition ? this.conditionHolds(b.condition, `on line ${b.line}`, path, i, tell, signal) : Promise.resolve(true);
+  }
+
+  /** Whether `condition` (the breakpoint's `what`: "on line 4") holds at path[i]; one that cannot be evaluated holds, with a note when `tell`. */
+  private async conditionHolds(condition: string, what: string, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
+    const [r] = await this.valuesAt(path, i, [condition], signal);
     if (!("error" in r) && r.truth !== undefined) return r.truth;
-    if (tell) this.note(`breakpoint condition "${cutText(b.condition)}" on line ${b.line} could not be evaluated (${"error" in r ? r.error : "its truth could not be told"}); stopping there`);
+    if (tell) this.note(`breakpoint condition "${cutText(condition)}" ${what} could not be evaluated (${"error" in r ? r.error : "its truth could not be told"}); stopping there`);
     return true;
   }
 
@@ -808,6 +869,29 @@ function ownValue(frame: Frame | undefined, expression: string): Evaluated | und
   if (!frame || root === undefined || !Object.hasOwn(frame.locals, root)) return undefined;
   if (root === expression) return { value: frame.locals[root], path: root, ...(frame.objects ? { objects: frame.objects } : {}) };
   return recordedValue([frame], expression);
+}
+
+/**
+ * Whether a debugger shows this state in its caller, as debugpy shows a return: on the calling
+ * line, the caller's values as they stand (Frame.caller, where the run recorded them), the value
+ * returned beside them ("(return) f"). A return with no traced caller (the program's outermost
+ * frame) is shown in its own frame.
+ */
+export const shownInCaller = (f: Frame | undefined): boolean => f?.event === "return" && f.depth > 0;
+
+/**
+ * What a debugger's move `kind` does at a state it lands on that debugpy does not stop at (the
+ * step to take from it), or undefined where it stops: a call event (Step Into stops on the body's
+ * first line); a frame an exception unwinds (its caller's exception event is next, where it
+ * stops); after a Step Over, the return of the frame it stepped in, on to the caller's next line;
+ * the outermost frame's return after a Step Out, on to the program's end.
+ */
+function passedBy(f: Frame, kind: StepKind): StepKind | undefined {
+  if (f.event === "call") return "step_into";
+  if (f.event !== "return") return undefined;
+  if (f.depth === 0) return kind === "step_return" ? "step_over" : undefined;
+  if (f.value === undefined) return "step_into";
+  return kind === "step_over" ? "step_over" : undefined;
 }
 
 /** A script's module frame being entered: its first state, which a session passes to stop on the first line. */

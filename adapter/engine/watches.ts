@@ -20,6 +20,15 @@ export interface Watch {
   object?: { id: string; child: string };
 }
 
+/** A data breakpoint: a watch, and which of its changes stop (as a line breakpoint's condition and hit condition say which hits do). */
+export interface DataBreakpoint {
+  watch: Watch;
+  /** An expression over the names of the state where the new value is first seen. */
+  condition?: string;
+  /** Which changes (where the condition holds) stop, counted along the run as the session has followed it: "3", ">= 2", "% 2". */
+  hitCondition?: string;
+}
+
 /** A watched value that changed: from `old` (undefined: unbound) to `value`, by the line `line` of its frame. */
 export interface DataHit {
   watch: Watch;
@@ -68,20 +77,20 @@ export class WatchTracker {
     for (const s of states) this.feed(s, true, true);
   }
 
-  /** The next state going forwards: the first watch that changed there. */
-  forward(s: Predicted): DataHit | undefined {
+  /** The next state going forwards: the watches that changed there. */
+  forward(s: Predicted): DataHit[] {
     return this.feed(s, true, false);
   }
 
-  /** The state before going backwards: the first watch that changed between it and its frame's next state. */
-  backward(s: Predicted): DataHit | undefined {
+  /** The state before going backwards: the watches that changed between it and their frame's next state. */
+  backward(s: Predicted): DataHit[] {
     return this.feed(s, false, false);
   }
 
-  private feed(s: Predicted, forwards: boolean, quiet: boolean): DataHit | undefined {
+  private feed(s: Predicted, forwards: boolean, quiet: boolean): DataHit[] {
     const f = s.step.frame;
-    if (!f) return undefined;
-    let hit: DataHit | undefined;
+    if (!f) return [];
+    const hits: DataHit[] = [];
     this.watches.forEach((w, k) => {
       // A name lives in one frame (its depth, from one call to the next there); an object in every frame that shows it.
       const framed = !w.object;
@@ -93,16 +102,16 @@ export class WatchTracker {
       if (now) {
         // (a first binding is no change to a data breakpoint: the frame had no such value to watch before)
         const before = forwards ? other?.value : now.value;
-        if (!quiet && !hit && other && (before !== undefined || this.firstBinding) && other.value !== now.value)
-          hit = forwards
+        if (!quiet && other && (before !== undefined || this.firstBinding) && other.value !== now.value)
+          hits.push(forwards
             ? { watch: w, old: other.value, value: now.value, line: other.state.step.frame!.line, state: s, at: other.state }
-            : { watch: w, old: now.value, value: other.value, line: f.line, state: other.state, at: s };
+            : { watch: w, old: now.value, value: other.value, line: f.line, state: other.state, at: s });
         this.seen.set(key, { ...now, state: s });
       }
       // Going backwards a call is where this frame began: earlier states at this depth are another's.
       if (framed && !forwards && f.event === "call") this.seen.delete(key);
     });
-    return hit;
+    return hits;
   }
 }
 

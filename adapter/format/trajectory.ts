@@ -38,6 +38,10 @@ export interface Frame {
   objects?: Objects;
   /** The identity of each object of `objects` (by path), the same wherever the run shows that object: a data breakpoint follows it (never serialized). */
   ids?: Record<string, string>;
+  /** At a return, where the program really ran: its caller as it stands then, on the calling line (a debugger shows the return there; never serialized). */
+  caller?: Frame;
+  /** Where the program really ran and a callee returned just before this event: its name and value (a debugger shows it here; never serialized). */
+  returned?: { func: string; value: string };
 }
 
 /**

@@ -115,7 +115,7 @@ export class McpSession implements Viewed {
       if (!back && e.ended) throw new ToolInputError(`the program has ended (${this.exitWords()}): step back to look at earlier states, or end the session`);
       const depth = e.current.step.frame?.depth ?? 0;
       try {
-        if (kind === "step_out") await e.stepOut(signal);
+        if (kind === "step_out") await e.stepAsDebugger("step_return", signal);
         else if (kind === "step_back") await e.stepBack(signal);
         else if (kind === "continue") await e.continue(signal);
         else if (kind === "reverse_continue") await e.reverseContinue(signal);

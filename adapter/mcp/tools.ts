@@ -373,7 +373,7 @@ export const TOOLS: readonly Tool[] = [
   START,
   moveTool("step_into", "step_into", "Step into", "Runs to the next line, entering a function that the current line calls (its body's first line, as debugpy stops)."),
   moveTool("step_over", "step_over", "Step over", "Runs to the next line of the current function, over the calls it makes (or to its return)."),
-  moveTool("step_out", "step_out", "Step out", "Runs until the current function has returned and stops in its caller; the answer's \"returned\" holds the value it returned."),
+  moveTool("step_out", "step_out", "Step out", "Runs until the current function returns and stops at its return: the frame's \"value\" is what it returned (a step over from there goes on to the caller's next line)."),
   moveTool("step_back", "step_back", "Step back", "Goes back one statement: the line that ran just before in this function, or the line that called it (with the model alone: one state back along what is known, and at its start the model predicts the state before)."),
   moveTool("continue", "continue", "Continue", "Runs to the next breakpoint that stops (its condition and hit condition hold), else to the program's end."),
   moveTool("reverse_continue", "reverse_continue", "Reverse continue", "Goes back to the latest earlier breakpoint hit (with the model alone: among the states known), else to the first state."),

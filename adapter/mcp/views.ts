@@ -157,15 +157,6 @@ export function frameView(s: Viewed, frames: readonly Frame[], index: number): F
   };
 }
 
-/** The return event just before the current state, when this is its caller's first stop after it (a step out's). */
-export function returnedHere(e: Engine): { frame: Frame; state: Predicted } | undefined {
-  const here = e.current.step.frame;
-  const state = e.history[e.cursor - 1];
-  const f = state?.step.frame;
-  if (!here || !state || f?.event !== "return" || f.value === undefined || f.depth !== here.depth + 1) return undefined;
-  return { frame: f, state };
-}
-
 /**
  * The variables of the frame at `index` as the adapter's Variables view lists them: for the
  * current frame the value a callee just returned ("(return) f"), its own return value
@@ -182,7 +173,7 @@ export function variablesOf(s: Viewed, frames: readonly Frame[], index: number, 
   const f = frames[index];
   if (!f) return [];
   if (index === 0) {
-    const r = returnedView(s);
+    const r = returnedView(s, frames);
     if (r) out.push(r);
     if (f.event === "return" && f.value !== undefined) out.push(variableView(RETURN_VALUE, f.value, valueOrigin(s, frames, 0, RETURN_VALUE)));
     if (f.event === "exception" && f.value !== undefined) out.push(variableView("(exception)", f.value, frameOrigin(s, frames, 0)));
@@ -191,13 +182,13 @@ export function variablesOf(s: Viewed, frames: readonly Frame[], index: number, 
   return out;
 }
 
-/** "(return) f": the value the callee just returned, in the caller's first stop after it. */
-function returnedView(s: Viewed): VariableView | undefined {
-  const r = returnedHere(s.engine);
+/** "(return) f": what a callee returned just before the current state (Engine.returnedBefore), with its marks. */
+function returnedView(s: Viewed, frames: readonly Frame[]): VariableView | undefined {
+  const r = s.engine.returnedBefore();
   if (!r) return undefined;
-  const hole = s.predictor.guessed?.(r.frame)?.get(RETURN_VALUE);
-  const o = hole ? origins(s).guess(hole) : originAt(s, r.state);
-  return variableView(`(return) ${r.frame.func}`, r.frame.value!, o);
+  const hole = r.at && s.predictor.guessed?.(r.at.step.frame!)?.get(RETURN_VALUE);
+  const o = hole ? origins(s).guess(hole) : r.at ? originAt(s, r.at) : valueOrigin(s, frames, 0, RETURN_VALUE);
+  return variableView(`(return) ${r.func}`, r.value, o);
 }
 
 /** The scope name the adapter would show for a frame: "Locals", "Predicted locals (84%)". */
@@ -236,7 +227,7 @@ export function stopView(
   else if (frame.event === "exception" && moved !== "entry" && moved !== "edited") reason = "exception";
   else if (moved === "continue" && onBreakpoint(e)) reason = "breakpoint";
   const all = Object.entries(frame.locals).map(([name, repr]) => variableView(name, repr, valueOrigin(s, frames, 0, name)));
-  const returned = returnedView(s);
+  const returned = returnedView(s, frames);
   return {
     ...base,
     reason,

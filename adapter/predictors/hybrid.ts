@@ -160,6 +160,10 @@ export class HybridPredictor implements Predictor {
       }
     this.guesses = new WeakMap();
     this.marksAt.forEach((m, i) => this.guesses.set(result.frames[i], m));
+    result.frames.forEach((f, i) => {
+      const m = f.caller && callerMarks(result.frames, this.marksAt, i);
+      if (m) this.guesses.set(f.caller!, m);
+    });
   }
 
   private async fill(req: HoleRequest, frames: readonly Frame[], fills: HoleFill[]): Promise<HoleAnswer> {
@@ -339,7 +343,7 @@ export class HybridPredictor implements Predictor {
       const marks = this.marksAt.get(k - 1);
       if (!written || !writer || !marks || writer.file !== undefined) continue;
       const text = lines[writer.line - 1] ?? "";
-      for (const [name, g] of marks) if (!g.set && g.docstring === undefined && (name === RETURN_VALUE || mentions(text, name))) return { ...g, derived: true };
+      for (const [name, g] of marks) if (!g.set && g.docstring === undefined && (name === RETURN_VALUE ? writer.event === "return" : mentions(text, name))) return { ...g, derived: true };
     }
     return undefined;
   }
@@ -600,10 +604,26 @@ export function markValues(frames: readonly Frame[], fills: readonly HoleFill[],
     const marks = new Map([...m].map(([name, t]) => [name, t.guess]));
     const rv = filled?.get(RETURN_VALUE) ?? derived.get(RETURN_VALUE);
     if (rv) marks.set(RETURN_VALUE, rv);
+    // (in the caller just after it, the value a callee returned is shown too: Frame.returned)
+    else if (returned && f.event !== "return" && f.event !== "call") marks.set(RETURN_VALUE, returned);
     returned = f.event === "return" ? rv : undefined;
     if (marks.size) out.set(i, marks);
   });
   return out;
+}
+
+/**
+ * The marks of the caller a return records (Frame.caller): its latest earlier state's (the state
+ * before the call), for the names it still has.
+ */
+function callerMarks(frames: readonly Frame[], marksAt: ReadonlyMap<number, ReadonlyMap<string, Guess>>, i: number): Map<string, Guess> | undefined {
+  const caller = frames[i].caller!;
+  let k = i - 1;
+  while (k >= 0 && frames[k].depth !== caller.depth) k--;
+  const marks = k >= 0 ? marksAt.get(k) : undefined;
+  if (!marks) return undefined;
+  const kept = new Map([...marks].filter(([name]) => name !== RETURN_VALUE && caller.locals[name] !== undefined));
+  return kept.size ? kept : undefined;
 }
 
 /** A hole as the session tells it. */

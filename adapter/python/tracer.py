@@ -46,7 +46,10 @@ object a line:
   most N children a record, 3 steps from a local. Attributes are read from __dict__ and __slots__:
   no property or __getattr__ of the program runs.
 - return: "value" is the repr of the returned (or yielded) value; a frame unwound by an exception
-  has no "value".
+  has no "value". "caller" (where the frame has a traced caller): the caller's record as it stands
+  at this return, a line record on the calling line (a debugger shows a return there).
+- returned: on the caller's record just after a callee's return, {"func": QUALNAME, "value": REPR}
+  of that return (a debugger shows it beside the caller's next line).
 - exception: "value" is the repr of the exception.
 - stdout: what the program wrote to sys.stdout since the previous record (with --call, what the
   untraced module body wrote goes with the first record). stderr: the same for sys.stderr (at
@@ -119,6 +122,19 @@ _VALUE_OPS = frozenset(
         "INSTRUMENTED_RESUME",
     ) if name in _OPMAP
 )
+
+
+# (self.returned of a return recorded: its value's repr is written already)
+_WRITTEN = object()
+
+
+def _unwound(code, lasti, exc_lasti):
+    """Whether a return event ends a frame (of `code`, standing at `lasti`) that an exception
+    unwinds (it returns no value), given where its last exception event stood (None for none)."""
+    ops = code.co_code
+    return exc_lasti == lasti or (0 <= lasti < len(ops) and ops[lasti] not in _VALUE_OPS)
+
+
 # The clock of the limits, kept before a program (or the sealed run's fixed clocks) can replace it.
 _monotonic = time.monotonic
 _real_setrecursionlimit = sys.setrecursionlimit
@@ -387,6 +403,7 @@ class Run:
         self.base_level = 0  # Python frames up to and including the base
         self.user_limit = sys.getrecursionlimit()
         self.exc_lasti = {}  # frame -> f_lasti at its last exception event, until a line event
+        self.returned = None  # a return just seen, for the caller's next record: see returned_value
         self.stopped = None  # the limit that stopped tracing, if one did
         self.done = False  # the exit record is being or has been written
         self.cut = False  # stdout went past maxOutput
@@ -607,7 +624,7 @@ class Run:
                 # Before a window (the fast path of event(): a long run is counted here, millions of events).
                 if self.skeleton is not None:
                     self.skeleton.add(event, frame.f_lineno, self.stack[frame][0], self.files.get(frame.f_code.co_filename), self.output + self.stdout.buffer.tell())
-                self.passed(frame, event)
+                self.passed(frame, event, arg)
             else:
                 self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
         return self.local_trace
@@ -618,7 +635,7 @@ class Run:
         if self.events >= self.skip_until or self.stopped:
             return self.local_trace(frame, event, arg)
         if event == "line" or event == "return" or event == "exception":
-            self.passed(frame, event)
+            self.passed(frame, event, arg)
         return self.count_trace
 
     def look(self, event, depth):
@@ -645,18 +662,22 @@ class Run:
             return event == "line" and (rel or "", line) in places
         return True
 
-    def passed(self, frame, event):
+    def passed(self, frame, event, arg):
         """A line, return or exception event before the window: counted, and what the next events need of it kept."""
         self.skip()
-        self.kept(frame, event)
+        self.kept(frame, event, arg)
 
-    def kept(self, frame, event):
+    def kept(self, frame, event, arg):
         """What the next events need of an event not recorded: the frame leaves the stack at its
-        return; an exception's place, until the frame's next line, tells an unwinding return."""
+        return, which the caller's next event shows (returned); an exception's place, until the
+        frame's next line, tells an unwinding return."""
         if event == "return":
-            del self.stack[frame]
-            self.exc_lasti.pop(frame, None)
-        elif event == "exception":
+            depth = self.stack.pop(frame)[0]
+            places = (frame.f_lasti, self.exc_lasti.pop(frame, None))
+            self.returned = (depth, frame.f_code, arg, places) if depth else None
+            return
+        self.returned = None
+        if event == "exception":
             self.exc_lasti[frame] = frame.f_lasti
         elif self.exc_lasti:
             self.exc_lasti.pop(frame, None)
@@ -732,9 +753,14 @@ class Run:
             if self.skeleton is not None:
                 self.skeleton.add(event, line, place[0], rel, self.output + self.stdout.buffer.tell())
             if event != "call":
-                self.kept(frame, event)
+                self.kept(frame, event, arg)
             return
         record = self.state(frame, event, line, place[0], rel)
+        returned, self.returned = self.returned, None
+        if returned is not None and returned[0] == place[0] + 1 and event != "call":
+            value = self.returned_value(returned)
+            if value is not None:
+                record["returned"] = {"func": self.func_of(returned[1]), "value": value}
         if self.events - 1 == self.record_from and self.record_from:
             # A window's first state: its callers' states, which the window does not hold.
             callers = []
@@ -747,12 +773,14 @@ class Run:
                 f = f.f_back
             record["callers"] = callers
         if event == "return":
-            lasti = frame.f_lasti
-            unwound = self.exc_lasti.pop(frame, None) == lasti or (
-                0 <= lasti < len(code.co_code) and code.co_code[lasti] not in _VALUE_OPS
-            )
-            if not unwound:
+            if not _unwound(code, frame.f_lasti, self.exc_lasti.pop(frame, None)):
                 record["value"] = self.repr(arg)
+            self.returned = (place[0], code, record.get("value"), _WRITTEN)
+            # Its caller as it stands now, on the calling line, the call's effects on its objects
+            # seen and its assignment not yet made: where a debugger shows a return (debugpy).
+            up = self.caller(frame, place[0], 1) if place[0] else None
+            if up is not None:
+                record["caller"] = self.state(up, "line", up.f_lineno, place[0] - 1, self.files.get(up.f_code.co_filename))
             # A generator leaves the stack at each yield; its next call event places it anew.
             del self.stack[frame]
         elif event == "exception":
@@ -772,6 +800,17 @@ class Run:
             results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
             self.write({"event": "inspect", "results": results})
             self.limit("inspect")
+
+    def returned_value(self, returned):
+        """The repr of the value of a return seen just before (self.returned: depth, code, value,
+        and where the frame stood and its last exception stood, or _WRITTEN where the value is its
+        repr already), None where an exception unwound the frame. No frame is kept (its locals would
+        outlive the program's use of them, their finalizers run late), and a value only until the
+        caller's next event (the caller has it then)."""
+        _, code, value, places = returned
+        if places is _WRITTEN:
+            return value
+        return None if _unwound(code, *places) else self.repr(value)
 
     def state(self, frame, event, line, depth, rel):
         """A frame's record as a debugger shows it: where it stands, its locals and their objects."""

@@ -239,6 +239,12 @@ function checkRecord(r: unknown, mainDir?: string, root?: string): Record<string
   if (r.objects !== undefined) checkObjects(r.objects);
   if (r.ids !== undefined && !(isObject(r.ids) && Object.values(r.ids).every((v) => typeof v === "string" && /^[0-9a-f]{1,16}$/.test(v))))
     throw new RecordError(`"ids" is not an object of identities`);
+  if (r.returned !== undefined && !(isObject(r.returned) && typeof r.returned.func === "string" && typeof r.returned.value === "string"))
+    throw new RecordError(`"returned" is not a function's name and value`);
+  if (r.caller !== undefined) {
+    const c = checkRecord(r.caller, mainDir, root);
+    if (r.event !== "return" || c.event !== "line" || c.caller !== undefined || c.depth !== (r.depth as number) - 1) throw new RecordError(`"caller" is not the line record of a return's caller`);
+  }
   return r;
 }
 
@@ -315,6 +321,17 @@ export class Records {
       }
       return;
     }
+    const frame = this.frameOf(r);
+    if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
+    if (typeof r.stderr === "string" && r.stderr) {
+      frame.stderr = r.stderr;
+      this.addStderr(r.stderr);
+    }
+    this.frames.push(frame);
+  }
+
+  /** A checked record's state. */
+  private frameOf(r: Record<string, unknown>): Frame {
     const frame = { event: r.event, line: r.line, depth: r.depth, func: r.func } as Frame;
     if (typeof r.file === "string" && r.file !== this.mainFile) frame.file = r.file;
     // JSON.parse makes every key an own property (a local named __proto__ too).
@@ -322,12 +339,9 @@ export class Records {
     if (typeof r.value === "string") frame.value = r.value;
     if (r.objects !== undefined) frame.objects = r.objects as Objects;
     if (r.ids !== undefined) frame.ids = r.ids as Record<string, string>;
-    if (typeof r.stdout === "string" && r.stdout) frame.stdout = r.stdout;
-    if (typeof r.stderr === "string" && r.stderr) {
-      frame.stderr = r.stderr;
-      this.addStderr(r.stderr);
-    }
-    this.frames.push(frame);
+    if (r.caller !== undefined) frame.caller = this.frameOf(r.caller as Record<string, unknown>);
+    if (isObject(r.returned)) frame.returned = { func: r.returned.func as string, value: r.returned.value as string };
+    return frame;
   }
 
   addStderr(s: string): void {

@@ -85,22 +85,37 @@ export async function stopAfter(dc: DebugClient, request: (dc: DebugClient) => P
   return e;
 }
 
-/** Where Step Out goes in a real run: to the frame's return (step_return), then on to the caller's next stop (step_over from there). */
-export function stepOutIndex(frames: readonly Frame[], i: number, bps?: number[]): number {
-  const j = frames[i]?.event === "return" ? i : transition(frames, i, { kind: "step_return" }, bps?.map((line) => ({ line })));
-  return frames[j]?.event === "return" ? transition(frames, j, { kind: "step_over" }, bps?.map((line) => ({ line }))) : j;
-}
-
-/** Where Step Into and Step Over go in a real run as a debugger stops (Engine.stepAsDebugger): the action, then on past call events (into the body). */
-export function stepIndex(frames: readonly Frame[], i: number, kind: "step_into" | "step_over", bps?: number[]): number {
-  let j = transition(frames, i, { kind }, bps?.map((line) => ({ line })));
-  for (let n = 0; n < 256 && j < frames.length && frames[j].event === "call"; n++) j = transition(frames, j, { kind: "step_into" });
+/**
+ * Where a debugger's Step Into, Over or Out goes in a real run (Engine.stepAsDebugger): the action,
+ * then on past what debugpy does not stop at: a call (into the body), a frame an exception
+ * unwinds, after a Step Over the return of the frame it stepped in, after a Step Out the
+ * outermost frame's return.
+ */
+export function stepIndex(frames: readonly Frame[], i: number, kind: "step_into" | "step_over" | "step_return", bps?: number[]): number {
+  const places = bps?.map((line) => ({ line }));
+  // (Step Over and Out stop at a breakpoint hit on the way)
+  const go = (from: number, k: typeof kind): number => Math.min(transition(frames, from, { kind: k }, places), k !== "step_into" && places ? transition(frames, from, { kind: "continue" }, places) : frames.length);
+  let j = go(i, kind);
+  for (let n = 0; n < 256 && j < frames.length; n++) {
+    const f = frames[j];
+    const on = f.event === "call" ? "step_into" : f.event !== "return" ? undefined : f.depth === 0 ? (kind === "step_return" ? "step_over" : undefined) : f.value === undefined ? "step_into" : kind === "step_over" ? "step_over" : undefined;
+    if (!on) break;
+    j = go(j, on);
+  }
   return j;
 }
 
-/** Where Step Back goes in a real run (a reverse Step Over, past call events to the line that made the call): i itself at the first state, a script's first line included. */
+/** Where Step Out goes in a real run (stepIndex's step_return). */
+export const stepOutIndex = (frames: readonly Frame[], i: number, bps?: number[]): number => stepIndex(frames, i, "step_return", bps);
+
+/**
+ * Where Step Back goes in a real run (a reverse Step Over, past call events to the line that made
+ * the call; from a return shown in the caller, back over the whole call): i itself at the first
+ * state, a script's first line included.
+ */
 export function backIndex(frames: readonly Frame[], i: number): number {
-  let j = transition(frames, i, { kind: "inv_step_over" });
+  const f = frames[i];
+  let j = transition(frames, i, { kind: f?.event === "return" && f.depth > 0 ? "inv_step_return" : "inv_step_over" });
   if (j === i) return i;
   for (let n = 0; n < 256 && frames[j].event === "call"; n++) {
     const k = transition(frames, j, { kind: "inv_step_into" });
@@ -108,6 +123,13 @@ export function backIndex(frames: readonly Frame[], i: number): number {
     j = k;
   }
   return j;
+}
+
+/** The stack a debugger shows at state i of a run: a return with a caller in the caller (as it stands then), else the real stack. */
+export function shownStack(frames: readonly Frame[], i: number): Frame[] {
+  const stack = realStack(frames, i);
+  const f = frames[i];
+  return f?.event === "return" && f.depth > 0 && f.caller ? [f.caller, ...stack.slice(2)] : stack;
 }
 
 /** The real stack at state i of a run: the state, then for each caller the latest earlier state at its depth. */

@@ -8,8 +8,12 @@ import { describe, parseActions, parseLines, recording } from "../actions.js";
 export const usage =
   "steps FILE|TRACE.ndbg [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back,reverse_continue [--breakpoints L,L] [--json] [--python P] [--max-events N] [--timeout S]";
 
-const json = (name: string, step: Step): string =>
-  JSON.stringify(step.exit ? { action: name, event: "exit", ...step.exit } : { action: name, ...step.frame });
+/** A state as the trajectory format holds it (what only a debugger's view of a real run adds, a return's caller and a value just returned, left out). */
+function json(name: string, step: Step): string {
+  if (step.exit) return JSON.stringify({ action: name, event: "exit", ...step.exit });
+  const { caller: _, returned: __, ...frame } = step.frame!;
+  return JSON.stringify({ action: name, ...frame });
+}
 
 export function run(argv: string[]): Promise<number> {
   return guarded("steps", usage, async () => {

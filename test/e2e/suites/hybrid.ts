@@ -27,8 +27,7 @@ suite("hybrid mode", () => {
       assert.equal((await stack())[0].line, 9);
       await act("workbench.action.debug.stepOver", 60_000); // main:10, real
       await act("workbench.action.debug.stepInto", 60_000); // the hole: parse_price's body line, real arguments
-      await act("workbench.action.debug.stepOver", 60_000); // its return, the model's value
-      await act("workbench.action.debug.stepOver", 60_000); // main:11
+      await act("workbench.action.debug.stepOver", 60_000); // past its return (the model's value), to main:11, as debugpy steps
       const [top] = await stack();
       assert.equal(top.line, 11);
       const { scopes } = (await session().customRequest("scopes", { frameId: top.id })) as DebugProtocol.ScopesResponse["body"];
