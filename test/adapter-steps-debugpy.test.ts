@@ -151,3 +151,24 @@ for (const [mode, launch] of [
       await s.dc.stop();
     }
   });
+
+test("record: at the instruction granularity a step goes one event of the run, into a call's def and back out of it", T, async () => {
+  const s = await openSession(120_000);
+  try {
+    const caps = (await s.dc.initializeRequest()).body!;
+    assert.equal(caps.supportsSteppingGranularity, true);
+    await launchToFirstStop(s.dc, { mode: "record", trusted: true, program, python }, program, [{ line: 9 }]);
+    const at = async (): Promise<string> => (await shown(s.dc)).where;
+    assert.equal(await at(), "run:9");
+    await stopAfter(s.dc, (dc) => dc.stepInRequest({ ...THREAD, granularity: "instruction" }));
+    assert.equal(await at(), "add:1", "the call event, on the def");
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest({ ...THREAD, granularity: "instruction" }));
+    assert.equal(await at(), "run:9", "the event just before");
+    await stopAfter(s.dc, (dc) => dc.stepInRequest(THREAD));
+    assert.equal(await at(), "add:2", "a statement's step passes the call event");
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.equal(await at(), "run:9", "and so does a statement's step back");
+  } finally {
+    await s.dc.stop();
+  }
+});

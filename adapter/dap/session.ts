@@ -182,6 +182,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       ...response.body,
       supportsConfigurationDoneRequest: true,
       supportsStepBack: true,
+      supportsSteppingGranularity: true,
       supportsConditionalBreakpoints: true,
       supportsSetVariable: true,
       supportsEvaluateForHovers: true,
@@ -485,18 +486,22 @@ export class NeuralPythonSession extends LoggingDebugSession {
     void this.move(request?.seq ?? -1, kind, (s) => op(engine, s));
   }
 
-  protected override nextRequest(response: DebugProtocol.NextResponse, _a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
+  /**
+   * Step Over, Into and Back at the "instruction" granularity (a client's finest step) go one
+   * event of the run: the paper's actions as they are (a call, a return, an exception each a stop).
+   */
+  protected override nextRequest(response: DebugProtocol.NextResponse, a: DebugProtocol.NextArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "step", async (e, s) => {
       const f = e.current.step.frame;
       const depth = f ? (shownInCaller(f) ? f.depth - 1 : f.depth) : 0;
-      const p = await this.stepAs(e, "step_over", s);
+      const p = a.granularity === "instruction" ? await e.step("step_over", s) : await this.stepAs(e, "step_over", s);
       // Deeper than it started: a breakpoint inside the call it stepped over stopped it.
       this.overStopped = (p.step.frame?.depth ?? -1) > depth;
       return p;
     });
   }
-  protected override stepInRequest(response: DebugProtocol.StepInResponse, _a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "step", (e, s) => this.stepAs(e, "step_into", s));
+  protected override stepInRequest(response: DebugProtocol.StepInResponse, a: DebugProtocol.StepInArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "step", (e, s) => (a.granularity === "instruction" ? e.step("step_into", s) : this.stepAs(e, "step_into", s)));
   }
   /**
    * Step Into, Over and Out as debugpy stops (Engine.stepAsDebugger); compare mode takes the paper's
@@ -513,8 +518,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
     response.body = { allThreadsContinued: true };
     this.startMove(response, request, "continue", (e, s) => e.continue(s));
   }
-  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, _a: DebugProtocol.StepBackArguments, request?: DebugProtocol.Request): void {
-    this.startMove(response, request, "back", (e, s) => e.stepBack(s));
+  protected override stepBackRequest(response: DebugProtocol.StepBackResponse, a: DebugProtocol.StepBackArguments, request?: DebugProtocol.Request): void {
+    this.startMove(response, request, "back", (e, s) => e.stepBack(s, a.granularity));
   }
   protected override reverseContinueRequest(response: DebugProtocol.ReverseContinueResponse, _a: DebugProtocol.ReverseContinueArguments, request?: DebugProtocol.Request): void {
     this.startMove(response, request, "reverse", (e, s) => e.reverseContinue(s));

@@ -50,6 +50,13 @@ export interface EngineOptions {
 
 type StepKind = "step_into" | "step_over" | "step_return";
 
+/**
+ * How far a step goes (the DAP's stepping granularity): a statement (a line: Python runs a line
+ * at a time), or the finest there is, one event of the run (an "instruction": a call, a line, a
+ * return, an exception).
+ */
+export type Granularity = "statement" | "line" | "instruction";
+
 /** Most call events one debugger step passes (a generator's resumption is one too). */
 const MAX_PASSED = 256;
 
@@ -212,11 +219,14 @@ export class Engine {
    * for real), as the DAP's stepBack asks, "one backward step": a reverse Step Over, to the line
    * that ran just before in this frame, or in its caller from a frame's first line, wherever the
    * history has been (after a Continue, the line before its stop, not the stop before). It passes
-   * call events as the forward steps do (stepAsDebugger). Otherwise (states the model
-   * predicts one by one) back through the history, and at its start the predictor's inv_step_over.
+   * call events as the forward steps do (stepAsDebugger). At the "instruction" granularity, the
+   * event just before. Otherwise (states the model predicts one by one) back through the
+   * history, and at its start the predictor's inv_step_over.
    */
-  stepBack(signal?: AbortSignal): Promise<Predicted> {
+  stepBack(signal?: AbortSignal, granularity: Granularity = "statement"): Promise<Predicted> {
     return this.run(signal, async () => {
+      // (the finest step: the event just before, whatever it is)
+      if (this.predictor.eventByEvent && granularity === "instruction") return this.standEarlier(await this.earlier(this.current, "inv_step_into", signal), signal);
       if (this.predictor.eventByEvent) return this.standEarlier(await this.backOne(this.current, signal), signal);
       if (this.pos > 0) return this.hist[--this.pos];
       const first = this.hist[0];
