@@ -775,7 +775,7 @@ class Run:
         if event == "return":
             if not _unwound(code, frame.f_lasti, self.exc_lasti.pop(frame, None)):
                 record["value"] = self.repr(arg)
-            self.returned = (place[0], code, record.get("value"), _WRITTEN)
+            self.returned = (place[0], code, record.get("value"), _WRITTEN) if place[0] else None
             # Its caller as it stands now, on the calling line, the call's effects on its objects
             # seen and its assignment not yet made: where a debugger shows a return (debugpy).
             up = self.caller(frame, place[0], 1) if place[0] else None
