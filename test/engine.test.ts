@@ -282,7 +282,7 @@ test("data breakpoints with a condition and a hit count stop at the changes they
 test("data breakpoints: continue stops where a watched value changes, reverse continue where it last changed", async () => {
   const r = await loop();
   const e = await engine(r);
-  e.setDataBreakpoints([{ func: "f", path: "total" }]);
+  e.setDataBreakpoints([{ watch: { func: "f", path: "total" } }]);
   // total = 0 is its first binding; total += g(0) leaves it 0; total += g(1) makes it 2.
   let p = await e.continue();
   assert.equal(at(p), "8 line f");
@@ -310,7 +310,7 @@ test("data breakpoints: continue stops where a watched value changes, reverse co
   const c = await runTrace(cart, { call: "main()", objects: 100, timeout: 20 });
   const ce = new Engine(new RecordedPredictor(c), { evaluator: evaluateValues });
   await ce.start();
-  ce.setDataBreakpoints([{ func: "Cart.add", path: "self.total" }]);
+  ce.setDataBreakpoints([{ watch: { func: "Cart.add", path: "self.total" } }]);
   p = await ce.continue();
   assert.equal(at(p), "6 line Cart.add");
   hit = ce.takeDataHit();
@@ -323,7 +323,7 @@ test("data breakpoints: continue stops where a watched value changes, reverse co
   await oe.runTo(10);
   const id = frameOf(oe.current).ids?.c;
   assert.ok(id, "the run names c's identity");
-  oe.setDataBreakpoints([{ func: "main", path: "c.total", object: { id, child: "total" } }]);
+  oe.setDataBreakpoints([{ watch: { func: "main", path: "c.total", object: { id, child: "total" } } }]);
   p = await oe.continue();
   assert.equal(at(p), "6 line Cart.add", "stopped in the method that changed it");
   hit = oe.takeDataHit();

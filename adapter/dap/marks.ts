@@ -84,6 +84,16 @@ export class Origins {
   }
 
   /**
+   * The value a return gave (`at`: its state, where the history holds it): the return's state's,
+   * or the model's where it answered a hole; else, a value the run recorded just before the
+   * current state (Frame.returned), as the current state's marks say of "(return)".
+   */
+  returned(at: Predicted | undefined): Origin {
+    const hole = at?.step.frame && this.shown.predictor?.guessed?.(at.step.frame)?.get(RETURN_VALUE);
+    return hole ? this.guess(hole) : at ? this.of(at) : this.value(0, RETURN_VALUE);
+  }
+
+  /**
    * One value of the frame at `index`: the frame's, or, in a real state (hybrid mode, predict
    * mode's holes), the model's for a value it filled in. `name`: a local, "(return)", or an
    * expression (predicted when it reads a predicted local).

@@ -828,13 +828,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine;
     const here = engine?.current.step.frame;
     if (!engine || !here) return undefined;
-    const originOf = (state: Predicted): Origin => {
-      const hole = this.predictor?.guessed?.(state.step.frame!)?.get(RETURN_VALUE);
-      return hole ? this.origins.guess(hole) : this.origins.of(state);
-    };
-    if (this.top === 1) return here.value === undefined ? undefined : { name: returnName(here.func), value: here.value, origin: originOf(engine.current), settable: !this.editRefusal(RETURN_VALUE) };
+    if (this.top === 1) return here.value === undefined ? undefined : { name: returnName(here.func), value: here.value, origin: this.origins.returned(engine.current), settable: !this.editRefusal(RETURN_VALUE) };
     const r = engine.returnedBefore();
-    return r && { name: returnName(r.func), value: r.value, origin: r.at ? originOf(r.at) : this.origins.value(0, RETURN_VALUE), settable: false };
+    return r && { name: returnName(r.func), value: r.value, origin: this.origins.returned(r.at), settable: false };
   }
 
   protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {

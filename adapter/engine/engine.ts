@@ -415,10 +415,9 @@ export class Engine {
    * Data breakpoints: Continue stops where a watched value changes, Reverse Continue where it last
    * changed (adapter/engine/watches.ts), where the breakpoint's condition and hit condition hold.
    */
-  setDataBreakpoints(breakpoints: readonly (Watch | DataBreakpoint)[]): void {
+  setDataBreakpoints(breakpoints: readonly DataBreakpoint[]): void {
     this.dataBps = new Map();
-    this.watches = breakpoints.map((b) => {
-      const { watch: w, condition, hitCondition } = "watch" in b ? b : { watch: b, condition: undefined, hitCondition: undefined };
+    this.watches = breakpoints.map(({ watch: w, condition, hitCondition }) => {
       if (hitCondition) parseHitCondition(hitCondition); // (a bad one is refused here, with its reason)
       const watch: Watch = { func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) };
       if (condition || hitCondition) this.dataBps.set(watch, { watch, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}) });

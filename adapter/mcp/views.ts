@@ -185,10 +185,7 @@ export function variablesOf(s: Viewed, frames: readonly Frame[], index: number, 
 /** "(return) f": what a callee returned just before the current state (Engine.returnedBefore), with its marks. */
 function returnedView(s: Viewed, frames: readonly Frame[]): VariableView | undefined {
   const r = s.engine.returnedBefore();
-  if (!r) return undefined;
-  const hole = r.at && s.predictor.guessed?.(r.at.step.frame!)?.get(RETURN_VALUE);
-  const o = hole ? origins(s).guess(hole) : r.at ? originAt(s, r.at) : valueOrigin(s, frames, 0, RETURN_VALUE);
-  return variableView(`(return) ${r.func}`, r.value, o);
+  return r && variableView(`(return) ${r.func}`, r.value, origins(s, frames).returned(r.at));
 }
 
 /** The scope name the adapter would show for a frame: "Locals", "Predicted locals (84%)". */
