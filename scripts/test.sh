@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: type check, build, the TypeScript suites (node's test runner) with the Python suites
-# beside them, and the end-to-end tests in a real VS Code on the packaged .vsix (scripts/package.mjs, then
-# scripts/e2e.mjs; NDBG_E2E=0 leaves them out), then the sealed run's hostile suite again under the
-# Node 24 they install (the Node of desktop VS Code's Electron).
+# beside them, every platform's .vsix built and checked (scripts/package.mjs --all), the end-to-end
+# tests in a real VS Code on this machine's (scripts/e2e.mjs; NDBG_E2E=0 leaves out both), then the
+# sealed run's hostile suite again under the Node 24 they install (the Node of desktop VS Code's Electron).
 # `npm run test:slow` (this script with `slow`): the exhaustive checks of test/slow/, which CI runs
 # too: every state of real runs on four Pythons against the rules, every model session's states,
 # the llama.cpp server, seeded fuzzing of the protocol and of model headers.
@@ -49,9 +49,14 @@ pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
 e2e_rc=0; e2epass=0; e2efail=0; n24_rc=0; n24pass=0; n24fail=0
 if [ "${NDBG_E2E:-1}" != 0 ]; then
-  node scripts/package.mjs 2>&1 | tail -3 | tee "$log/package.txt"
-  vsix=$(grep -oE '^package: .*\.vsix' "$log/package.txt" | sed 's/^package: //')
-  if [ -f "$vsix" ]; then
+  # Every platform's package, each checked (scripts/package.mjs); this machine's is the one tested.
+  node scripts/package.mjs --all > "$log/package.txt" 2>&1
+  package_rc=$?
+  grep -E '^package: [a-z0-9]+-[a-z0-9]+: ' "$log/package.txt"
+  vsix=$(grep -oE "^package: .*-$(node -p 'process.platform + "-" + process.arch')\.vsix" "$log/package.txt" | sed 's/^package: //')
+  if [ "$package_rc" != 0 ]; then
+    tail -20 "$log/package.txt"; echo "packaging failed" | tee "$log/e2e.txt"; e2e_rc=1
+  elif [ -f "$vsix" ]; then
     E2E_VSIX="$vsix" node scripts/e2e.mjs 2>&1 | tee "$log/e2e.txt"
     e2e_rc=${PIPESTATUS[0]}
   else

@@ -1,6 +1,6 @@
 // GGUF export against the real runtime: node-llama-cpp loads the models training/gguf.py writes,
 // tokenizes held-out trajectories exactly as the Python tokenizer does, and computes the same
-// logits and greedy tokens as the PyTorch model (a RoPE layout or weight permutation mistake
+// distributions and greedy tokens as the PyTorch model (a RoPE layout or weight permutation mistake
 // shows up here). Steps that need PyTorch are skipped, with a message, where it is absent.
 import { after, before, describe, test } from "node:test";
 import { vocabDecoder } from "../adapter/model/vocab.js";
@@ -63,24 +63,28 @@ async function pyTokenize(tok: string, texts: string[]): Promise<number[][]> {
 }
 
 interface NodeOut {
-  logits: number[][];
+  /** log p of the tokens llama.cpp gives a probability, at each of the last positions. */
+  logProbs: Map<number, number>[];
   greedy: number[];
 }
 
-/** Logits at the last `last` positions of the prompt, and `n` greedy tokens after it. */
-async function nodeLogits(model: LlamaModel, prompt: number[], last: number, n: number): Promise<NodeOut> {
+/**
+ * Log-probabilities at the last `last` positions of the prompt (the full distribution, sampled at
+ * temperature 1 with no truncation: node-llama-cpp gives probabilities, not logits), and `n` greedy
+ * tokens after it.
+ */
+async function nodeLogProbs(model: LlamaModel, prompt: number[], last: number, n: number): Promise<NodeOut> {
   const ctx = await model.createContext({ contextSize: 512, threads: 1, sequences: 1 });
   try {
     const seq = ctx.getSequence();
-    const items = prompt.map((t, i) => (i >= prompt.length - last ? ([t, { generateNext: { logits: true } }] as const) : t));
+    const full = { probabilities: true, options: { temperature: 1, topK: 0, topP: 1, minP: 0 } } as const;
+    const items = prompt.map((t, i) => (i >= prompt.length - last ? ([t, { generateNext: full }] as const) : t));
     const out = await seq.controlledEvaluate(items as Parameters<typeof seq.controlledEvaluate>[0]);
-    const logits: number[][] = [];
+    const logProbs: Map<number, number>[] = [];
     for (let i = prompt.length - last; i < prompt.length; i++) {
-      const m = out[i]?.next?.logits;
-      assert.ok(m, `no logits at position ${i}`);
-      const row = new Array<number>(m.size).fill(Number.NaN);
-      for (const [k, v] of m) row[k] = v;
-      logits.push(row);
+      const m = out[i]?.next?.probabilities;
+      assert.ok(m, `no probabilities at position ${i}`);
+      logProbs.push(new Map([...m].map(([k, v]) => [k, Math.log(v)])));
     }
     await seq.clearHistory();
     const greedy: number[] = [];
@@ -88,15 +92,33 @@ async function nodeLogits(model: LlamaModel, prompt: number[], last: number, n: 
       greedy.push(t);
       if (greedy.length >= n) break;
     }
-    return { logits, greedy };
+    return { logProbs, greedy };
   } finally {
     await ctx.dispose();
   }
 }
 
-const maxAbsDiff = (a: number[][], b: number[][]): number => {
+/** log-softmax of each row of logits. */
+const logSoftmax = (rows: number[][]): number[][] =>
+  rows.map((row) => {
+    const top = Math.max(...row);
+    const lse = top + Math.log(row.reduce((s, v) => s + Math.exp(v - top), 0));
+    return row.map((v) => v - lse);
+  });
+
+/**
+ * The largest difference in log p between llama.cpp and PyTorch over the tokens PyTorch gives a
+ * probability above e^-12 (below that, float32 softmax in llama.cpp's sampler rounds): a token
+ * llama.cpp gave no probability there counts as infinitely far.
+ */
+const maxLogProbDiff = (got: Map<number, number>[], refLogits: number[][]): number => {
   let m = 0;
-  a.forEach((row, i) => row.forEach((v, j) => (m = Math.max(m, Math.abs(v - b[i][j])))));
+  logSoftmax(refLogits).forEach((row, i) =>
+    row.forEach((v, j) => {
+      const g = got[i].get(j);
+      if (v > -12) m = Math.max(m, g === undefined ? Infinity : Math.abs(g - v));
+    }),
+  );
   return m;
 };
 
@@ -182,13 +204,13 @@ describe("trained tiny model against PyTorch", () => {
     ref = JSON.parse(await readFile(path.join(dir, "ref.json"), "utf8"));
   });
 
-  test("f16: same logits and greedy tokens as the PyTorch model", async (t) => {
+  test("f16: same distributions and greedy tokens as the PyTorch model", async (t) => {
     if (!torchPy) return t.skip("PyTorch is absent (apt-get install python3-torch): export checked against numpy only");
     const model = await load(path.join(dir, "tiny.f16.gguf"));
     for (let i = 0; i < prompts.length; i++) {
-      const got = await nodeLogits(model, prompts[i], 4, 12);
-      const diff = maxAbsDiff(got.logits, ref[i].logits);
-      assert.ok(diff < 0.05, `prompt ${i}: logits differ by up to ${diff}`);
+      const got = await nodeLogProbs(model, prompts[i], 4, 12);
+      const diff = maxLogProbDiff(got.logProbs, ref[i].logits);
+      assert.ok(diff < 0.05, `prompt ${i}: log-probabilities differ by up to ${diff}`);
       // greedy paths agree until a step where PyTorch's top two logits nearly tie; generation ends
       // at the stop token (eos), PyTorch's reference runs on past it
       assert.ok(got.greedy.length > 0);
@@ -197,7 +219,7 @@ describe("trained tiny model against PyTorch", () => {
         assert.ok(ref[i].gaps[k] < 0.01, `prompt ${i}: greedy token ${k} differs (${got.greedy[k]} vs ${ref[i].greedy[k]}) with a clear margin ${ref[i].gaps[k]}`);
         break;
       }
-      t.diagnostic(`prompt ${i} (${prompts[i].length} tokens): max |Δlogit| ${diff.toExponential(2)}, greedy ${JSON.stringify(got.greedy)}`);
+      t.diagnostic(`prompt ${i} (${prompts[i].length} tokens): max |Δlog p| ${diff.toExponential(2)}, greedy ${JSON.stringify(got.greedy)}`);
     }
   });
 
@@ -205,11 +227,11 @@ describe("trained tiny model against PyTorch", () => {
     if (!torchPy) return t.skip("PyTorch is absent (apt-get install python3-torch)");
     const model = await load(path.join(dir, "tiny.q8_0.gguf"));
     for (let i = 0; i < prompts.length; i++) {
-      const got = await nodeLogits(model, prompts[i], 4, 1);
-      const diff = maxAbsDiff(got.logits, ref[i].logits);
-      assert.ok(diff < 0.25, `prompt ${i}: q8_0 logits differ by up to ${diff}`);
+      const got = await nodeLogProbs(model, prompts[i], 4, 1);
+      const diff = maxLogProbDiff(got.logProbs, ref[i].logits);
+      assert.ok(diff < 0.25, `prompt ${i}: q8_0 log-probabilities differ by up to ${diff}`);
       if (ref[i].gaps[0] > 0.5) assert.equal(got.greedy[0], ref[i].greedy[0]);
-      t.diagnostic(`prompt ${i}: q8_0 max |Δlogit| ${diff.toExponential(2)}`);
+      t.diagnostic(`prompt ${i}: q8_0 max |Δlog p| ${diff.toExponential(2)}`);
     }
   });
 });

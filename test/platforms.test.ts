@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { pathRules, processTableCommand, pythonCandidates, treeKillCommand } from "../adapter/system/platforms.js";
+import { llamaBinding, pathRules, processTableCommand, pythonCandidates, treeKillCommand } from "../adapter/system/platforms.js";
 import { under } from "../adapter/system/paths.js";
 import { descendants, killTree, parsePsTable } from "../adapter/system/processes.js";
 import { stillAlive } from "./support/processes.js";
@@ -55,4 +55,14 @@ test("below a folder: by case where Linux's file systems are, without it on Wind
   assert.equal(under("C:\\Users\\u\\Proj\\a.py", "c:\\users\\u\\proj\\", "win32"), true);
   assert.equal(under("C:\\Users\\u\\Project2\\a.py", "C:\\Users\\u\\Proj", "win32"), false);
   assert.equal(under("C:/Users/u/Proj/a.py", "C:\\Users\\u\\Proj", "win32"), false, "callers normalize to the platform's separators first");
+});
+
+test("node-llama-cpp's build for each backend: the CPU is the Metal build with no layer offloaded on Apple silicon, the plain build elsewhere", () => {
+  assert.deepEqual(llamaBinding("cpu", "darwin", "arm64"), { gpu: "metal", gpuLayers: 0 });
+  assert.deepEqual(llamaBinding("cpu", "darwin", "x64"), { gpu: false });
+  assert.deepEqual(llamaBinding("cpu", "linux", "x64"), { gpu: false });
+  assert.deepEqual(llamaBinding("cpu", "linux", "arm64"), { gpu: false });
+  assert.deepEqual(llamaBinding("cpu", "win32", "x64"), { gpu: false });
+  assert.deepEqual(llamaBinding("metal", "darwin", "arm64"), { gpu: "metal" });
+  for (const p of ["linux", "win32"] as const) for (const b of ["cuda", "vulkan"] as const) assert.deepEqual(llamaBinding(b, p, "x64"), { gpu: b });
 });

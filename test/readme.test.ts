@@ -4,7 +4,6 @@
 // configurations the extension offers fit the Run and Debug view's dropdown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "./support/dist.js";
@@ -68,11 +67,6 @@ test("the README's set-up commands are npm scripts, and CI runs its test command
   // The slower checks the README names beside it run in CI too.
   for (const [, script] of readme.matchAll(/`npm run (test:\w+)`/g)) assert.ok(ci.includes(`npm run ${script}`) && script in pkg.scripts, `.ci/run runs npm run ${script}`);
   assert.match(readme, /`npm run test:slow`/);
-});
-
-test("the lock file has an entry for every optional dependency, as npm ci requires", () => {
-  const r = spawnSync(process.execPath, [join(ROOT, "scripts", "lock-platforms.mjs"), "--check"], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
 });
 
 test("the README is short, and every file it links to exists", () => {

@@ -9,6 +9,7 @@ import type { Llama, LlamaModel } from "node-llama-cpp";
 import { checkModelFile, ModelFileError, type ModelFileInfo } from "./gguf.js";
 import { chooseBackend, type Backend, type BackendChoice } from "./probe.js";
 import { HostEndedError, inferenceHost, stopInferenceHost, type Placement } from "./remote.js";
+import { llamaBinding } from "../system/platforms.js";
 
 export type GpuSetting = "auto" | "cuda" | "metal" | "vulkan" | "cpu";
 export const GPU_SETTINGS: readonly GpuSetting[] = ["auto", "cuda", "metal", "vulkan", "cpu"];
@@ -81,11 +82,12 @@ export async function getBackend({ gpu: backend, direct = false }: { gpu: Backen
   if (!p) {
     p = (async () => {
       const nlc = await import("node-llama-cpp");
+      const { gpu } = llamaBinding(backend);
       let llama: Llama;
       try {
         llama = await nlc.getLlama({
           build: "never",
-          gpu: backend === "cpu" ? false : backend,
+          gpu,
           maxThreads: defaultThreads(),
           // direct: llama.cpp writes its log itself (the inference host: an abort's reason must not wait for this thread).
           ...(direct
@@ -96,8 +98,7 @@ export async function getBackend({ gpu: backend, direct = false }: { gpu: Backen
       } catch (e) {
         throw new BackendError(`llama.cpp could not start on ${backend}: ${(e as Error).message}`);
       }
-      const got = llama.gpu === false ? "cpu" : llama.gpu;
-      if (got !== backend) throw new BackendError(`llama.cpp has no ${backend} build here (node-llama-cpp offers ${got})`);
+      if (llama.gpu !== gpu) throw new BackendError(`llama.cpp has no ${backend} build here (node-llama-cpp offers ${llama.gpu === false ? "cpu" : llama.gpu})`);
       return llama;
     })();
     llamas.set(backend, p);

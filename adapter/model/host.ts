@@ -9,6 +9,7 @@
 import type { LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import { getBackend, threadsForSize } from "./backend.js";
 import { binaryOf, MARK, type Backend } from "./probe.js";
+import { llamaBinding } from "../system/platforms.js";
 import { ModelSequence } from "./sequence.js";
 import type { GenerateReply, HostModel, HostReply, HostRequest, OpenedSequence } from "./remote.js";
 
@@ -77,8 +78,8 @@ function load(path: string, backend: Backend): Promise<Loaded> {
       process.stderr.write(`${MARK}load on ${backend}\n`);
       injectFault(backend, "load");
       const t0 = performance.now();
-      const model = await llama.loadModel({ modelPath: path });
-      const device = binary !== backend ? backend : llama.gpu === false ? "cpu" : String(llama.gpu);
+      const model = await llama.loadModel({ modelPath: path, gpuLayers: llamaBinding(binary).gpuLayers });
+      const device = binary !== backend || binary === "cpu" ? backend : String(llama.gpu);
       const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
       return { backend, model, info: { size: model.size, device, gpuNames, loadMs: performance.now() - t0 }, grammars: new Map() };
     })();

@@ -10,6 +10,7 @@ import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheRoot } from "../system/paths.js";
+import { llamaBinding } from "../system/platforms.js";
 
 export type Backend = "cuda" | "vulkan" | "metal" | "cpu";
 /** The order `gpu: "auto"` tries them in; the CPU always comes last. */
@@ -67,6 +68,8 @@ type Report =
 interface ChildRequest {
   module: string;
   backend: Backend;
+  /** What node-llama-cpp is asked for (platforms.ts): the backend's, or the CPU's where a test pretends (binaryOf). */
+  binding: ReturnType<typeof llamaBinding>;
   model: string;
   threads: number;
   tokens: number;
@@ -98,21 +101,20 @@ const CHILD = `
   }
   if (req.fault === "hang") return setInterval(() => {}, 60000);
   let at = "binary";
-  const binary = req.fault === "cpu" ? "cpu" : req.backend;
+  const binding = req.binding;
   try {
     const nlc = await import(req.module);
     // debug: llama.cpp writes its log straight out, flushed at once. Through a logger it arrives
     // later, on this thread, and an abort (a CUDA error) leaves no time for that: the reason would be lost.
-    const llama = await nlc.getLlama({ build: "never", gpu: binary === "cpu" ? false : binary, maxThreads: req.threads, debug: true, progressLogs: false });
+    const llama = await nlc.getLlama({ build: "never", gpu: binding.gpu, maxThreads: req.threads, debug: true, progressLogs: false });
     // Where a backend has no binary for the platform at all (Metal on Linux), node-llama-cpp gives another one.
-    const got = llama.gpu === false ? "cpu" : llama.gpu;
-    if (got !== binary) {
-      await say({ stage: "error", at, name: "BackendMismatch", message: "no " + req.backend + " build of llama.cpp for " + process.platform + "-" + process.arch + " (node-llama-cpp offers " + got + " instead)" });
+    if (llama.gpu !== binding.gpu) {
+      await say({ stage: "error", at, name: "BackendMismatch", message: "no " + req.backend + " build of llama.cpp for " + process.platform + "-" + process.arch + " (node-llama-cpp offers " + (llama.gpu === false ? "cpu" : llama.gpu) + " instead)" });
       process.exit(1);
     }
-    await say({ stage: "binary", devices: llama.gpu === false ? [] : await llama.getGpuDeviceNames() });
+    await say({ stage: "binary", devices: llama.gpu === false || binding.gpuLayers === 0 ? [] : await llama.getGpuDeviceNames() });
     at = "model";
-    const model = await llama.loadModel({ modelPath: req.model });
+    const model = await llama.loadModel({ modelPath: req.model, gpuLayers: binding.gpuLayers });
     const context = await model.createContext({ contextSize: 512, sequences: 1, threads: req.threads });
     await say({ stage: "model" });
     at = "decode";
@@ -205,7 +207,7 @@ function errorReason(backend: Backend, r: Extract<Report, { stage: "error" }>, o
  * verdict with its reason.
  */
 export function probeBackend(backend: Backend, model: string, opts: ProbeOptions = {}): Promise<Verdict> {
-  const req: ChildRequest = { module: nodeLlamaCppUrl(), backend, model, threads: opts.threads ?? 1, tokens: opts.tokens ?? PROBE_TOKENS };
+  const req: ChildRequest = { module: nodeLlamaCppUrl(), backend, binding: llamaBinding(binaryOf(backend)), model, threads: opts.threads ?? 1, tokens: opts.tokens ?? PROBE_TOKENS };
   const fault = injectedFault(backend);
   if (fault) req.fault = fault;
   const limit = timeoutMs(opts);

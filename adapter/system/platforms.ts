@@ -1,6 +1,7 @@
 // What differs between the platforms VS Code runs on (Linux, macOS, Windows), each as a function of
 // the platform, so that every branch is tested on any machine: how a process tree is ended, which
-// Pythons are tried when the user names none, and whether paths compare without case.
+// Pythons are tried when the user names none, whether paths compare without case, and which of
+// node-llama-cpp's builds runs a backend.
 
 /** The platforms VS Code runs on (Node's names). */
 export type Platform = "linux" | "darwin" | "win32";
@@ -44,4 +45,19 @@ export function pythonCandidates(platform: Platform = current()): readonly strin
 /** Whether the platform's usual file systems compare names without case (NTFS, APFS), and its path separator. */
 export function pathRules(platform: Platform = current()): { caseless: boolean; sep: "/" | "\\" } {
   return { caseless: platform !== "linux", sep: platform === "win32" ? "\\" : "/" };
+}
+
+/**
+ * What node-llama-cpp is asked for to run a backend: its `gpu` option (the build), and `gpuLayers`
+ * 0 where that build must keep the model off the GPU. On Apple silicon node-llama-cpp ships only
+ * its Metal build, which also runs on the CPU: the CPU there is that build with no layer offloaded
+ * (asked for `gpu: false`, it finds no build and, never building, fails).
+ */
+export function llamaBinding(
+  backend: "cuda" | "vulkan" | "metal" | "cpu",
+  platform: Platform = current(),
+  arch: string = process.arch,
+): { gpu: false | "cuda" | "vulkan" | "metal"; gpuLayers?: 0 } {
+  if (backend !== "cpu") return { gpu: backend };
+  return platform === "darwin" && arch === "arm64" ? { gpu: "metal", gpuLayers: 0 } : { gpu: false };
 }
