@@ -145,5 +145,6 @@ test("ndbg bench refuses bad input with a clear message", { timeout: 60_000 }, (
   assert.match(missing.stderr, /model not found: .*absent\.gguf/);
   const table = spawnSync(process.execPath, [NDBG, "bench", "--help"], { encoding: "utf8", timeout: 30_000 });
   assert.equal(table.status, 0);
-  assert.match(table.stdout, /bench \[--sealed\] \[--model M\]/);
+  assert.match(table.stdout, /bench \[--sealed\] \[--model PATH\|URI\]/);
+  assert.match(table.stdout, /\n  --runs N,N,\.\.\. +instead: runs of N line events each/);
 });

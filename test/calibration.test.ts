@@ -179,7 +179,7 @@ test("ndbg eval steps shows the shipped calibration's confidence and its reliabi
   const ndbg = ndbgWithin(200_000);
   try {
     // Three scripts of the fitting set, the model alone: 27 states, a few seconds each on one thread.
-    const r = await ndbg("eval", "steps", "--data", "training/heldout/calibration-scripts:3", "--no-compute", "--threads", "1", "--json");
+    const r = await ndbg("eval", "steps", "--data", "training/heldout/calibration-scripts.jsonl:3", "--no-compute", "--threads", "1", "--json");
     assert.equal(r.code, 0, r.stderr);
     const rep = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as StepsReport & { command: string };
     const model = bundledModel()!;

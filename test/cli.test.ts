@@ -1,7 +1,7 @@
 // The built CLI (dist/ndbg.js) as a user runs it: a subprocess, its output and its exit code.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, sameExit, sameFrame, sameLocals, type Exit, type Frame, type Step } from "../adapter/format/trajectory.js";
@@ -47,12 +47,40 @@ test("--help lists every command; no command or an unknown one is a usage error 
   const one = await ndbg("trace", "--help");
   assert.equal(one.code, 0);
   assert.match(one.stdout, /^Usage: ndbg trace FILE/);
+  assert.match(one.stdout, /\n  --call EXPR +a call to make once the file has run/);
   // A subcommand's help is its own: every flag it reads.
   const steps = await ndbg("eval", "steps", "--help");
   assert.equal(steps.code, 0);
   assert.match(steps.stdout, /^Usage: ndbg eval steps --data .*--concurrency N.*--no-sealed/);
   assert.match((await ndbg("eval", "hybrid", "--help")).stdout, /^Usage: ndbg eval hybrid --data DIR .*--hole-model/);
   assert.match((await ndbg("eval", "--help")).stdout, /ndbg eval SUBCOMMAND --help/);
+});
+
+test("each command's --help lists every flag it parses, and its parser is the one its help comes from", async () => {
+  const commands = join(ROOT, "adapter", "cli", "commands");
+  const names = new Set<string>();
+  for (const file of readdirSync(commands).filter((f) => f.endsWith(".ts"))) {
+    const source = readFileSync(join(commands, file), "utf8");
+    // Flags are parsed only with a spec (flags.ts): no options declared by hand beside the help.
+    for (const [, arg] of source.matchAll(/\bflags\(argv, ([^)]*)\)/g)) assert.match(arg, /^[A-Z]+$/, `${file}: flags(argv, ${arg})`);
+    assert.doesNotMatch(source, /\bparseArgs\b/, `${file} parses by itself`);
+    const mod = (await import(join(commands, file))) as { specs?: { usage: string; options: Record<string, unknown> }[] };
+    if (!mod.specs) {
+      assert.doesNotMatch(source, /\bflags\(/, `${file} parses flags but exports no specs`);
+      continue;
+    }
+    for (const spec of mod.specs) {
+      const name = spec.usage.split(" [")[0].split(" --")[0].replace(/ (FILE|FILE\|TRACE\.ndbg)$/, "");
+      names.add(name);
+      const r = await ndbg(...name.split(" "), "--help");
+      assert.equal(r.code, 0, r.stderr);
+      const options = r.stdout.split("\nOptions:\n")[1] ?? "";
+      const listed = [...options.matchAll(/^  --([a-z-]+)/gm)].map((m) => m[1]);
+      assert.deepEqual(listed.sort(), Object.keys(spec.options).sort(), `ndbg ${name} --help`);
+      for (const flag of listed) assert.ok(r.stdout.split("\n")[0].includes(`--${flag}`), `ndbg ${name}: --${flag} in the usage line`);
+    }
+  }
+  assert.deepEqual([...names].sort(), ["bench", "calibrate", "data", "doctor", "eval compare", "eval cruxeval", "eval hybrid", "eval steps", "hybrid", "mcp", "predict", "steps", "trace"]);
 });
 
 test("trace: the real trajectory in the one format, step_into between every event", async () => {

@@ -315,3 +315,38 @@ test("the worker refuses to run anything when its process is not locked down (no
   assert.equal(r.status, 1);
   assert.match(String(r.output[4]), /"event":"failed".*cannot be locked down: this Node has no permission model/);
 });
+
+test("the worker refuses to run where any one of its lock-down flags is loosened: each probe of its self-check, broken on purpose", () => {
+  const root = join(import.meta.dirname, "..");
+  const pyodide = join(root, "node_modules/pyodide");
+  const python = join(root, "adapter/python");
+  const worker = join(root, "dist/sealed.mjs");
+  const permission = process.allowedNodeEnvironmentFlags.has("--permission") ? "--permission" : "--experimental-permission";
+  // The parent's flags (real/sealed.ts), but for the one loosened.
+  const locked = [permission, `--allow-fs-read=${pyodide}/*`, `--allow-fs-read=${python}/*`, `--allow-fs-read=${worker}`, "--disallow-code-generation-from-strings"];
+  const loosened: [string, string[], RegExp][] = [
+    ["code generation from strings", locked.filter((f) => f !== "--disallow-code-generation-from-strings"), /code generation from strings is allowed/],
+    ["writing files", [...locked, "--allow-fs-write=*"], /the permission model allows fs\.write/],
+    ["child processes", [...locked, "--allow-child-process"], /the permission model allows child/],
+    ["workers", [...locked, "--allow-worker"], /the permission model allows worker/],
+    ["reading any file", [...locked, "--allow-fs-read=*"], /the permission model allows fs\.read \/etc\/passwd/],
+  ];
+  for (const [what, flags, why] of loosened) {
+    const r = spawnSync(process.execPath, [...flags, "--no-warnings", worker, pyodide, python, "256", "none"], {
+      stdio: ["ignore", "ignore", "pipe", "ignore", "pipe"],
+      env: { ELECTRON_NO_ASAR: "1" },
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 1, `${what}: ${String(r.stderr)}`);
+    assert.match(String(r.output[4]), /"event":"failed".*the sandbox cannot be locked down/, what);
+    assert.match(String(r.output[4]), why, what);
+  }
+  // And with the flags as given, loosened in nothing, the self-check passes: Pyodide loads and the
+  // worker says it is ready (then ends: its request channel is closed).
+  const ok = spawnSync(process.execPath, [...locked, "--no-warnings", worker, pyodide, python, "256", "none"], {
+    stdio: ["ignore", "ignore", "pipe", "ignore", "pipe"],
+    env: { ELECTRON_NO_ASAR: "1" },
+    timeout: 30_000,
+  });
+  assert.match(String(ok.output[4]), /^\{"event":"ready"/, String(ok.stderr));
+});

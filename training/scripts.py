@@ -479,18 +479,24 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m training.scripts", description=__doc__.split("\n\n")[0])
     ap.add_argument("--count", type=int, required=True)
     ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--out", required=True, help="a folder: one NAME.py a script")
+    ap.add_argument("--out", required=True,
+                    help="a folder (one NAME.py a script), or FILE.jsonl: one line a script, as `ndbg eval` reads them")
     ap.add_argument("--max-events", type=int, default=400)
     ap.add_argument("--raising", type=float, default=0.1, help="share of scripts that may end in an uncaught exception")
     ap.add_argument("--quiet", action="store_true")
     a = ap.parse_args(argv)
     kept, summary = generate(a.count, a.seed, a.max_events, a.raising)
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.py"):
-        old.unlink()
-    for name, code in kept:
-        (out / f"{name}.py").write_text(code)
+    if out.suffix == ".jsonl":
+        # Data, not code: the scripts in name order, as a folder of them is read.
+        lines = [json.dumps({"id": name, "code": code, "input": "", "script": True}) + "\n" for name, code in sorted(kept)]
+        out.write_text("".join(lines))
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.py"):
+            old.unlink()
+        for name, code in kept:
+            (out / f"{name}.py").write_text(code)
     if not a.quiet:
         print(json.dumps(summary), file=sys.stderr)
     return 0

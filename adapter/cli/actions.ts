@@ -38,6 +38,11 @@ export function parseActions(text: string): Move[] {
   });
 }
 
+/** A stepping command's moves (--actions) and breakpoint lines (--breakpoints). */
+export function movesAndLines(values: { actions: string; breakpoints?: string }): { moves: Move[]; lines: number[] } {
+  return { moves: parseActions(values.actions), lines: values.breakpoints === undefined ? [] : parseLines(values.breakpoints) };
+}
+
 export function parseLines(text: string): number[] {
   return text.split(",").map((s) => s.trim()).filter((s) => s !== "").map((s) => {
     if (!/^\d+$/.test(s) || Number(s) < 1) throw new InputError(`--breakpoints needs line numbers such as 7,9, not "${s}"`, 2);

@@ -4,24 +4,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { MAX_TIMEOUT_S, runTrace, type TraceOptions, type TraceResult } from "../real/tracer.js";
 import { checkSingleExpression } from "../pyread/expressions.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
-
-/** Flags shared with `steps`: where and how to run the program. */
-export const RUN_FLAGS = {
-  call: { type: "string" },
-  python: { type: "string" },
-  "max-events": { type: "string" },
-  timeout: { type: "string" },
-  json: { type: "boolean" },
-} as const;
-
-/** Flags of the commands that run a model (predict, eval, calibrate, bench): which model, where it runs, which Python reads the programs. */
-export const MODEL_FLAGS = {
-  model: { type: "string" },
-  threads: { type: "string" },
-  gpu: { type: "string" },
-  python: { type: "string" },
-  json: { type: "boolean" },
-} as const;
+import type { CommandSpec, RequiredOf, Use } from "./flags.js";
 
 /** A message for the user, not a crash: printed as "ndbg CMD: message", with the exit code. */
 export class InputError extends Error {
@@ -81,13 +64,24 @@ export async function record(file: string, opts: TraceOptions): Promise<TraceRes
   return result;
 }
 
-/** Parses flags; usage errors become InputError(…, 2). */
-export function flags<O extends NonNullable<ParseArgsConfig["options"]>>(argv: string[], options: O) {
+/**
+ * Parses a command's flags (flags.ts) and checks what its spec says it needs: its required flags,
+ * and one FILE where it takes one, nothing else where it takes none. Usage errors become InputError(…, 2).
+ */
+export function flags<U extends readonly Use[]>(argv: string[], spec: CommandSpec<U>) {
+  const config = { args: argv, options: spec.options, allowPositionals: true, strict: true } as const satisfies ParseArgsConfig;
+  let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs(config);
   } catch (e) {
     throw new InputError(e instanceof Error ? e.message : String(e), 2);
   }
+  const { values, positionals } = parsed;
+  if (spec.file && positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
+  if (!spec.file && positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  for (const flag of spec.required) if ((values as Record<string, unknown>)[flag] === undefined) throw new InputError(`--${flag} is missing`, 2);
+  type Values = typeof values;
+  return parsed as typeof parsed & { values: { [K in RequiredOf<U> & keyof Values]-?: NonNullable<Values[K]> } };
 }
 
 /** Runs a command body, turning InputError into a message on stderr and its exit code. */

@@ -1,12 +1,15 @@
 // ndbg: the command line. Each command lives in adapter/cli/commands/<name>.ts, exports
-// `run(argv): Promise<exit code>` and a one-line `usage`, and is registered by one line below.
+// `run(argv): Promise<exit code>`, its one-line `usage` and its `help` (both from its flags: flags.ts),
+// and is registered by one line below.
 
 export interface Command {
   run(argv: string[]): Promise<number>;
   /** One line: the command's arguments, e.g. "trace FILE [--call EXPR] [--json]". */
   usage: string;
-  /** A command of subcommands: the usage of the one its arguments name (`eval steps --help`), else its own. */
-  usageOf?(argv: string[]): string;
+  /** Its --help: the usage, then each flag (flags.ts). */
+  help: string;
+  /** A command of subcommands: the help of the one its arguments name (`eval steps --help`), else its own. */
+  helpOf?(argv: string[]): string;
 }
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -44,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = await load();
   if (rest.includes("--help") || rest.includes("-h")) {
-    process.stdout.write(`Usage: ndbg ${cmd.usageOf?.(rest) ?? cmd.usage}\n`);
+    process.stdout.write(cmd.helpOf?.(rest) ?? cmd.help);
     return 0;
   }
   return cmd.run(rest);

@@ -2,6 +2,7 @@
 budget, what users write is in them (classes with __init__ and methods, dataclasses, readable reprs,
 module-level code, try/except/raise across calls, print with f-strings), and none is an evaluation script."""
 import ast
+import json
 import subprocess
 import sys
 import tempfile
@@ -78,6 +79,19 @@ class Scripts(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(sorted(p.name for p in Path(d).glob("*.py")), [f"s3_{k}.py" for k in range(5)])
             self.assertIn('"scripts": 5', r.stderr)
+
+    def test_the_calibration_scripts_are_the_command_s_jsonl_at_their_seed(self):
+        # training/heldout/calibration-scripts.jsonl is data: the 60 scripts of seed 31337, one line
+        # each in name order (as `ndbg eval` reads a folder of them), remade here byte for byte.
+        with tempfile.TemporaryDirectory() as d:
+            out = Path(d) / "cal.jsonl"
+            r = subprocess.run([sys.executable, "-m", "training.scripts", "--count", "60", "--seed", "31337", "--out", str(out), "--quiet"],
+                               cwd=REPO, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(out.read_text(), (REPO / "training/heldout/calibration-scripts.jsonl").read_text())
+        lines = [json.loads(x) for x in (REPO / "training/heldout/calibration-scripts.jsonl").read_text().splitlines()]
+        self.assertEqual([x["id"] for x in lines], sorted(f"s31337_{k}" for k in range(60)))
+        self.assertTrue(all(x["input"] == "" and x["script"] is True for x in lines))
 
 
 if __name__ == "__main__":

@@ -7,19 +7,19 @@ import { fileURLToPath } from "node:url";
 import { runBench } from "../../tools/bench/run.js";
 import { formatReport } from "../../tools/bench/report.js";
 import { formatLongRuns, runLongRuns } from "../../tools/bench/longRuns.js";
-import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { command } from "../flags.js";
 
-export const usage = "bench [--sealed] [--model M] [--steps N] [--long N] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--python P] [--adapter PATH] [--timeout S] [--json] | bench --runs N,N,... [--python P] [--adapter PATH] [--timeout S] [--json]";
-
-const OPTIONS = {
-  ...MODEL_FLAGS,
-  steps: { type: "string" },
-  long: { type: "string" },
-  runs: { type: "string" },
-  adapter: { type: "string" },
-  timeout: { type: "string" },
-  sealed: { type: "boolean" },
-} as const;
+const SPEC = command("bench", "", [
+  ["sealed", { help: "predict mode as users get it (the program run sealed); without it, the model alone" }],
+  ["model", { value: "PATH|URI" }], "steps", "long", "threads", "gpu",
+  ["python", { help: "the Python debugpy runs the programs with (default: python3 on PATH)" }], "adapter",
+  ["timeout", { help: "seconds each session may take (default 120)" }], "json",
+  ["runs", { help: "instead: runs of N line events each, sealed, continued, stepped over and back beside debugpy (with --python, --adapter, --timeout, --json)" }],
+]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 const int = (flag: string, text: string | undefined, dflt: number, min: number): number => integer(flag, text, min) ?? dflt;
 
@@ -32,8 +32,7 @@ function defaultAdapter(): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("bench", usage, async () => {
-    const { values, positionals } = flags(argv, OPTIONS);
-    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+    const { values, positionals } = flags(argv, SPEC);
     const gpu = gpuFlag(values.gpu);
     const adapter = values.adapter !== undefined ? resolve(values.adapter) : defaultAdapter();
     if (!existsSync(adapter)) throw new InputError(`adapter not found: ${adapter}`);

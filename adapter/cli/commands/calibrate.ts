@@ -13,11 +13,21 @@ import { DataError, readPrograms } from "../../tools/programs.js";
 import { evalSteps, type StepsItem, type StepsReport } from "../../tools/steps.js";
 import { fitCalibration, logLoss, type Sample } from "../../tools/calibrate.js";
 import { reliability, reliabilityTable } from "../../tools/reliability.js";
-import { InputError, MODEL_FLAGS, flags, guarded, integer } from "../args.js";
+import { InputError, flags, guarded, integer } from "../args.js";
+import { command } from "../flags.js";
 import { dataFlag, modelOptions, progress } from "./eval.js";
 
-export const usage =
-  "calibrate (--data FILE.jsonl|DIR[:LIMIT] ... | --report EVAL.json ...) [--model PATH] [--out FILE] [--seed S] [--actions-per-program K] [--threads T] [--gpu G] [--json]";
+const SPEC = command("calibrate", "", [
+  ["data", { multiple: true, help: "the fitting programs, the model alone predicting on them (this or --report)" }],
+  ["report", { multiple: true }], ["model", { value: "PATH" }],
+  ["out", { help: "where the calibration goes (default: beside the model, NAME.calibration.json)" }], "seed",
+  "actions-per-program", "threads", "gpu",
+  ["python", { help: "the Python that runs the programs for the real states (default: python3 on PATH)" }], "json",
+  "verbose",
+]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 /** The fitting samples of a run: every answer the model gave alone, with its token probabilities. */
 function samplesOf(items: readonly StepsItem[]): Sample[] {
@@ -25,16 +35,7 @@ function samplesOf(items: readonly StepsItem[]): Sample[] {
 }
 
 async function calibrate(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, {
-    ...MODEL_FLAGS,
-    data: { type: "string", multiple: true },
-    report: { type: "string", multiple: true },
-    out: { type: "string" },
-    seed: { type: "string" },
-    "actions-per-program": { type: "string" },
-    verbose: { type: "boolean" },
-  });
-  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const { values, positionals } = flags(argv, SPEC);
   const data = (values.data ?? []).map(dataFlag);
   const reports = values.report ?? [];
   if (!data.length && !reports.length) throw new InputError("nothing to fit on: give --data FILE.jsonl|DIR[:LIMIT] (repeatable) or --report EVAL.json (an `ndbg eval steps --no-compute --json` run)", 2);

@@ -8,9 +8,19 @@ import { TraceBatch } from "../../real/tracer.js";
 import { ACTION_KINDS, type ActionKind } from "../../format/trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../../tools/sampling.js";
 import { InputError, flags, guarded, integer, seconds } from "../args.js";
+import { command } from "../flags.js";
 
-export const usage =
-  "data --programs FILE.jsonl --out OUT.jsonl [--samples-per-program K] [--max-chars N] [--seed S] [--mix step_into=0.4,...] [--inverse-call P] [--limit N] [--python P] [--max-events N] [--timeout S] [--check]";
+const SPEC = command("data", "", [
+  ["programs", { required: true }],
+  ["out", { required: true, value: "OUT.jsonl", help: "the examples, one JSON line each" }], "samples-per-program",
+  "max-chars", ["seed", { help: "the seed of the sampling (default 0)" }], "mix", "inverse-call", "limit",
+  ["python", { help: "the Python that traces the programs (default: python3 on PATH)" }],
+  ["max-events", { help: "events a program may have (default 2000; a longer one is skipped)" }],
+  ["timeout", { help: "seconds each program may run (default 5)" }], "check",
+]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 const int = (flag: string, text: string | undefined, dflt: number, min = 1): number => integer(flag, text, min) ?? dflt;
 
@@ -39,23 +49,7 @@ export function parseMix(text: string): Mix {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("data", usage, async () => {
-    const { values, positionals } = flags(argv, {
-      programs: { type: "string" },
-      out: { type: "string" },
-      "samples-per-program": { type: "string" },
-      "max-chars": { type: "string" },
-      seed: { type: "string" },
-      mix: { type: "string" },
-      "inverse-call": { type: "string" },
-      limit: { type: "string" },
-      python: { type: "string" },
-      "max-events": { type: "string" },
-      timeout: { type: "string" },
-      check: { type: "boolean" },
-    });
-    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
-    if (!values.programs) throw new InputError("--programs is missing", 2);
-    if (!values.out) throw new InputError("--out is missing", 2);
+    const { values, positionals } = flags(argv, SPEC);
     const k = int("--samples-per-program", values["samples-per-program"], 2);
     const seed = int("--seed", values.seed, 0, 0);
     const opts: SampleOptions = { maxChars: int("--max-chars", values["max-chars"], 2400, 200) };

@@ -13,15 +13,16 @@ import { isEndpoint, timeServer, type ServerInfo } from "../../model/endpoint.js
 import { openServed } from "../../model/served.js";
 import { BACKENDS, gpuDevices, installedBinaries, verdictFile, verdictFor, type Backend, type GpuDevice, type InstalledBinary, type Verdict } from "../../model/probe.js";
 import { InputError, flags, guarded, positive } from "../args.js";
+import { command } from "../flags.js";
 
-export const usage = "doctor [--model PATH|URI|http://HOST:PORT/v1] [--threads T] [--timeout S] [--json]";
-
-const OPTIONS = {
-  model: { type: "string" },
-  threads: { type: "string" },
-  timeout: { type: "string" },
-  json: { type: "boolean" },
-} as const;
+const SPEC = command("doctor", "", [
+  ["model", { value: "PATH|URI|http://HOST:PORT/v1", help: "the model each backend is probed with, or a model server to probe (default: the bundled model)" }],
+  ["threads", { help: "CPU threads of the timed decode" }], ["timeout", { help: "seconds each probe may take" }],
+  "json",
+]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 export interface DoctorReport {
   platform: { os: string; arch: string; release: string; node: string };
@@ -163,8 +164,7 @@ export function formatReport(r: DoctorReport): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("doctor", usage, async () => {
-    const { values, positionals } = flags(argv, OPTIONS);
-    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+    const { values, positionals } = flags(argv, SPEC);
     const threads = values.threads === undefined ? undefined : positive("--threads", values.threads, true);
     const timeout = values.timeout === undefined ? undefined : positive("--timeout", values.timeout, false) * 1000;
     const report = await doctor({

@@ -16,32 +16,36 @@ import { ACTION_KINDS } from "../../format/trajectory.js";
 import { HOLE_KINDS, HOLE_SOURCES, evalHybrid, readHybridCases, type HybridReport } from "../../tools/hybridEval.js";
 import { compareModels, compareTable, type CompareSet } from "../../tools/compare.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
-import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { InputError, flags, gpuFlag, guarded, integer, seconds } from "../args.js";
+import { command } from "../flags.js";
+
+/** How the model runs and what it is given: every evaluation's flags but its sets. */
+const MODEL_RUN = ["layout", "no-compute", "no-sealed", "threads", "gpu", "context", "max-tokens", "python", "json", "verbose"] as const;
+
+const STEPS = command("eval steps", "", [
+  ["data", { required: true, multiple: true }], ["model", { value: "PATH|URI|http://HOST:PORT/v1" }], "concurrency",
+  ["limit", { help: "the first N programs of each set (where its --data gives no LIMIT)" }], "seed",
+  "actions-per-program", ...MODEL_RUN,
+]);
+const CRUX = command("eval cruxeval", "", [
+  ["data", { required: true, value: "FILE.jsonl", help: "CRUXEval-shaped items (code, input, output)" }],
+  ["task", { required: true }], "model", "limit",
+  ["max-steps", { help: "step_over predictions of one run to its return (default 200)" }], "return-line",
+  "check-timeout", ...MODEL_RUN,
+]);
+const HYBRID = command("eval hybrid", "", [
+  ["data", { required: true, value: "DIR", help: "the cases: incomplete programs, each beside its completed one" }],
+  "sealed", "model", "hole-model", "limit", ["max-steps", { help: "states compared in each case" }], ...MODEL_RUN,
+]);
+const COMPARE = command("eval compare", "", [
+  ["model", { multiple: true, value: "PATH", help: "a model to compare (default: the bundled one)" }],
+  ["set", { multiple: true }], "cruxeval", "cruxeval-limit", "seed", ...MODEL_RUN,
+]);
 
 export const usage = "eval steps|cruxeval|hybrid|compare --data FILE.jsonl|DIR ...    (ndbg eval SUBCOMMAND --help for its options)";
-
-const STEPS_USAGE =
-  "eval steps --data FILE.jsonl|DIR[:LIMIT] [--data ...] [--model PATH|URI|http://HOST:PORT/v1 [--concurrency N]] [--limit N] [--seed S] [--actions-per-program K] [--layout canonical|original] [--no-compute | --no-sealed] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
-const CRUX_USAGE =
-  "eval cruxeval --data FILE.jsonl --task output|input [--model PATH|URI] [--limit N] [--max-steps N] [--return-line code|trace] [--check-timeout S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
-
-const HYBRID_USAGE =
-  "eval hybrid --data DIR [--sealed] [--model PATH|URI] [--hole-model http://HOST:PORT/v1] [--limit N] [--max-steps N] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
-
-const COMPARE_USAGE =
-  "eval compare [--model A.gguf --model B.gguf ...] --set NAME=PATH[:LIMIT] ... [--cruxeval FILE [--cruxeval-limit N]] [--seed S] [--layout canonical|original] [--no-compute] [--threads T] [--gpu auto|cuda|metal|vulkan|cpu] [--context N] [--max-tokens N] [--python P] [--json]";
-
-const COMMON = {
-  ...MODEL_FLAGS,
-  data: { type: "string" },
-  limit: { type: "string" },
-  context: { type: "string" },
-  "max-tokens": { type: "string" },
-  layout: { type: "string" },
-  "no-compute": { type: "boolean" },
-  "no-sealed": { type: "boolean" },
-  verbose: { type: "boolean" },
-} as const;
+/** Its flags (flags.ts), for the check that each subcommand's help lists each one it parses. */
+export const specs = [STEPS, CRUX, HYBRID, COMPARE];
+export const help = `Usage: ndbg ${usage}\n\n${[STEPS, CRUX, HYBRID, COMPARE].map((c) => `  ndbg ${c.usage}`).join("\n")}\n`;
 
 interface Common {
   data: string;
@@ -158,8 +162,7 @@ export function dataFlag(text: string): { data: string; limit?: number } {
 }
 
 async function steps(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, data: { type: "string", multiple: true }, seed: { type: "string" }, "actions-per-program": { type: "string" }, concurrency: { type: "string" } });
-  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const { values, positionals } = flags(argv, STEPS);
   // --data repeats: the sets are evaluated as one (one report, one reliability table).
   const sets = (values.data ?? []).map(dataFlag);
   const c = common("steps", { ...values, data: sets.length ? sets.map((d) => d.data).join(", ") : undefined });
@@ -178,14 +181,7 @@ async function steps(argv: string[]): Promise<number> {
 }
 
 async function cruxeval(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, {
-    ...COMMON,
-    task: { type: "string" },
-    "max-steps": { type: "string" },
-    "return-line": { type: "string" },
-    "check-timeout": { type: "string" },
-  });
-  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const { values, positionals } = flags(argv, CRUX);
   if (values.task !== "output" && values.task !== "input") throw new InputError(values.task === undefined ? "--task is missing (output or input)" : `--task must be output or input, not "${values.task}"`, 2);
   const returnLine = values["return-line"] ?? "code";
   if (returnLine !== "code" && returnLine !== "trace") throw new InputError(`--return-line must be code or trace, not "${returnLine}"`, 2);
@@ -228,8 +224,7 @@ function hybridTable(r: HybridReport): string {
 }
 
 async function hybrid(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, { ...COMMON, "max-steps": { type: "string" }, sealed: { type: "boolean" }, "hole-model": { type: "string" } });
-  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+  const { values, positionals } = flags(argv, HYBRID);
   const c = common("hybrid", values);
   const maxSteps = integer("--max-steps", values["max-steps"], 1);
   const holeModel = values["hole-model"];
@@ -253,16 +248,7 @@ function setFlag(text: string): CompareSet {
 }
 
 async function compare(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, {
-    ...COMMON,
-    model: { type: "string", multiple: true },
-    set: { type: "string", multiple: true },
-    cruxeval: { type: "string" },
-    "cruxeval-limit": { type: "string" },
-    seed: { type: "string" },
-  });
-  if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
-  for (const f of ["data", "limit"] as const) if (values[f] !== undefined) throw new InputError(`--${f} is not for compare: name each set with --set NAME=PATH[:LIMIT]`, 2);
+  const { values, positionals } = flags(argv, COMPARE);
   const sets = (values.set ?? []).map(setFlag);
   if (!sets.length && values.cruxeval === undefined) throw new InputError("nothing to compare on: give --set NAME=PATH[:LIMIT] (repeatable) or --cruxeval FILE", 2);
   const model = modelOptions({ ...values, model: undefined }); // the models are the run's subject, not an option
@@ -280,15 +266,15 @@ async function compare(argv: string[]): Promise<number> {
 }
 
 const SUBCOMMANDS = {
-  steps: { run: steps, usage: STEPS_USAGE },
-  cruxeval: { run: cruxeval, usage: CRUX_USAGE },
-  hybrid: { run: hybrid, usage: HYBRID_USAGE },
-  compare: { run: compare, usage: COMPARE_USAGE },
+  steps: { run: steps, spec: STEPS },
+  cruxeval: { run: cruxeval, spec: CRUX },
+  hybrid: { run: hybrid, spec: HYBRID },
+  compare: { run: compare, spec: COMPARE },
 };
 
-export function usageOf(argv: string[]): string {
+export function helpOf(argv: string[]): string {
   const sub = argv[0];
-  return sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS].usage : usage;
+  return sub !== undefined && Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS].spec.help : help;
 }
 
 export function run(argv: string[]): Promise<number> {
@@ -306,7 +292,7 @@ export function run(argv: string[]): Promise<number> {
       }
     };
     try {
-      return await guarded(`eval ${sub}`, chosen.usage, body);
+      return await guarded(`eval ${sub}`, chosen.spec.usage, body);
     } finally {
       await disposeAll();
     }

@@ -8,11 +8,14 @@ import { ModelPredictor } from "../../predictors/model.js";
 import { disposeAll } from "../../model/backend.js";
 import type { Step } from "../../format/trajectory.js";
 import { RETURN_VALUE, type Guess, type Predicted } from "../../engine/predictor.js";
-import { InputError, RUN_FLAGS, flags, gpuFlag, guarded, integer, traceOptions } from "../args.js";
-import { describe, parseActions, parseLines } from "../actions.js";
+import { InputError, flags, gpuFlag, guarded, integer, traceOptions } from "../args.js";
+import { command } from "../flags.js";
+import { describe, movesAndLines } from "../actions.js";
 
-export const usage =
-  "hybrid FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--predict NAME,NAME] [--model PATH|URI] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--json] [--python P] [--max-events N] [--timeout S]";
+const SPEC = command("hybrid", "FILE", ["call", ["actions", { required: true }], "breakpoints", "predict", "model", "gpu", "threads", "json", "python", "max-events", "timeout"]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 /** `name=repr (predicted 84%)` for each marked value of a state. */
 function marks(step: Step, guesses: ReadonlyMap<string, Guess> | undefined): string {
@@ -28,19 +31,8 @@ function marks(step: Step, guesses: ReadonlyMap<string, Guess> | undefined): str
 
 export function run(argv: string[]): Promise<number> {
   return guarded("hybrid", usage, async () => {
-    const { values, positionals } = flags(argv, {
-      ...RUN_FLAGS,
-      actions: { type: "string" },
-      breakpoints: { type: "string" },
-      predict: { type: "string" },
-      model: { type: "string" },
-      gpu: { type: "string" },
-      threads: { type: "string" },
-    });
-    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
-    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
-    const moves = parseActions(values.actions);
-    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    const { values, positionals } = flags(argv, SPEC);
+    const { moves, lines } = movesAndLines(values);
     const predict = values.predict === undefined ? [] : values.predict.split(",").map((s) => s.trim()).filter(Boolean);
     const gpu = gpuFlag(values.gpu);
     const threads = integer("--threads", values.threads, 0) ?? 0;

@@ -4,17 +4,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { InputError, flags, guarded, integer, seconds } from "../args.js";
+import { command } from "../flags.js";
 
-export const usage = "mcp [--allow-run] [--max-sessions N] [--start-timeout S] [--step-timeout S] [--cwd DIR] [--verbose]";
-
-const OPTIONS = {
-  "allow-run": { type: "boolean" },
-  "max-sessions": { type: "string" },
-  "start-timeout": { type: "string" },
-  "step-timeout": { type: "string" },
-  cwd: { type: "string" },
-  verbose: { type: "boolean" },
-} as const;
+const SPEC = command("mcp", "", ["allow-run", "max-sessions", "start-timeout", "step-timeout", "cwd", "verbose"]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 /** The package's version, read beside the bundle (dist/../package.json); unknown when run from the sources. */
 function version(): string {
@@ -28,8 +23,7 @@ function version(): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("mcp", usage, async () => {
-    const { values, positionals } = flags(argv, OPTIONS);
-    if (positionals.length) throw new InputError(`unexpected argument "${positionals[0]}"`, 2);
+    const { values, positionals } = flags(argv, SPEC);
     const maxSessions = integer("--max-sessions", values["max-sessions"], 1) ?? 8;
     if (maxSessions > 64) throw new InputError(`--max-sessions is at most 64, not ${maxSessions}`, 2);
     const startTimeout = values["start-timeout"] === undefined ? 300 : seconds("--start-timeout", values["start-timeout"]);

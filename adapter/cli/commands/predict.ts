@@ -19,27 +19,20 @@ import { PySourceError } from "../../pyread/pysource.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { checkSingleExpression } from "../../pyread/expressions.js";
 import type { Predicted, Predictor } from "../../engine/predictor.js";
-import { InputError, MODEL_FLAGS, flags, gpuFlag, guarded, integer } from "../args.js";
-import { describe, parseActions, parseLines, recording } from "../actions.js";
+import { InputError, flags, gpuFlag, guarded, integer } from "../args.js";
+import { command } from "../flags.js";
+import { describe, movesAndLines, recording } from "../actions.js";
 import { SideBySide } from "./sideBySide.js";
 
-export const usage =
-  "predict FILE [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back [--breakpoints L,L] [--model PATH|URI] [--dialect auto|native|instruct] [--layout canonical|original] [--no-compute] [--gpu auto|cuda|metal|vulkan|cpu] [--threads N] [--python-version 3.N] [--json | --compare [--python P]] [--stats]";
-
-const OPTIONS = {
-  ...MODEL_FLAGS,
-  call: { type: "string" },
-  actions: { type: "string" },
-  breakpoints: { type: "string" },
-  dialect: { type: "string" },
-  layout: { type: "string" },
-  "no-compute": { type: "boolean" },
-  context: { type: "string" },
-  compare: { type: "boolean" },
-  "python-version": { type: "string" },
-  stats: { type: "boolean" },
-  verbose: { type: "boolean" },
-} as const;
+const SPEC = command("predict", "FILE", [
+  "call", ["actions", { required: true }], "breakpoints", "model", "dialect", "layout", "no-compute", "context",
+  "gpu", "threads", "python-version", "json", "compare",
+  ["python", { help: "with --compare: the Python that runs the program for real (default: python3 on PATH)" }],
+  "stats", "verbose",
+]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 
 /**
@@ -59,11 +52,8 @@ function json(name: string, p: Predicted, predictor: Predictor): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("predict", usage, async () => {
-    const { values, positionals } = flags(argv, OPTIONS);
-    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
-    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
-    const moves = parseActions(values.actions);
-    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    const { values, positionals } = flags(argv, SPEC);
+    const { moves, lines } = movesAndLines(values);
     if (values.call !== undefined) {
       const bad = checkSingleExpression(values.call);
       if (bad) throw new InputError(`bad --call "${values.call}": ${bad}`, 2);

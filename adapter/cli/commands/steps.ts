@@ -2,11 +2,14 @@
 // through the engine, as the debug adapter does in record mode; prints the state after each.
 import { Engine } from "../../engine/engine.js";
 import type { Step } from "../../format/trajectory.js";
-import { InputError, RUN_FLAGS, flags, guarded } from "../args.js";
-import { describe, parseActions, parseLines, recording } from "../actions.js";
+import { InputError, flags, guarded } from "../args.js";
+import { command } from "../flags.js";
+import { describe, movesAndLines, recording } from "../actions.js";
 
-export const usage =
-  "steps FILE|TRACE.ndbg [--call EXPR] --actions step_into,step_over,step_return,continue,breakpoint:L,step_back,reverse_continue [--breakpoints L,L] [--json] [--python P] [--max-events N] [--timeout S]";
+const SPEC = command("steps", "FILE|TRACE.ndbg", ["call", ["actions", { required: true }], "breakpoints", "json", "python", "max-events", "timeout"]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 /** A state as the trajectory format holds it (what only a debugger's view of a real run adds, a return's caller and a value just returned, left out). */
 function json(name: string, step: Step): string {
@@ -17,11 +20,8 @@ function json(name: string, step: Step): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("steps", usage, async () => {
-    const { values, positionals } = flags(argv, { ...RUN_FLAGS, actions: { type: "string" }, breakpoints: { type: "string" } });
-    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
-    if (values.actions === undefined) throw new InputError("--actions is missing", 2);
-    const moves = parseActions(values.actions);
-    const lines = values.breakpoints === undefined ? [] : parseLines(values.breakpoints);
+    const { values, positionals } = flags(argv, SPEC);
+    const { moves, lines } = movesAndLines(values);
     const predictor = await recording(positionals[0], values);
     const engine = new Engine(predictor);
     engine.setBreakpoints(lines.map((line) => ({ line })));

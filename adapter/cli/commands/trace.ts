@@ -1,10 +1,14 @@
 // ndbg trace: runs a program under the tracer and prints its real trajectory, every event joined
 // by step_into, in the trajectory format (or one JSON object per frame, then the exit record).
 import type { TraceResult } from "../../real/tracer.js";
-import { RUN_FLAGS, flags, guarded, InputError, record, traceOptions } from "../args.js";
+import { flags, guarded, InputError, record, traceOptions } from "../args.js";
+import { command } from "../flags.js";
 import { FORMAT_VERSION, serialize, type Step, type Trajectory } from "../../format/trajectory.js";
 
-export const usage = "trace FILE [--call EXPR] [--json] [--python P] [--max-events N] [--timeout S]";
+const SPEC = command("trace", "FILE", ["call", "json", "python", "max-events", "timeout"]);
+export const { usage, help } = SPEC;
+/** Its flags (flags.ts), for the check that its help lists each one it parses. */
+export const specs = [SPEC];
 
 /** A recorded run as a trajectory: every event, step_into between them, then the exit. */
 function toTrajectory(run: TraceResult, meta: Record<string, unknown>): Trajectory {
@@ -15,8 +19,7 @@ function toTrajectory(run: TraceResult, meta: Record<string, unknown>): Trajecto
 
 export function run(argv: string[]): Promise<number> {
   return guarded("trace", usage, async () => {
-    const { values, positionals } = flags(argv, RUN_FLAGS);
-    if (positionals.length !== 1) throw new InputError(positionals.length ? `one FILE expected, got ${positionals.length}` : "FILE is missing", 2);
+    const { values, positionals } = flags(argv, SPEC);
     const file = positionals[0];
     const opts = traceOptions(values);
     const result = await record(file, opts);
