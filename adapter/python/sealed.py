@@ -105,7 +105,9 @@ class _Refuse:
 
 
 def _strip_zip():
-    """The standard library's zip without the packages that reach JavaScript."""
+    """The standard library's zip without the packages that reach JavaScript. Written uncompressed:
+    deflating it again took 0.2 s of every worker's start (0.28 s in all, 0.08 s so), and an
+    import from it then inflates nothing."""
     for entry in sys.path:
         if not entry.endswith(".zip") or not os.path.isfile(entry):
             continue
@@ -114,6 +116,7 @@ def _strip_zip():
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w") as out:
             for info, data in kept:
+                info.compress_type = zipfile.ZIP_STORED
                 out.writestr(info, data)
         with open(entry, "wb") as f:
             f.write(buf.getvalue())
