@@ -192,6 +192,16 @@ test("predictors import no DAP module and no @vscode/debugadapter, not even thro
   assert.deepEqual(engine, [], "predictors that import engine.ts");
 });
 
+test("DAP and MCP never import each other, and the session core imports neither, not even through another module: each protocol maps the one session", () => {
+  const isMcp = inLayer("MCP");
+  const isSession = inLayer("session");
+  assert.ok(FILES.some(isSession) && FILES.some(isMcp) && FILES.some(DAP), "the three layers have files");
+  assert.deepEqual(reaching(DAP, isMcp), [], "the DAP layer reaching MCP");
+  assert.deepEqual(reaching(isMcp, DAP), [], "the MCP layer reaching DAP");
+  // (compare mode's real side speaks DAP as a client, to debugpy: @vscode/debugprotocol's types, not the adapter's protocol)
+  assert.deepEqual(reaching(isSession, (d) => DAP(d) || isMcp(d) || d === "@vscode/debugadapter"), [], "the session core reaching a protocol");
+});
+
 test("src/ imports from adapter/ only the files ARCHITECTURE.md names, and the extension loads nothing else of the adapter", () => {
   const allowed = byName.get("extension host")?.single ?? [];
   const extension = (f: string): boolean => f.startsWith("src/");

@@ -14,7 +14,7 @@ import { disposeAll } from "../adapter/model/backend.js";
 import { PredictionError } from "../adapter/model/dialect.js";
 import type { Predicted } from "../adapter/engine/predictor.js";
 import type { Action, Frame } from "../adapter/format/trajectory.js";
-import { validateLaunch } from "../adapter/dap/launch.js";
+import { validateLaunch } from "../adapter/session/launch.js";
 
 const ROOT = join(import.meta.dirname, "..");
 const FIXTURE = join(import.meta.dirname, "fixtures", "layout", "documented.py");

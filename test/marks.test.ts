@@ -1,9 +1,10 @@
 // What the user is told of a value's origin, as the adapter writes it into DAP bodies
-// (adapter/dap/marks.ts): predicted output labelled line by line in the console, never stdout;
+// (adapter/session/marks.ts, and adapter/dap/marks.ts for DAP's bodies): predicted output labelled line by line in the console, never stdout;
 // a value computed from a guess says so; a hole's value read from its docstring says where.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DERIVED_OUTPUT_LABEL, OUTPUT_LABEL, REAL, markVariable, originOfGuess, outputBody } from "../adapter/dap/marks.js";
+import { DERIVED_OUTPUT_LABEL, OUTPUT_LABEL, REAL, markVariable, originOfGuess } from "../adapter/session/marks.js";
+import { outputBody } from "../adapter/dap/marks.js";
 
 test("predicted output goes to the console, each line labelled; the program's own is stdout", () => {
   const guess = originOfGuess({ hole: 0, confidence: 0.8 }, 0.5);

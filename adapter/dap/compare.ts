@@ -5,7 +5,7 @@
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import type { ComparePredictor } from "../predictors/compare.js";
 import { checkPair, describeAgreement, describeDifference, stateLabel, type Pair } from "../predictors/comparePairs.js";
-import { REAL, scopeName, type Origin } from "./marks.js";
+import { REAL, scopeName, type Origin } from "../session/marks.js";
 import type { Frame, Objects } from "../format/trajectory.js";
 import { reprToNode, type ValueNode } from "../format/values.js";
 

@@ -8,7 +8,7 @@ import { PassThrough, type Readable, type Writable } from "node:stream";
 import { Response, type DebugSession } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { FrameReader, ends, type Frame as RawFrame, type Problem as RawProblem } from "../system/framing.js";
-import { quoted } from "./requests.js";
+import { quoted } from "../session/launch.js";
 
 /** The largest message read; a larger one is skipped as it arrives, never buffered. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;

@@ -2,19 +2,12 @@
 // argument gets an error response naming it (never an exception inside a handler, which would
 // answer with a stack trace or, in an async handler, not at all), and a request this debugger
 // does not support is refused rather than acknowledged as if it had done something.
-import { cutText } from "../format/values.js";
 import { MAX_EXPRESSION_LENGTH } from "../pyread/expressions.js";
+import { quoted } from "../session/launch.js";
 
 /** A problem with the value at `at`, or undefined. */
 type Check = (v: unknown, at: string) => string | undefined;
 
-/** A client's value as a message shows it: strings cut (an argument may be megabytes), containers by kind. */
-export function quoted(v: unknown): string {
-  if (typeof v === "string") return JSON.stringify(cutText(v, 60));
-  if (Array.isArray(v)) return v.length ? `an array of ${v.length}` : "[]";
-  if (v !== null && typeof v === "object") return "an object";
-  return String(v);
-}
 
 const typed =
   (what: string, ok: (v: unknown) => boolean): Check =>

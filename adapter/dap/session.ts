@@ -1,8 +1,7 @@
-// The Debug Adapter Protocol session: turns VS Code's requests into engine actions and the
-// engine's states into stopped events, stack frames, scopes and variables. The session knows
-// DAP and the launch modes; the engine knows neither, and the predictor is chosen in one place
-// (createPredictor, modes.ts). The breakpoints table (breakpointTable.ts), the variable store
-// (variables.ts) and compare mode's views (compare.ts) are the session's parts with a job each.
+// The Debug Adapter Protocol's mapping of a session (adapter/session/session.ts, which MCP maps
+// too): VS Code's requests to the session's moves, its stops to stopped events, its states to stack
+// frames, scopes and variables. The breakpoints table (breakpointTable.ts), the variable store
+// (variables.ts) and compare mode's views (compare.ts) are this mapping's parts with a job each.
 import { realpathSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import {
@@ -10,11 +9,11 @@ import {
   Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { isScriptEntry, shownInCaller, type Engine } from "../engine/engine.js";
+import { shownInCaller, type Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
-import { validateLaunch, type LaunchConfig } from "./launch.js";
+import { validateLaunch, type LaunchConfig } from "../session/launch.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText, reprToNode } from "../format/values.js";
 import { requestProblem } from "./requests.js";
@@ -22,9 +21,10 @@ import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
-import { Origins, logBody, markEvaluation, outputBody, scopeName, unmarked, type Origin } from "./marks.js";
+import { Origins, scopeName, type Origin } from "../session/marks.js";
+import { logBody, markEvaluation, outputBody } from "./marks.js";
 import { EXCEPTION_FILTERS, parseHitCondition, readExceptionFilters } from "../engine/breakpoints.js";
-import { comparisonOf, createEngine, createPredictor, modelPredicts } from "./modes.js";
+import { Session, isAbort, type Cause } from "../session/session.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
 import { under } from "../system/paths.js";
@@ -53,7 +53,6 @@ function holeText(h: Hole): string {
 const returnName = (func: string): string => `${RETURN_VALUE} ${func.split(".").at(-1)}`;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
 
 /** A path with its symlinks resolved, where it exists. */
 function real(p: string): string {
@@ -67,14 +66,18 @@ function real(p: string): string {
 export class NeuralPythonSession extends LoggingDebugSession {
   private config?: LaunchConfig;
   private rawLaunchArgs?: Record<string, unknown>;
-  private predictor?: Predictor;
-  private engine?: Engine;
+  /** The session itself (adapter/session/): its predictor, engine, stops and edits; this class is DAP's mapping of it. */
+  private core?: Session;
+  private get predictor(): Predictor | undefined {
+    return this.core?.predictor;
+  }
+  private get engine(): Engine | undefined {
+    return this.core?.engine;
+  }
   /** The stack at the current stop, innermost first (frame ids are index + 1). */
   private frames: Frame[] = [];
   private variables = new VariableStore();
   private breakpoints = new BreakpointTable();
-  /** States whose output has been shown (by frame or exit object: history copies share them). */
-  private printed = new WeakSet<object>();
   /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
   private inflight = new Map<number, { ctl: AbortController; move: boolean }>();
   private configurationDone!: Promise<void>;
@@ -248,13 +251,12 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const config = checked.config;
     this.config = config;
     this.ended = false;
-    await initPython();
     const generation = this.generation;
     // Released with the session (disconnect, restart, adapter exit): a recording in progress is killed.
     const preparing = this.track(-2, false);
-    let predictor: Predictor;
+    let core: Session;
     try {
-      predictor = await createPredictor(config, {
+      core = await Session.open(config, {
         log: (m) => logger.verbose(m),
         status: (st) => this.modelStatus(st),
         console: (line) => generation === this.generation && this.console(line),
@@ -264,19 +266,17 @@ export class NeuralPythonSession extends LoggingDebugSession {
       this.inflight.delete(-2);
     }
     if (generation !== this.generation) {
-      await predictor.dispose();
+      await core.dispose();
       throw new Error("the session ended while the program was being prepared");
     }
-    this.predictor = predictor;
+    this.core = core;
+    const { predictor, engine } = core;
     if (predictor.replays && config.mode === "replay")
       this.console(
         predictor.replays === "run"
           ? `Replaying ${basename(config.program)}: a recording of every event; steps, breakpoints and stepping back work as in record mode.\n`
           : `Replaying ${basename(config.program)}: a saved debugging session; each step goes to its next saved stop, step back to the one before.\n`,
       );
-    const engine = createEngine(predictor, config);
-    this.engine = engine;
-    this.printed = new WeakSet();
     if (first) {
       this.sendEvent(new InitializedEvent());
       configuring?.();
@@ -306,10 +306,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
    * entry stops, as debugpy does, on that line's own event, so the first Step Over moves on.
    */
   private async toFirstLine(): Promise<void> {
-    if (!isScriptEntry(this.engine!.current)) return;
     const ctl = this.track(-1, false);
     try {
-      await this.engine!.step("step_into", ctl.signal);
+      await this.core!.toFirstLine(ctl.signal);
     } catch (e) {
       if (!isAbort(e)) this.console(`Could not go on to the first line: ${errorMessage(e)}`, "stderr");
     } finally {
@@ -327,11 +326,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private async release(): Promise<void> {
     this.generation++;
     this.abort("the session ended");
-    const p = this.predictor;
-    this.predictor = undefined;
-    this.engine = undefined;
+    const core = this.core;
+    this.core = undefined;
     try {
-      await p?.dispose();
+      await core?.dispose();
     } catch (e) {
       this.console(`Could not release the predictor: ${errorMessage(e)}`, "stderr");
     }
@@ -406,7 +404,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
    */
   private userFile(path: string): { file: string } | { refused: string } {
     const config = this.config!;
-    if (config.mode === "compare" || modelPredicts(config, this.predictor)) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
+    if (config.mode === "compare" || this.predicts) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
     const program = this.programFile() ?? config.program;
     const root = real(projectRoot(program, config.cwd));
     const file = real(path);
@@ -593,7 +591,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const engine = this.engine!;
     const overStopped = this.overStopped;
     this.overStopped = false;
-    const dataHit = engine.takeDataHit();
+    // (a stop the user asked for, a pause, is told as such whatever else holds there)
+    const found = this.core!.cause(kind);
+    const cause: Cause = reasonOverride ? { kind: "moved" } : found;
     for (const note of engine.takeNotes()) this.console(note);
     this.showOutput();
     this.variables.reset();
@@ -609,26 +609,23 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const frame = cur.step.frame!;
     this.frames = engine.stack();
     this.showComparison();
-    let reason = reasonOverride ?? (kind === "entry" ? "entry" : "step");
-    const ev = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
-    const hole = !reasonOverride && kind !== "back" && kind !== "reverse" ? engine.holeAt(cur) : undefined;
+    const ev = new StoppedEvent(reasonOverride ?? (kind === "entry" ? "entry" : "step"), THREAD_ID) as DebugProtocol.StoppedEvent;
     // A stop for the returning frame's own news (its hole's answer, a value its last statement
     // changed) stays in that frame; compare mode shows each predicted event as it is.
-    this.top = !this.comparison && !hole && !(dataHit && !reasonOverride) && this.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
-    if (hole) {
+    this.top = !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && this.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
+    if (cause.kind === "hole") {
       // A hole stops as an exception does: VS Code shows the description in its exception widget (exceptionInfo).
       ev.body.reason = "exception";
       ev.body.text = "Hole";
-      ev.body.description = holeText(hole);
-    } else if (!reasonOverride && frame.event === "exception") {
-      reason = "exception";
-      ev.body.reason = reason;
-      ev.body.text = frame.value;
-      ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${frame.value ?? ""}`;
-    } else if (!reasonOverride && dataHit) {
+      ev.body.description = holeText(cause.hole);
+    } else if (cause.kind === "exception") {
+      ev.body.reason = "exception";
+      ev.body.text = cause.value;
+      ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${cause.value ?? ""}`;
+    } else if (cause.kind === "data") {
       ev.body.reason = kind === "origin" ? "goto" : "data breakpoint";
-      ev.body.description = dataHitText(dataHit, kind === "origin");
-      const id = this.dataIds.get(JSON.stringify(dataHit.watch));
+      ev.body.description = dataHitText(cause.hit, kind === "origin");
+      const id = this.dataIds.get(JSON.stringify(cause.hit.watch));
       if (id !== undefined && kind !== "origin") ev.body.hitBreakpointIds = [id];
     } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
       const hit = this.breakpoints.hitIds(frame, (p) => this.place(p));
@@ -686,12 +683,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.origins.of(l.state)));
       if (p) logs.splice(0, logs.length, ...logs.filter((l) => l.state !== p));
     };
-    const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
-    let k = engine.cursor;
-    while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
-    for (let i = k + 1; i <= engine.cursor; i++) {
-      const p = hist[i];
-      this.printed.add(key(p));
+    for (const p of this.core!.unseen()) {
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
       const guess = text ? this.predictor?.guessedOutput?.(p.step) : undefined;
       if (text) send(outputBody(text, guess ? this.origins.guess(guess) : this.origins.of(p)));
@@ -766,10 +758,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** Whether the session's states are the model's (predict mode, or compare mode with the model); a sealed run's are real but for its holes (`guessed`). */
   private get predicts(): boolean {
-    return modelPredicts(this.config, this.predictor);
+    return this.core?.predicts ?? false;
   }
 
-  /** Where each value of the current stop comes from (adapter/dap/marks.ts). */
+  /** Where each value of the current stop comes from (adapter/session/marks.ts). */
   private get origins(): Origins {
     return new Origins({ engine: this.engine, predictor: this.predictor, predicts: this.predicts, threshold: this.config?.lowConfidence ?? 1, frames: this.frames });
   }
@@ -846,7 +838,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
       // mode): `x = 5`, `cart.add("pen", 1)`. Hovers and watches only read.
       const runs = args.context === "repl" && engine.executes;
       try {
-        result = (runs ? await this.executed(() => engine.execute(expression, ctl.signal, at?.index ?? 0)) : undefined) ?? (await engine.evaluate(expression, ctl.signal, at?.index ?? 0));
+        result = (runs ? await this.executed(() => this.core!.execute(expression, at?.index ?? 0, ctl.signal)) : undefined) ?? (await engine.evaluate(expression, ctl.signal, at?.index ?? 0));
       } catch (e) {
         if (isAbort(e)) throw new Error("cancelled");
         throw e;
@@ -865,22 +857,22 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   /**
-   * A line run with its effects kept (engine.execute): the session stands at the state it left, so
-   * the views read that state (the client asked to read the variables again); what it wrote goes
-   * to the Debug Console, the error it raised too.
+   * A line run with its effects kept (Session.execute, setValue): the session stands at the state
+   * it left, so the views read that state (the client asked to read the variables again); what it
+   * wrote goes to the Debug Console, the error it raised too.
    */
-  private async executed(run: () => Promise<Evaluated | undefined>): Promise<Evaluated | undefined> {
+  private async executed<T>(run: () => Promise<T>, ran: (result: T) => boolean = () => true): Promise<T> {
     const engine = this.engine!;
     const before = engine.current;
     const changed = (): void => {
       if (engine.current === before) return;
-      if (engine.current.step.frame) this.printed.add(engine.current.step.frame);
       this.frames = engine.stack();
       this.sendEvent(new InvalidatedEvent(["variables"]));
     };
     try {
       const result = await run();
-      changed();
+      // (a value set by editing the state, not by running a line, is shown by the caller)
+      if (ran(result)) changed();
       return result;
     } catch (e) {
       changed();
@@ -892,9 +884,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** Why `name` (a local of the current state, or RETURN_VALUE) cannot be set, when it cannot. */
   private editRefusal(name: string): string | undefined {
-    const p = this.predictor;
-    if (!p || !this.engine) return "the program has not been launched";
-    return p.refuseEdit ? p.refuseEdit(this.engine.current, name) : p.editRefusal;
+    return this.core ? this.core.editRefusal(name) : "the program has not been launched";
   }
 
   protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
@@ -908,13 +898,10 @@ export class NeuralPythonSession extends LoggingDebugSession {
       if (!c || (c.kind === "scope" && c.frame !== top) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
       // (at a return shown in the caller, its "(return) f" is the return's value)
       const name = top === 1 && args.name === returnName(this.frames[0].func) ? RETURN_VALUE : args.name;
-      const refusal = this.editRefusal(name);
-      if (refusal) throw new Error(refusal);
-      // Predict mode: `name = value` runs in the program's frame, as debugpy sets a value (a hole's own answer is set as the hole's, below).
-      const assigned = await this.executed(() => engine.assign(name, unmarked(args.value), undefined, top)).catch((e: unknown) => {
-        throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
-      });
-      if (assigned) {
+      // Predict mode: `name = value` runs in the program's frame, as debugpy sets a value; elsewhere the state is edited (Session.setValue).
+      const core = this.core!;
+      const set = await this.executed(() => core.setValue(name, args.value, top, undefined, args.name), (s) => "assigned" in s);
+      if ("assigned" in set) {
         const shown = this.frames[top];
         const now = shown?.locals[name];
         if (now === undefined) throw new Error(`${cutText(args.name)} is no longer a local here`);
@@ -922,15 +909,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
         return this.sendResponse(response);
       }
-      let repr: string;
-      try {
-        repr = await engine.valueFor(unmarked(args.value));
-      } catch (e) {
-        throw new Error(`cannot set ${cutText(args.name)} to ${cutText(args.value)}: ${errorMessage(e)}`);
-      }
-      const edited = engine.setVariable(name, repr, top);
-      this.comparison?.edited(edited, engine.cursor);
-      if (edited.step.frame) this.printed.add(edited.step.frame);
+      const repr = set.repr;
       this.frames = engine.stack();
       this.showComparison();
       const v = this.variables.variable(args.name, reprToNode(repr), name === RETURN_VALUE ? undefined : name);
@@ -942,7 +921,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   // ---- compare mode ----
 
   private get comparison(): ComparePredictor | undefined {
-    return this.predictor && comparisonOf(this.predictor);
+    return this.core?.comparison;
   }
 
   /** Compare mode's console lines (of which comparison). */
@@ -978,7 +957,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
           const { pair, state } = cmp.resync();
           // The engine stands at the real state: every view reads it from there (its output was shown already).
           engine.edit(state);
-          if (state.step.frame) this.printed.add(state.step.frame);
+          this.core!.told(state);
           this.frames = engine.stack();
           this.showComparison();
           this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);

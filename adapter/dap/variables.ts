@@ -5,7 +5,7 @@ import { Handles } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { openValue, recordedChildren, rootName, type ValueNode } from "../format/values.js";
 import type { Objects } from "../format/trajectory.js";
-import { REAL, markVariable, type Origin } from "./marks.js";
+import { REAL, markVariable, type Origin } from "../session/marks.js";
 
 /**
  * What a variablesReference stands for: a scope (a frame's locals, with the return value or

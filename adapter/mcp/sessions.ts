@@ -1,9 +1,9 @@
-// The MCP server's debugging sessions: each is the debug adapter's own engine over a predictor made
-// by the adapter's own factory (createPredictor, adapter/dap/modes.ts) from launch arguments checked
-// by the adapter's own check (validateLaunch, adapter/dap/launch.ts), so a session here steps,
-// stops, marks and refuses exactly as one in the editor does. This file holds the table of sessions
+// The MCP server's debugging sessions: each is the session core the debug adapter maps too
+// (adapter/session/session.ts: the engine over the predictor adapter/session/modes.ts makes from
+// launch arguments validateLaunch checked), so a session here steps, stops, marks and refuses
+// exactly as one in the editor does. This file holds the table of sessions
 // (ids, a bound on how many, all ended when the client goes) and what each tool asks of a session.
-import { isScriptEntry, type Engine } from "../engine/engine.js";
+import type { Engine } from "../engine/engine.js";
 import type { Evaluated, Hole, Predicted, Predictor } from "../engine/predictor.js";
 import { EXCEPTION_FILTERS, checkBreakpoint, readExceptionFilters } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
@@ -13,9 +13,10 @@ import { findFunction, initPython, parsePython, parsePythonSync } from "../pyrea
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import type { ModelDescription } from "../protocol.js";
-import { createEngine, createPredictor } from "../dap/modes.js";
-import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../dap/launch.js";
-import { originOf, unmarked } from "../dap/marks.js";
+import { createPredictor } from "../session/modes.js";
+import { Session } from "../session/session.js";
+import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../session/launch.js";
+import { originOf } from "../session/marks.js";
 import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
 import { ToolInputError, shown, type BreakpointArg } from "./checks.js";
 import { bounded, Deadline, isAbort, stopReason, Turns } from "./waits.js";
@@ -55,21 +56,24 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
 /** One debugging session. */
 export class McpSession implements Viewed {
   private readonly turns = new Turns();
-  /** States whose output has been told (by frame or exit object: history copies share them). */
-  private readonly printed = new WeakSet<object>();
   private readonly notes: string[] = [];
   /** The session's current call, aborted when the session ends. */
   private readonly live = new Set<AbortController>();
   ended = false;
 
+  readonly config: LaunchConfig;
+  readonly predictor: Predictor;
+  readonly engine: Engine;
+
   constructor(
     readonly id: string,
-    readonly config: LaunchConfig,
-    readonly predictor: Predictor,
-    readonly engine: Engine,
+    /** The session itself (adapter/session/session.ts); this class is the tools' mapping of it. */
+    private readonly core: Session,
     private readonly opts: ServerOptions,
     readonly model?: ModelDescription,
-  ) {}
+  ) {
+    ({ config: this.config, predictor: this.predictor, engine: this.engine } = core);
+  }
 
   /** A line for the next answer (hybrid mode's holes, a dropped argument). */
   note(line: string): void {
@@ -139,22 +143,16 @@ export class McpSession implements Viewed {
   /** The stop answer, with what was written and said on the way. */
   stop(moved: Parameters<typeof stopView>[1]): StopView {
     const e = this.engine;
+    const cause = this.core.cause(moved);
     const notes = [...this.notes.splice(0), ...e.takeNotes()];
     const logs = e.takeLogs().map((l) => ({ text: l.text, predicted: originAt(this, l.state).predicted }));
-    return stopView(this, moved, { output: this.output(), logs, notes });
+    return stopView(this, moved, cause, { output: this.output(), logs, notes });
   }
 
   /** The output written on the way to the current state, each state's once (as the adapter's console shows it). */
   private output(): OutputView[] {
-    const e = this.engine;
-    const hist = e.history;
-    const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
-    let k = e.cursor;
-    while (k >= 0 && !this.printed.has(key(hist[k]))) k--;
     const out: OutputView[] = [];
-    for (let i = k + 1; i <= e.cursor; i++) {
-      const p = hist[i];
-      this.printed.add(key(p));
+    for (const p of this.core.unseen()) {
       const predicted = originAt(this, p).predicted;
       const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
       if (text) out.push({ text: cutText(text, 20_000), stream: "stdout", predicted });
@@ -214,39 +212,17 @@ export class McpSession implements Viewed {
     return this.call(client, "setting a variable", async (signal) => {
       const e = this.engine;
       if (e.ended) throw new ToolInputError("the program has ended: there are no variables to set");
-      const p = this.predictor;
-      const refusal = p.refuseEdit ? p.refuseEdit(e.current, name) : p.editRefusal;
-      if (refusal) throw new ToolInputError(refusal);
-      // Predict mode: `name = value` runs in the program's frame, and the run goes on from it (engine.assign).
-      let assigned: Evaluated | undefined;
+      // Predict mode: `name = value` runs in the program's frame, and the run goes on from it; elsewhere
+      // the value, a Python expression over the frame's values (CPython, sealed), edits the state (Session.setValue).
+      let set: Awaited<ReturnType<Session["setValue"]>>;
       try {
-        assigned = await e.assign(name, unmarked(value), signal);
+        set = await this.core.setValue(name, value, 0, signal);
       } catch (err) {
         if (isAbort(err) || signal.aborted) throw err;
-        throw new ToolInputError(`cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${errorText(err)}`);
-      }
-      if (assigned) {
-        if (e.current.step.frame) this.printed.add(e.current.step.frame);
-        const frames = e.stack();
-        return { ...this.stop("edited"), set: variableView(name, frames[0]?.locals[name] ?? "", valueOrigin(this, frames, 0, name)) };
-      }
-      let repr: string;
-      try {
-        // The value is a Python expression over the current frame's values (CPython, sealed), never run in the program.
-        repr = await e.valueFor(unmarked(value), signal);
-      } catch (err) {
-        if (isAbort(err) || signal.aborted) throw err;
-        throw new ToolInputError(`cannot set ${cutText(name, 60)} to ${cutText(value, 60)}: ${errorText(err)}`);
-      }
-      let edited: Predicted;
-      try {
-        edited = e.setVariable(name, repr);
-      } catch (err) {
         throw new ToolInputError(errorText(err));
       }
-      // What was written on the way to the edited state was told already.
-      if (edited.step.frame) this.printed.add(edited.step.frame);
       const frames = e.stack();
+      const repr = "assigned" in set ? (frames[0]?.locals[name] ?? "") : set.repr;
       return { ...this.stop("edited"), set: variableView(name, repr, valueOrigin(this, frames, 0, name)) };
     });
   }
@@ -415,7 +391,7 @@ export class McpSession implements Viewed {
     this.ended = true;
     for (const c of this.live) c.abort(new DOMException("the session ended", "AbortError"));
     const inverse = this.inverse?.then((p) => p.dispose(), () => undefined);
-    await Promise.all([this.predictor.dispose(), inverse]);
+    await Promise.all([this.core.dispose(), inverse]);
   }
 }
 
@@ -450,14 +426,6 @@ export interface SessionSummary {
 export interface StartOptions {
   breakpoints?: BreakpointArg[];
   exceptions?: { raised: boolean; uncaught: boolean; holes: boolean };
-}
-
-/**
- * A script starts with its module's call event, on its first statement's line: stopping on entry
- * stops, as the adapter and debugpy do, on that line's own event, so the first step over moves on.
- */
-async function toFirstLine(engine: Engine, signal: AbortSignal): Promise<void> {
-  if (isScriptEntry(engine.current)) await engine.step("step_into", signal);
 }
 
 /** The sessions of one server: at most maxSessions at once, every one ended by close(). */
@@ -514,13 +482,12 @@ export class SessionTable {
     const limit = new Deadline(this.opts.startTimeoutMs, [client, ctl.signal]);
     const signal = limit.signal;
     let model: ModelDescription | undefined;
-    let predictor: Predictor | undefined;
+    let core: Session | undefined;
     let session: McpSession | undefined;
     const id = `s${this.nextId++}`;
     try {
-      await bounded(initPython(), signal);
-      predictor = await bounded(
-        createPredictor(config, {
+      core = await bounded(
+        Session.open(config, {
           log: (m) => this.opts.log?.(m),
           status: (st: ModelStatus) => {
             if (st.stage === "ready" || st.stage === "moved") model = { path: st.path, name: st.name, dialect: st.dialect, device: st.device, gpuNames: st.gpuNames, skipped: st.skipped, threads: st.threads, contextSize: st.contextSize, loadMs: st.loadMs, layout: st.layout, python: st.python };
@@ -532,8 +499,8 @@ export class SessionTable {
         signal,
         (late) => void late.dispose(),
       );
-      const engine = createEngine(predictor, config);
-      session = new McpSession(id, config, predictor, engine, this.opts, model);
+      const engine = core.engine;
+      session = new McpSession(id, core, this.opts, model);
       for (const n of notes) session.note(n);
       // The exception stops a client gets unless it says otherwise: the filters' defaults, as the editor offers them.
       const stops = extra.exceptions ?? readExceptionFilters(EXCEPTION_FILTERS.filter((f) => f.default).map((f) => f.filter));
@@ -546,7 +513,7 @@ export class SessionTable {
       for (const b of refused) session.note(`breakpoint on line ${b.line}: ${b.message}`);
       try {
         await engine.start(signal);
-        if (config.stopOnEntry) await toFirstLine(engine, signal);
+        if (config.stopOnEntry) await core.toFirstLine(signal);
         else if (!engine.ended) await engine.continue(signal);
       } catch (e) {
         if (isAbort(e) || signal.aborted) throw e;
@@ -554,7 +521,7 @@ export class SessionTable {
       }
       if (this.closed) throw new ToolInputError("the server is shutting down");
       this.sessions.set(id, session);
-      predictor = undefined; // the session owns it now
+      core = undefined; // the session owns it now
       const stop = session.stop(config.stopOnEntry ? "entry" : "continue");
       return { ...stop, ...(model ? { model } : {}) };
     } catch (e) {
@@ -566,7 +533,7 @@ export class SessionTable {
     } finally {
       limit.end();
       this.starting.delete(ctl);
-      if (predictor) await Promise.resolve(predictor.dispose()).catch(() => undefined);
+      if (core) await core.dispose().catch(() => undefined);
     }
   }
 

@@ -1,12 +1,13 @@
 // A session's states as a tool answers them: structured content an agent can read field by field,
-// with the marks the debug adapter shows (adapter/dap/marks.ts, the one place that decides what is
+// with the marks the debug adapter shows (adapter/session/marks.ts, the one place that decides what is
 // predicted, at what confidence, and what is low), and a short text for clients that read only text.
 import type { Engine } from "../engine/engine.js";
 import { RETURN_VALUE, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
 import { breakpointCanHit, reachedFrom, type Exit, type Frame, type Objects } from "../format/trajectory.js";
 import { cutText, reprToNode } from "../format/values.js";
-import { LOW_MARK, Origins, markVariable, scopeName, type Origin } from "../dap/marks.js";
-import type { LaunchConfig } from "../dap/launch.js";
+import { LOW_MARK, Origins, markVariable, scopeName, type Origin } from "../session/marks.js";
+import type { LaunchConfig } from "../session/launch.js";
+import type { Cause, Moved } from "../session/session.js";
 
 /** What the views read of a session. */
 export interface Viewed {
@@ -114,7 +115,7 @@ export function marksOf(o: Origin): Marks {
   return m;
 }
 
-/** Where the values of a session's stop come from (adapter/dap/marks.ts, as the adapter marks them). */
+/** Where the values of a session's stop come from (adapter/session/marks.ts, as the adapter marks them). */
 const origins = (s: Viewed, frames: readonly Frame[] = []): Origins =>
   new Origins({ engine: s.engine, predictor: s.predictor, predicts: predicts(s), threshold: s.config.lowConfidence, frames });
 
@@ -201,7 +202,8 @@ function onBreakpoint(e: Engine): boolean {
 /** The answer to anything that moves the session (or starts it): where it stands now. */
 export function stopView(
   s: Viewed,
-  moved: "entry" | "step" | "continue" | "back" | "edited",
+  moved: Moved,
+  cause: Cause,
   extras: { output?: OutputView[]; logs?: StopView["logs"]; notes?: string[] } = {},
 ): StopView {
   const e = s.engine;
@@ -218,10 +220,11 @@ export function stopView(
   }
   const frames = e.stack();
   const frame = frames[0];
+  // The session's cause (Session.cause), as a tool says it: an exception where the session starts is its entry.
   let reason: StopView["reason"] = moved === "continue" ? "step" : moved;
-  const hole = moved !== "back" && moved !== "edited" ? e.holeAt(cur) : undefined;
+  const hole = cause.kind === "hole" ? cause.hole : undefined;
   if (hole) reason = "hole";
-  else if (frame.event === "exception" && moved !== "entry" && moved !== "edited") reason = "exception";
+  else if (cause.kind === "exception" && moved !== "entry") reason = "exception";
   else if (moved === "continue" && onBreakpoint(e)) reason = "breakpoint";
   const all = Object.entries(frame.locals).map(([name, repr]) => variableView(name, repr, valueOrigin(s, frames, 0, name)));
   const returned = returnedView(s, frames);

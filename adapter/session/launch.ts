@@ -5,11 +5,19 @@ import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "../pyread/expressions.js";
 import { LAYOUTS, type LayoutName } from "../pyread/layout.js";
-import { quoted } from "./requests.js";
+import { cutText } from "../format/values.js";
 import { MAX_TIMEOUT_S } from "../real/tracer.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import { isEndpoint } from "../model/endpoint.js";
 import { checkPythonVersion } from "../model/pyversion.js";
+
+/** A client's value as a message shows it: strings cut (an argument may be megabytes), containers by kind. */
+export function quoted(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(cutText(v, 60));
+  if (Array.isArray(v)) return v.length ? `an array of ${v.length}` : "[]";
+  if (v !== null && typeof v === "object") return "an object";
+  return String(v);
+}
 
 export const MODES = ["predict", "record", "compare", "replay", "hybrid"] as const;
 export type Mode = (typeof MODES)[number];
