@@ -25,32 +25,21 @@ import { Origins, scopeName, type Origin } from "../session/marks.js";
 import { logBody, markEvaluation, outputBody } from "./marks.js";
 import { EXCEPTION_FILTERS, parseHitCondition, readExceptionFilters } from "../engine/breakpoints.js";
 import { Session, isAbort, type Cause } from "../session/session.js";
+import { THREAD_ID, exceptionInfo, returnName, stoppedEvent, type MoveKind } from "./stops.js";
+import { ModelNews, exitLine, outputBodies } from "./console.js";
+import { DataBreakpoints } from "./dataBreakpoints.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
 import { under } from "../system/paths.js";
 import { VariableStore, namedIn, page } from "./variables.js";
 import { dataHitText, readWatch, watchedValue, watchText, type DataBreakpoint, type Watch } from "../engine/watches.js";
 
-const THREAD_ID = 1;
 /** Characters of an error message: a message never carries a whole expression or value back. */
 const MAX_MESSAGE = 2_000;
 /** The sourceReference of a replayed program whose file is not there: its text comes from the trace. */
 const TRACE_SOURCE = 1;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
-
-type MoveKind = "entry" | "step" | "continue" | "back" | "reverse" | "origin";
-
-/** A hole's stop, said: where, the model's suggestion and how to answer it. */
-function holeText(h: Hole): string {
-  const args = Object.entries(h.arguments).map(([k, v]) => `${k}=${cutText(v, 40)}`).join(", ");
-  const where = h.kind === "function" ? `${h.name}(${args})` : `${h.name}() at line ${h.line}`;
-  const confidence = h.confidence !== undefined ? ` (${Math.round(h.confidence * 100)}%)` : "";
-  return `${where} cannot run: the model suggests ${cutText(h.repr ?? "", 120)}${confidence}. Set ${h.variable} to answer it (kept for later launches), or Continue to take the suggestion.`;
-}
-
-/** The name debugpy gives a return's value in the caller's Locals: "(return) f" (`func`: the function's qualified name). */
-const returnName = (func: string): string => `${RETURN_VALUE} ${func.split(".").at(-1)}`;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -525,23 +514,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   // ---- data breakpoints ----
 
-  /** The data breakpoints' ids, by their dataId (a watch, as JSON): a stop at one names it. */
-  private dataIds = new Map<string, number>();
-  private nextDataId = 1;
+  private dataBreakpoints = new DataBreakpoints();
 
   /** The watch a variable of the Variables view (or an expression, without a reference) would be, or why it cannot be one. */
   private watchOf(args: { variablesReference?: number; name: string; frameId?: number }): Watch | string {
     if (!this.engine || !this.predictor) return "the program has not been launched";
-    if (!this.predictor.eventByEvent) return "data breakpoints need every event of the run: predict mode's sealed run, record, replay or hybrid mode (not the model alone, nor compare mode)";
     const named = args.variablesReference ? namedIn(this.variables.get(args.variablesReference), args.name) : { frame: this.frameAt(args.frameId)?.index ?? this.top, path: args.name.trim() };
-    const frame = named && this.frames[named.frame];
-    if (!named || !frame) return `${cutText(args.name)} names no value of the program to watch`;
-    // A child of an object the run identified: followed wherever that object is seen (a method's self).
-    const id = named.parent !== undefined ? frame.ids?.[named.parent] : undefined;
-    const child = id !== undefined ? frame.objects?.[named.parent!]?.find(([, , path]) => path === named.path)?.[0] : undefined;
-    const watch: Watch = { func: frame.func, ...(frame.file !== undefined ? { file: frame.file } : {}), path: named.path, ...(id !== undefined && child !== undefined ? { object: { id, child } } : {}) };
-    if (watchedValue(frame, watch)?.value === undefined) return `${cutText(named.path)} has no value here to watch`;
-    return watch;
+    return DataBreakpoints.watchOf(named, this.frames, args.name, this.predictor.eventByEvent === true);
   }
 
   protected override dataBreakpointInfoRequest(response: DebugProtocol.DataBreakpointInfoResponse, args: DebugProtocol.DataBreakpointInfoArguments): void {
@@ -551,26 +530,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override setDataBreakpointsRequest(response: DebugProtocol.SetDataBreakpointsResponse, args: DebugProtocol.SetDataBreakpointsArguments): void {
-    const engine = this.engine;
-    const set: DataBreakpoint[] = [];
-    const ids = new Map<string, number>();
-    const breakpoints = args.breakpoints.map((b): DebugProtocol.Breakpoint => {
-      const watch = readWatch(b.dataId);
-      if (!watch || !engine) return { verified: false, message: !engine ? "the program has not been launched" : "not a data breakpoint of this debugger" };
-      try {
-        if (b.hitCondition) parseHitCondition(b.hitCondition);
-      } catch (e) {
-        return { verified: false, message: errorMessage(e) };
-      }
-      const key = JSON.stringify(watch);
-      const id = this.dataIds.get(key) ?? this.nextDataId++;
-      ids.set(key, id);
-      set.push({ watch, ...(b.condition?.trim() ? { condition: b.condition.trim() } : {}), ...(b.hitCondition?.trim() ? { hitCondition: b.hitCondition.trim() } : {}) });
-      return { id, verified: true };
-    });
-    this.dataIds = ids;
-    engine?.setDataBreakpoints(set);
-    response.body = { breakpoints };
+    const { answers, set } = this.dataBreakpoints.set(args.breakpoints, this.engine !== undefined);
+    this.engine?.setDataBreakpoints(set);
+    response.body = { breakpoints: answers };
     this.sendResponse(response);
   }
 
@@ -609,99 +571,46 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const frame = cur.step.frame!;
     this.frames = engine.stack();
     this.showComparison();
-    const ev = new StoppedEvent(reasonOverride ?? (kind === "entry" ? "entry" : "step"), THREAD_ID) as DebugProtocol.StoppedEvent;
     // A stop for the returning frame's own news (its hole's answer, a value its last statement
     // changed) stays in that frame; compare mode shows each predicted event as it is.
     this.top = !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && this.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
-    if (cause.kind === "hole") {
-      // A hole stops as an exception does: VS Code shows the description in its exception widget (exceptionInfo).
-      ev.body.reason = "exception";
-      ev.body.text = "Hole";
-      ev.body.description = holeText(cause.hole);
-    } else if (cause.kind === "exception") {
-      ev.body.reason = "exception";
-      ev.body.text = cause.value;
-      ev.body.description = `${this.origins.frame(0).predicted ? "Predicted exception" : "Exception"}: ${cause.value ?? ""}`;
-    } else if (cause.kind === "data") {
-      ev.body.reason = kind === "origin" ? "goto" : "data breakpoint";
-      ev.body.description = dataHitText(cause.hit, kind === "origin");
-      const id = this.dataIds.get(JSON.stringify(cause.hit.watch));
-      if (id !== undefined && kind !== "origin") ev.body.hitBreakpointIds = [id];
-    } else if (!reasonOverride && (kind === "continue" || kind === "reverse" || overStopped)) {
-      const hit = this.breakpoints.hitIds(frame, (p) => this.place(p));
-      if (hit.length) {
-        ev.body.reason = "breakpoint";
-        ev.body.hitBreakpointIds = hit;
-      }
-    }
-    ev.body.allThreadsStopped = true;
-    this.sendEvent(ev);
+    this.sendEvent(
+      stoppedEvent(kind, cause, {
+        ...(reasonOverride ? { override: reasonOverride } : {}),
+        predicted: this.origins.frame(0).predicted,
+        dataId: (key) => this.dataBreakpoints.id(key),
+        breakpointIds: () => this.breakpoints.hitIds(frame, (p) => this.place(p)),
+        overStopped,
+      }),
+    );
   }
 
-  private model?: { name: string; device: string; dialect: string; skipped: ModelDescription["skipped"]; python: string };
-  private downloaded = -1;
+  /** Predict mode's model: its progress and where it runs. */
+  private modelNews = new ModelNews();
 
-  /** Predict mode: model progress in the debug console; what runs where as the `ndbg/model` event (status bar). */
   private modelStatus(s: ModelStatus): void {
-    if (s.stage === "downloading") {
-      const pct = s.totalBytes ? Math.floor((100 * s.downloadedBytes) / s.totalBytes) : 0;
-      if (pct >= this.downloaded + 10 || pct === 100) this.console(`Downloading ${s.model}: ${(this.downloaded = pct)}%`);
-    } else if (s.stage === "loading") this.console(`Loading the model ${s.path}`);
-    else if (s.stage === "ready" || s.stage === "moved") {
-      this.model = { name: s.name, device: s.device, dialect: s.dialect, skipped: s.skipped, python: s.python };
-      if (s.stage === "moved") this.console(`The model now runs on ${s.device}, not on ${s.from}: ${s.why}`);
-      else {
-        this.console(`Model ${s.name} (${s.dialect} prompts) on ${s.device}${s.gpuNames.length ? ` (${s.gpuNames.join(", ")})` : ""}, ${s.threads ? `${s.threads} thread${s.threads === 1 ? "" : "s"}, ` : ""}${s.contextSize}-token context, Python ${s.python} states`);
-        // A backend this machine does not have is no news: the extension's Output channel (from
-        // the ndbg/model event) and the status bar's tooltip name it. One the user named, or one
-        // found here that failed, is said here.
-        for (const k of s.skipped) if (k.backend === this.config?.gpu || !k.reason.startsWith("not available here")) this.console(`  not on ${k.backend}: ${k.reason}`);
-      }
-      this.sendEvent(new Event(EVENTS.model, { ...this.model } satisfies ModelEventBody));
-    }
+    const { lines, event } = this.modelNews.status(s, this.config?.gpu);
+    for (const line of lines) this.console(line);
+    if (event) this.sendEvent(new Event(EVENTS.model, event));
   }
 
-  /** After a predicted step: its speed and confidence, for the status bar. */
   private modelSpeed(p: Predicted): void {
-    if (this.model && p.tokens && p.ms) this.sendEvent(new Event(EVENTS.model, { ...this.model, tokensPerSecond: p.tokens / (p.ms / 1000), confidence: p.confidence } satisfies ModelEventBody));
+    const event = this.modelNews.speed(p);
+    if (event) this.sendEvent(new Event(EVENTS.model, event));
   }
 
-  /**
-   * Shows the output written on the way to the current state, each state's once, and the log
-   * points' messages, each after the output written before its state.
-   */
+  /** Shows the output written on the way to the current state, each state's once, and the log points' messages. */
   private showOutput(): void {
-    const engine = this.engine!;
-    const hist = engine.history;
-    const logs = engine.takeLogs();
-    const send = (body: DebugProtocol.OutputEvent["body"]): void => {
+    for (const body of outputBodies(this.core!.unseen(), this.engine!.takeLogs(), this.origins, this.predictor?.guessedOutput?.bind(this.predictor))) {
       const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
       ev.body = body;
       this.sendEvent(ev);
-    };
-    const logsAt = (p: Predicted | undefined): void => {
-      for (const l of logs.filter((l) => p === undefined || l.state === p)) send(logBody(l.text, this.origins.of(l.state)));
-      if (p) logs.splice(0, logs.length, ...logs.filter((l) => l.state !== p));
-    };
-    for (const p of this.core!.unseen()) {
-      const text = p.step.frame?.stdout ?? p.step.exit?.stdout;
-      const guess = text ? this.predictor?.guessedOutput?.(p.step) : undefined;
-      if (text) send(outputBody(text, guess ? this.origins.guess(guess) : this.origins.of(p)));
-      // A real run's standard error (record mode), in order with its output and stops.
-      const err = p.step.frame?.stderr ?? p.step.exit?.stderr;
-      if (err) send({ category: "stderr", output: err });
-      logsAt(p);
     }
-    logsAt(undefined);
   }
 
   private exitProgram(exit: Exit): void {
-    // A predicted end is the model's guess, and says how sure it is.
-    const o = this.origins.of(this.engine?.current);
-    const guess = o.predicted ? (o.confidence !== undefined ? ` (predicted, ${Math.round(o.confidence * 100)}% sure)` : " (predicted)") : "";
-    if (exit.status === "normal") this.console(`Program exited normally${guess}.`);
-    else if (exit.status === "error") this.console(`Program ended with an error: ${exit.value ?? "(unknown)"}${guess}`, "stderr");
-    else this.console(`Program stopped by a limit (events, time or output)${exit.value ? `: ${exit.value}` : ""}${guess}.`, "stderr");
+    const { text, category } = exitLine(exit, this.origins.of(this.engine?.current));
+    this.console(text, category);
     this.sendEvent(new ExitedEvent(exit.status === "normal" ? 0 : 1));
     this.end();
   }
@@ -1021,18 +930,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
-    const hole = this.engine && !this.engine.ended ? this.engine.holeAt(this.engine.current) : undefined;
-    if (hole) {
-      response.body = { exceptionId: "Hole", description: holeText(hole), breakMode: "always", details: { typeName: "Hole", message: holeText(hole) } };
-      return this.sendResponse(response);
-    }
-    const frame = this.frames[0];
-    if (!frame || frame.event !== "exception") return this.fail(response, "not stopped at an exception");
-    const repr = frame.value ?? "";
-    const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
-    // VS Code's exception widget shows the description: a predicted exception says it is one.
-    const description = this.origins.frame(0).predicted ? `${repr} (predicted)` : repr;
-    response.body = { exceptionId: type, description, breakMode: this.engine?.uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
+    const engine = this.engine;
+    const hole = engine && !engine.ended ? engine.holeAt(engine.current) : undefined;
+    const body = exceptionInfo(hole, this.frames[0], this.frames.length > 0 && this.origins.frame(0).predicted, engine?.uncaught ?? false);
+    if (typeof body === "string") return this.fail(response, body);
+    response.body = body;
     this.sendResponse(response);
   }
 }
