@@ -6,33 +6,32 @@ import { realpathSync } from "node:fs";
 import { basename, dirname, relative, resolve, sep } from "node:path";
 import {
   type ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
-  Response, Scope, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
+  Response, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
 } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { shownInCaller, type Engine } from "../engine/engine.js";
-import { RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor } from "../engine/predictor.js";
+import type { Predicted, Predictor } from "../engine/predictor.js";
 import type { ModelPredictor, ModelStatus } from "../predictors/model.js";
 import type { Exit, Frame } from "../format/trajectory.js";
 import { validateLaunch, type LaunchConfig } from "../session/launch.js";
 import { initPython } from "../pyread/pysource.js";
-import { cutText, reprToNode } from "../format/values.js";
+import { cutText } from "../format/values.js";
 import { requestProblem } from "./requests.js";
 import type { ComparePredictor } from "../predictors/compare.js";
-import { CompareConsole, compareScopes, compareVariables, type MakeVariable } from "./compare.js";
+import { CompareConsole } from "./compare.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
-import { EVENTS, REQUESTS, type ModelDescription, type ModelEventBody, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
-import { Origins, scopeName, type Origin } from "../session/marks.js";
-import { logBody, markEvaluation, outputBody } from "./marks.js";
-import { EXCEPTION_FILTERS, parseHitCondition, readExceptionFilters } from "../engine/breakpoints.js";
+import { EVENTS, REQUESTS, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
+import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
 import { Session, isAbort, type Cause } from "../session/session.js";
-import { THREAD_ID, exceptionInfo, returnName, stoppedEvent, type MoveKind } from "./stops.js";
+import { THREAD_ID, exceptionInfo, stoppedEvent, type MoveKind } from "./stops.js";
 import { ModelNews, exitLine, outputBodies } from "./console.js";
 import { DataBreakpoints } from "./dataBreakpoints.js";
+import { StopView } from "./stopView.js";
 import { BreakpointTable } from "./breakpointTable.js";
 import { projectRoot } from "../real/workspace.js";
 import { under } from "../system/paths.js";
-import { VariableStore, namedIn, page } from "./variables.js";
-import { dataHitText, readWatch, watchedValue, watchText, type DataBreakpoint, type Watch } from "../engine/watches.js";
+import { namedIn } from "./variables.js";
+import { watchText, type Watch } from "../engine/watches.js";
 
 /** Characters of an error message: a message never carries a whole expression or value back. */
 const MAX_MESSAGE = 2_000;
@@ -63,9 +62,13 @@ export class NeuralPythonSession extends LoggingDebugSession {
   private get engine(): Engine | undefined {
     return this.core?.engine;
   }
-  /** The stack at the current stop, innermost first (frame ids are index + 1). */
-  private frames: Frame[] = [];
-  private variables = new VariableStore();
+  /** What the client is shown at the current stop (stack, scopes, variables, evaluations). */
+  private view = new StopView({
+    core: () => this.core,
+    threshold: () => this.config?.lowConfidence ?? 1,
+    send: (e) => this.sendEvent(e),
+    compared: () => this.showComparison(),
+  });
   private breakpoints = new BreakpointTable();
   /** Engine calls in flight, by request seq, so cancel / pause / terminate can abort them. */
   private inflight = new Map<number, { ctl: AbortController; move: boolean }>();
@@ -372,7 +375,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
     // reports a stop with reason "pause"; with none in flight the thread is stopped already.
     const aborted = this.abort("paused", true);
     this.sendResponse(response);
-    if (!aborted && this.engine && !this.ended && this.frames.length) {
+    if (!aborted && this.engine && !this.ended && this.view.frames.length) {
       const ev = new StoppedEvent("pause", THREAD_ID) as DebugProtocol.StoppedEvent;
       ev.body.allThreadsStopped = true;
       this.sendEvent(ev);
@@ -393,7 +396,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
    */
   private userFile(path: string): { file: string } | { refused: string } {
     const config = this.config!;
-    if (config.mode === "compare" || this.predicts) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
+    if (config.mode === "compare" || this.core?.predicts) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
     const program = this.programFile() ?? config.program;
     const root = real(projectRoot(program, config.cwd));
     const file = real(path);
@@ -519,8 +522,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
   /** The watch a variable of the Variables view (or an expression, without a reference) would be, or why it cannot be one. */
   private watchOf(args: { variablesReference?: number; name: string; frameId?: number }): Watch | string {
     if (!this.engine || !this.predictor) return "the program has not been launched";
-    const named = args.variablesReference ? namedIn(this.variables.get(args.variablesReference), args.name) : { frame: this.frameAt(args.frameId)?.index ?? this.top, path: args.name.trim() };
-    return DataBreakpoints.watchOf(named, this.frames, args.name, this.predictor.eventByEvent === true);
+    const named = args.variablesReference ? namedIn(this.view.variables.get(args.variablesReference), args.name) : { frame: this.view.frameAt(args.frameId)?.index ?? this.view.top, path: args.name.trim() };
+    return DataBreakpoints.watchOf(named, this.view.frames, args.name, this.predictor.eventByEvent === true);
   }
 
   protected override dataBreakpointInfoRequest(response: DebugProtocol.DataBreakpointInfoResponse, args: DebugProtocol.DataBreakpointInfoArguments): void {
@@ -558,26 +561,26 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const cause: Cause = reasonOverride ? { kind: "moved" } : found;
     for (const note of engine.takeNotes()) this.console(note);
     this.showOutput();
-    this.variables.reset();
+    this.view.variables.reset();
     const cur = engine.current;
     this.modelSpeed(cur);
     if (cur.step.exit) {
-      this.frames = [];
-      this.top = 0;
+      this.view.frames = [];
+      this.view.top = 0;
       this.showComparison();
       this.exitProgram(cur.step.exit);
       return;
     }
     const frame = cur.step.frame!;
-    this.frames = engine.stack();
+    this.view.frames = engine.stack();
     this.showComparison();
     // A stop for the returning frame's own news (its hole's answer, a value its last statement
     // changed) stays in that frame; compare mode shows each predicted event as it is.
-    this.top = !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && this.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
+    this.view.top = !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && this.view.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
     this.sendEvent(
       stoppedEvent(kind, cause, {
         ...(reasonOverride ? { override: reasonOverride } : {}),
-        predicted: this.origins.frame(0).predicted,
+        predicted: this.view.origins.frame(0).predicted,
         dataId: (key) => this.dataBreakpoints.id(key),
         breakpointIds: () => this.breakpoints.hitIds(frame, (p) => this.place(p)),
         overStopped,
@@ -601,7 +604,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   /** Shows the output written on the way to the current state, each state's once, and the log points' messages. */
   private showOutput(): void {
-    for (const body of outputBodies(this.core!.unseen(), this.engine!.takeLogs(), this.origins, this.predictor?.guessedOutput?.bind(this.predictor))) {
+    for (const body of outputBodies(this.core!.unseen(), this.engine!.takeLogs(), this.view.origins, this.predictor?.guessedOutput?.bind(this.predictor))) {
       const ev = new OutputEvent("") as DebugProtocol.OutputEvent;
       ev.body = body;
       this.sendEvent(ev);
@@ -609,7 +612,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   }
 
   private exitProgram(exit: Exit): void {
-    const { text, category } = exitLine(exit, this.origins.of(this.engine?.current));
+    const { text, category } = exitLine(exit, this.view.origins.of(this.engine?.current));
     this.console(text, category);
     this.sendEvent(new ExitedEvent(exit.status === "normal" ? 0 : 1));
     this.end();
@@ -622,209 +625,52 @@ export class NeuralPythonSession extends LoggingDebugSession {
     this.sendResponse(response);
   }
 
-  /**
-   * The first frame of the stack the client is shown: at a return that debugpy shows in the
-   * caller (shownInCaller), the caller's (1), "(return) f" in its Locals; else the state's own (0).
-   * Set at each stop (see stopped). Frame ids stay the stack's indices + 1.
-   */
-  private top = 0;
-
   protected override stackTraceRequest(response: DebugProtocol.StackTraceResponse, args: DebugProtocol.StackTraceArguments): void {
-    const top = this.top;
-    const start = top + (args.startFrame ?? 0);
-    const count = args.levels ? args.levels : this.frames.length;
-    const frames = this.frames.slice(start, start + count).map((f, i) => {
-      return new StackFrame(start + i + 1, f.func, this.sourceOf(f), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1));
-    });
-    response.body = { stackFrames: frames, totalFrames: this.frames.length - top };
+    const { frames, total } = this.view.stack(args.startFrame, args.levels);
+    const stackFrames = frames.map(({ id, frame: f }) => new StackFrame(id, f.func, this.sourceOf(f), this.convertDebuggerLineToClient(f.line), this.convertDebuggerColumnToClient(1)));
+    response.body = { stackFrames, totalFrames: total };
     this.sendResponse(response);
   }
 
-  /** The stack's frame of a client's frame id (none: the top frame shown). */
-  private frameAt(frameId: number | undefined): { frame: Frame; index: number } | undefined {
-    const index = (frameId ?? this.top + 1) - 1;
-    const frame = index >= this.top ? this.frames[index] : undefined;
-    return frame ? { frame, index } : undefined;
-  }
-
   protected override scopesRequest(response: DebugProtocol.ScopesResponse, args: DebugProtocol.ScopesArguments): void {
-    const at = this.frameAt(args.frameId);
-    if (!at) return this.fail(response, `no frame ${args.frameId} at this stop`);
-    if (this.comparison && at.index === 0) {
-      const refs = { predicted: this.variables.ref({ kind: "compare", side: "predicted" }), real: this.variables.ref({ kind: "compare", side: "real" }) };
-      response.body = { scopes: compareScopes(this.origins.frame(0), refs) };
-      return this.sendResponse(response);
-    }
-    const scope = new Scope(scopeName(this.origins.frame(at.index)), this.variables.ref({ kind: "scope", frame: at.index }), false) as DebugProtocol.Scope;
-    scope.presentationHint = "locals";
-    const scopes: DebugProtocol.Scope[] = [scope];
-    // The module's names, as its frame stands on the stack (the program's outermost frame, when it runs from its top).
-    const module = this.frames.length - 1;
-    if (this.frames[module].func === "<module>" && this.frames[module].file === undefined) scopes.push(new Scope(scopeName(this.origins.frame(module), "Globals", "Predicted globals"), this.variables.ref({ kind: "scope", frame: module, globals: true }), false));
+    const scopes = this.view.scopes(args.frameId);
+    if (typeof scopes === "string") return this.fail(response, scopes);
     response.body = { scopes };
     this.sendResponse(response);
   }
 
-  /** Whether the session's states are the model's (predict mode, or compare mode with the model); a sealed run's are real but for its holes (`guessed`). */
-  private get predicts(): boolean {
-    return this.core?.predicts ?? false;
-  }
-
-  /** Where each value of the current stop comes from (adapter/session/marks.ts). */
-  private get origins(): Origins {
-    return new Origins({ engine: this.engine, predictor: this.predictor, predicts: this.predicts, threshold: this.config?.lowConfidence ?? 1, frames: this.frames });
-  }
-
   protected override variablesRequest(response: DebugProtocol.VariablesResponse, args: DebugProtocol.VariablesArguments): void {
-    const c = this.variables.get(args.variablesReference);
-    if (!c) return this.fail(response, "these variables belong to an earlier stop");
-    if (c.kind === "compare") {
-      const variable: MakeVariable = (...a) => this.variables.variable(...a);
-      try {
-        response.body = { variables: compareVariables(this.comparison?.pairs.at(-1), this.frames[0], c.side, this.origins.frame(0), variable) };
-      } catch (e) {
-        return this.fail(response, errorMessage(e));
-      }
-      return this.sendResponse(response);
-    }
-    let vars: DebugProtocol.Variable[] = [];
-    if (c.kind === "scope") {
-      const frame = this.frames[c.frame];
-      if (!frame) return this.fail(response, "this frame is gone");
-      const origin = this.origins.frame(c.frame);
-      const returned = c.frame === this.top && !c.globals ? this.returnShown() : undefined;
-      if (returned) {
-        // As debugpy shows it: the value the callee returned, in the caller's Locals (a hole's value in hybrid mode is the model's),
-        // settable at the return itself where its value may be edited (a predicted one, a hole's).
-        const rv = this.variables.variable(returned.name, reprToNode(returned.value), undefined, returned.origin);
-        rv.presentationHint = returned.settable ? { kind: "virtual" } : { kind: "virtual", attributes: ["readOnly"] };
-        vars.push(rv);
-      }
-      if (c.frame === 0 && !c.globals && frame.event === "return" && frame.value !== undefined) {
-        // Settable where the state may be edited: a predicted return, or a hole's value in hybrid mode.
-        const rv = this.variables.variable(RETURN_VALUE, reprToNode(frame.value), undefined, this.origins.value(0, RETURN_VALUE));
-        rv.presentationHint = this.editRefusal(RETURN_VALUE) ? { kind: "virtual", attributes: ["readOnly"] } : { kind: "virtual" };
-        vars.push(rv);
-      }
-      if (c.frame === 0 && !c.globals && frame.event === "exception" && frame.value !== undefined) {
-        const ev = this.variables.variable("(exception)", reprToNode(frame.value), undefined, origin);
-        ev.presentationHint = { kind: "virtual", attributes: ["readOnly"] };
-        vars.push(ev);
-      }
-      for (const [name, repr] of Object.entries(frame.locals)) vars.push(this.variables.variable(name, reprToNode(repr), name, this.origins.value(c.frame, name), frame.objects, c.frame));
-      vars = this.variables.grouped(vars);
-    } else if (c.kind === "group") vars = c.variables;
-    else vars = this.variables.children(c);
-    vars = page(vars, c, args);
-    response.body = { variables: vars };
+    const variables = this.view.variablesOf(args);
+    if (typeof variables === "string") return this.fail(response, variables);
+    response.body = { variables };
     this.sendResponse(response);
-  }
-
-  /**
-   * The return value shown in the top frame, as debugpy shows it, "(return) f": at a return shown
-   * in the caller, the state's own (settable where its value may be edited); else what a callee
-   * returned just before this state (Engine.returnedBefore).
-   */
-  private returnShown(): { name: string; value: string; origin: Origin; settable: boolean } | undefined {
-    const engine = this.engine;
-    const here = engine?.current.step.frame;
-    if (!engine || !here) return undefined;
-    if (this.top === 1) return here.value === undefined ? undefined : { name: returnName(here.func), value: here.value, origin: this.origins.returned(engine.current), settable: !this.editRefusal(RETURN_VALUE) };
-    const r = engine.returnedBefore();
-    return r && { name: returnName(r.func), value: r.value, origin: this.origins.returned(r.at), settable: false };
   }
 
   protected override async evaluateRequest(response: DebugProtocol.EvaluateResponse, args: DebugProtocol.EvaluateArguments, request?: DebugProtocol.Request): Promise<void> {
     await this.answer(response, async () => {
-      const engine = this.engine;
-      if (!engine) throw new Error("the program has not been launched");
-      if (this.ended || engine.ended) throw new Error("the program has ended");
-      const expression = args.expression.trim();
-      const at = this.frameAt(args.frameId);
-      let result: Evaluated;
+      this.launched();
       const ctl = this.track(request?.seq ?? -2, false);
-      // A line of the Debug Console keeps its effects where the run can take it as input (predict
-      // mode): `x = 5`, `cart.add("pen", 1)`. Hovers and watches only read.
-      const runs = args.context === "repl" && engine.executes;
       try {
-        result = (runs ? await this.executed(() => this.core!.execute(expression, at?.index ?? 0, ctl.signal)) : undefined) ?? (await engine.evaluate(expression, ctl.signal, at?.index ?? 0));
-      } catch (e) {
-        if (isAbort(e)) throw new Error("cancelled");
-        throw e;
+        response.body = await this.view.evaluate(args, ctl.signal);
       } finally {
         this.inflight.delete(request?.seq ?? -2);
       }
-      // What the expression wrote (a method that prints) goes to the Debug Console first.
-      if (result.stdout) this.sendEvent(new OutputEvent(result.stdout, "stdout"));
-      const node = reprToNode(result.value);
-      const origin = this.origins.value(at?.index ?? 0, expression);
-      const v = this.variables.variable(expression, node, result.path ?? expression, origin, result.objects, at?.index ?? 0);
-      const body = { result: result.value, type: node.type || undefined, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
-      response.body = markEvaluation(body, origin, args.context);
       this.sendResponse(response);
     });
-  }
-
-  /**
-   * A line run with its effects kept (Session.execute, setValue): the session stands at the state
-   * it left, so the views read that state (the client asked to read the variables again); what it
-   * wrote goes to the Debug Console, the error it raised too.
-   */
-  private async executed<T>(run: () => Promise<T>, ran: (result: T) => boolean = () => true): Promise<T> {
-    const engine = this.engine!;
-    const before = engine.current;
-    const changed = (): void => {
-      if (engine.current === before) return;
-      this.frames = engine.stack();
-      this.sendEvent(new InvalidatedEvent(["variables"]));
-    };
-    try {
-      const result = await run();
-      // (a value set by editing the state, not by running a line, is shown by the caller)
-      if (ran(result)) changed();
-      return result;
-    } catch (e) {
-      changed();
-      const stdout = (e as { stdout?: unknown }).stdout;
-      if (typeof stdout === "string" && stdout) this.sendEvent(new OutputEvent(stdout, "stdout"));
-      throw e;
-    }
-  }
-
-  /** Why `name` (a local of the current state, or RETURN_VALUE) cannot be set, when it cannot. */
-  private editRefusal(name: string): string | undefined {
-    return this.core ? this.core.editRefusal(name) : "the program has not been launched";
   }
 
   protected override async setVariableRequest(response: DebugProtocol.SetVariableResponse, args: DebugProtocol.SetVariableArguments): Promise<void> {
     await this.answer(response, async () => {
-      const engine = this.engine;
-      if (!engine || !this.predictor) throw new Error("the program has not been launched");
-      if (this.ended || engine.ended) throw new Error("the program has ended");
-      const c = this.variables.get(args.variablesReference);
-      if (c?.kind === "compare" && c.side === "real") throw new Error("the real program's variables are shown, not set: compare mode edits the predicted state");
-      const top = this.top;
-      if (!c || (c.kind === "scope" && c.frame !== top) || c.kind === "node" || c.kind === "group") throw new Error("only the locals of the current frame can be set");
-      // (at a return shown in the caller, its "(return) f" is the return's value)
-      const name = top === 1 && args.name === returnName(this.frames[0].func) ? RETURN_VALUE : args.name;
-      // Predict mode: `name = value` runs in the program's frame, as debugpy sets a value; elsewhere the state is edited (Session.setValue).
-      const core = this.core!;
-      const set = await this.executed(() => core.setValue(name, args.value, top, undefined, args.name), (s) => "assigned" in s);
-      if ("assigned" in set) {
-        const shown = this.frames[top];
-        const now = shown?.locals[name];
-        if (now === undefined) throw new Error(`${cutText(args.name)} is no longer a local here`);
-        const v = this.variables.variable(name, reprToNode(now), name, this.origins.value(top, name), shown.objects, top);
-        response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
-        return this.sendResponse(response);
-      }
-      const repr = set.repr;
-      this.frames = engine.stack();
-      this.showComparison();
-      const v = this.variables.variable(args.name, reprToNode(repr), name === RETURN_VALUE ? undefined : name);
-      response.body = { value: v.value, type: v.type, variablesReference: v.variablesReference, namedVariables: v.namedVariables, indexedVariables: v.indexedVariables };
+      this.launched();
+      response.body = await this.view.setVariable(args);
       this.sendResponse(response);
     });
+  }
+
+  /** Refuses a request that reads or changes a stop where there is none: nothing launched, or the program ended. */
+  private launched(): void {
+    if (!this.engine) throw new Error("the program has not been launched");
+    if (this.ended || this.engine.ended) throw new Error("the program has ended");
   }
 
   // ---- compare mode ----
@@ -867,7 +713,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
           // The engine stands at the real state: every view reads it from there (its output was shown already).
           engine.edit(state);
           this.core!.told(state);
-          this.frames = engine.stack();
+          this.view.frames = engine.stack();
           this.showComparison();
           this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);
           this.sendEvent(new InvalidatedEvent(["variables", "stacks"]));
@@ -932,7 +778,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
     const engine = this.engine;
     const hole = engine && !engine.ended ? engine.holeAt(engine.current) : undefined;
-    const body = exceptionInfo(hole, this.frames[0], this.frames.length > 0 && this.origins.frame(0).predicted, engine?.uncaught ?? false);
+    const body = exceptionInfo(hole, this.view.frames[0], this.view.frames.length > 0 && this.view.origins.frame(0).predicted, engine?.uncaught ?? false);
     if (typeof body === "string") return this.fail(response, body);
     response.body = body;
     this.sendResponse(response);

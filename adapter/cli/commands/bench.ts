@@ -32,7 +32,7 @@ function defaultAdapter(): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("bench", usage, async () => {
-    const { values, positionals } = flags(argv, SPEC);
+    const { values } = flags(argv, SPEC);
     const gpu = gpuFlag(values.gpu);
     const adapter = values.adapter !== undefined ? resolve(values.adapter) : defaultAdapter();
     if (!existsSync(adapter)) throw new InputError(`adapter not found: ${adapter}`);

@@ -35,7 +35,7 @@ function samplesOf(items: readonly StepsItem[]): Sample[] {
 }
 
 async function calibrate(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, SPEC);
+  const { values } = flags(argv, SPEC);
   const data = (values.data ?? []).map(dataFlag);
   const reports = values.report ?? [];
   if (!data.length && !reports.length) throw new InputError("nothing to fit on: give --data FILE.jsonl|DIR[:LIMIT] (repeatable) or --report EVAL.json (an `ndbg eval steps --no-compute --json` run)", 2);

@@ -49,7 +49,7 @@ export function parseMix(text: string): Mix {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("data", usage, async () => {
-    const { values, positionals } = flags(argv, SPEC);
+    const { values } = flags(argv, SPEC);
     const k = int("--samples-per-program", values["samples-per-program"], 2);
     const seed = int("--seed", values.seed, 0, 0);
     const opts: SampleOptions = { maxChars: int("--max-chars", values["max-chars"], 2400, 200) };

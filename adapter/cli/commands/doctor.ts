@@ -11,7 +11,7 @@ import { checkModelFile } from "../../model/gguf.js";
 import { resolveModel } from "../../model/resolve.js";
 import { isEndpoint, timeServer, type ServerInfo } from "../../model/endpoint.js";
 import { openServed } from "../../model/served.js";
-import { BACKENDS, gpuDevices, installedBinaries, verdictFile, verdictFor, type Backend, type GpuDevice, type InstalledBinary, type Verdict } from "../../model/probe.js";
+import { BACKENDS, gpuDevices, installedBinaries, verdictFile, verdictFor, type GpuDevice, type InstalledBinary, type Verdict } from "../../model/probe.js";
 import { InputError, flags, guarded, positive } from "../args.js";
 import { command } from "../flags.js";
 
@@ -164,7 +164,7 @@ export function formatReport(r: DoctorReport): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("doctor", usage, async () => {
-    const { values, positionals } = flags(argv, SPEC);
+    const { values } = flags(argv, SPEC);
     const threads = values.threads === undefined ? undefined : positive("--threads", values.threads, true);
     const timeout = values.timeout === undefined ? undefined : positive("--timeout", values.timeout, false) * 1000;
     const report = await doctor({

@@ -162,7 +162,7 @@ export function dataFlag(text: string): { data: string; limit?: number } {
 }
 
 async function steps(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, STEPS);
+  const { values } = flags(argv, STEPS);
   // --data repeats: the sets are evaluated as one (one report, one reliability table).
   const sets = (values.data ?? []).map(dataFlag);
   const c = common("steps", { ...values, data: sets.length ? sets.map((d) => d.data).join(", ") : undefined });
@@ -181,7 +181,7 @@ async function steps(argv: string[]): Promise<number> {
 }
 
 async function cruxeval(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, CRUX);
+  const { values } = flags(argv, CRUX);
   if (values.task !== "output" && values.task !== "input") throw new InputError(values.task === undefined ? "--task is missing (output or input)" : `--task must be output or input, not "${values.task}"`, 2);
   const returnLine = values["return-line"] ?? "code";
   if (returnLine !== "code" && returnLine !== "trace") throw new InputError(`--return-line must be code or trace, not "${returnLine}"`, 2);
@@ -224,7 +224,7 @@ function hybridTable(r: HybridReport): string {
 }
 
 async function hybrid(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, HYBRID);
+  const { values } = flags(argv, HYBRID);
   const c = common("hybrid", values);
   const maxSteps = integer("--max-steps", values["max-steps"], 1);
   const holeModel = values["hole-model"];
@@ -248,7 +248,7 @@ function setFlag(text: string): CompareSet {
 }
 
 async function compare(argv: string[]): Promise<number> {
-  const { values, positionals } = flags(argv, COMPARE);
+  const { values } = flags(argv, COMPARE);
   const sets = (values.set ?? []).map(setFlag);
   if (!sets.length && values.cruxeval === undefined) throw new InputError("nothing to compare on: give --set NAME=PATH[:LIMIT] (repeatable) or --cruxeval FILE", 2);
   const model = modelOptions({ ...values, model: undefined }); // the models are the run's subject, not an option

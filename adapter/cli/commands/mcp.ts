@@ -23,7 +23,7 @@ function version(): string {
 
 export function run(argv: string[]): Promise<number> {
   return guarded("mcp", usage, async () => {
-    const { values, positionals } = flags(argv, SPEC);
+    const { values } = flags(argv, SPEC);
     const maxSessions = integer("--max-sessions", values["max-sessions"], 1) ?? 8;
     if (maxSessions > 64) throw new InputError(`--max-sessions is at most 64, not ${maxSessions}`, 2);
     const startTimeout = values["start-timeout"] === undefined ? 300 : seconds("--start-timeout", values["start-timeout"]);

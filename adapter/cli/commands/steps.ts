@@ -2,7 +2,7 @@
 // through the engine, as the debug adapter does in record mode; prints the state after each.
 import { Engine } from "../../engine/engine.js";
 import type { Step } from "../../format/trajectory.js";
-import { InputError, flags, guarded } from "../args.js";
+import { flags, guarded } from "../args.js";
 import { command } from "../flags.js";
 import { describe, movesAndLines, recording } from "../actions.js";
 
