@@ -2,8 +2,7 @@
 // too): VS Code's requests to the session's moves, its stops to stopped events, its states to stack
 // frames, scopes and variables. The breakpoints table (breakpointTable.ts), the variable store
 // (variables.ts) and compare mode's views (compare.ts) are this mapping's parts with a job each.
-import { realpathSync } from "node:fs";
-import { basename, dirname, relative, resolve, sep } from "node:path";
+import { basename } from "node:path";
 import {
   type ErrorDestination, Event, ExitedEvent, InitializedEvent, InvalidatedEvent, Logger, LoggingDebugSession, OutputEvent,
   Response, Source, StackFrame, StoppedEvent, TerminatedEvent, Thread, logger,
@@ -19,17 +18,15 @@ import { cutText } from "../format/values.js";
 import { requestProblem } from "./requests.js";
 import type { ComparePredictor } from "../predictors/compare.js";
 import { CompareConsole } from "./compare.js";
-import { serialize, serializeMany } from "../format/trajectory.js";
 import { EVENTS, REQUESTS, type SaveTraceBody, type StatsBody, type ValueOriginArguments } from "../protocol.js";
 import { EXCEPTION_FILTERS, readExceptionFilters } from "../engine/breakpoints.js";
 import { Session, isAbort, type Cause } from "../session/session.js";
 import { THREAD_ID, exceptionInfo, stoppedEvent, type MoveKind } from "./stops.js";
 import { ModelNews, exitLine, outputBodies } from "./console.js";
 import { DataBreakpoints } from "./dataBreakpoints.js";
+import { SessionFiles } from "./files.js";
 import { StopView } from "./stopView.js";
 import { BreakpointTable } from "./breakpointTable.js";
-import { projectRoot } from "../real/workspace.js";
-import { under } from "../system/paths.js";
 import { namedIn } from "./variables.js";
 import { watchText, type Watch } from "../engine/watches.js";
 
@@ -41,15 +38,6 @@ const TRACE_SOURCE = 1;
 const CONFIGURATION_TIMEOUT_MS = 10_000;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
-/** A path with its symlinks resolved, where it exists. */
-function real(p: string): string {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return resolve(p);
-  }
-}
 
 export class NeuralPythonSession extends LoggingDebugSession {
   private config?: LaunchConfig;
@@ -132,24 +120,15 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return n;
   }
 
-  /**
-   * The Python file the states stand in: the program, or in replay mode the trace's program
-   * where it is still there unchanged; undefined: its text is shown from the trace itself.
-   */
-  private programFile(): string | undefined {
-    if (this.config?.mode !== "replay") return this.config?.program;
-    return this.predictor?.sourceFile;
-  }
-
-  private path(frame: Frame): string | undefined {
-    const program = this.programFile();
-    if (frame.file !== undefined) return resolve(dirname(program ?? this.config!.program), frame.file);
-    return program;
-  }
+  /** Which file is which between the client and the states. */
+  private files = new SessionFiles(
+    () => this.config,
+    () => this.core,
+  );
 
   /** A frame's source: its file, or the program's text as the trace holds it. */
   private sourceOf(frame: Frame): Source {
-    const path = this.path(frame);
+    const path = this.files.of(frame);
     if (path !== undefined) return new Source(basename(path), this.convertDebuggerPathToClient(path));
     const named = this.predictor?.programName;
     return new Source(`${basename(named ?? "program.py")} (from ${basename(this.config!.program)})`, undefined, TRACE_SOURCE);
@@ -384,37 +363,9 @@ export class NeuralPythonSession extends LoggingDebugSession {
 
   // ---- breakpoints ----
 
-  private isProgram(path: string): boolean {
-    const program = this.programFile();
-    return this.config !== undefined && program !== undefined && real(path) === real(program);
-  }
-
-  /**
-   * Where breakpoints in a file other than the program stop: a .py file of the project (the
-   * launch's cwd, else the program's package), named as the run's frames name it, where the
-   * states come from a run (not from the model, which predicts the program's own file); else why not.
-   */
-  private userFile(path: string): { file: string } | { refused: string } {
-    const config = this.config!;
-    if (config.mode === "compare" || this.core?.predicts) return { refused: "breakpoints stop in the debugged program only: the model predicts its own file" };
-    const program = this.programFile() ?? config.program;
-    const root = real(projectRoot(program, config.cwd));
-    const file = real(path);
-    if (!file.endsWith(".py") || !under(file, root)) return { refused: `breakpoints stop in the project's Python files only (${root})` };
-    return { file: relative(dirname(real(program)), file).split(sep).join("/") };
-  }
-
-  /** Where a file's breakpoints stand in the states (BreakpointTable's Place). */
-  private place(path: string): string | undefined | null {
-    if (!this.config) return null;
-    if (this.isProgram(path)) return undefined;
-    const other = this.userFile(path);
-    return "file" in other ? other.file : null;
-  }
-
   private applyBreakpoints(): void {
     if (!this.engine || !this.config) return;
-    this.engine.setBreakpoints(this.breakpoints.specs((p) => this.place(p), this.predictor!.source));
+    this.engine.setBreakpoints(this.breakpoints.specs((p) => this.files.place(p), this.predictor!.source));
   }
 
   protected override async setBreakPointsRequest(response: DebugProtocol.SetBreakpointsResponse, args: DebugProtocol.SetBreakpointsArguments): Promise<void> {
@@ -426,8 +377,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const path = args.source.path ? this.convertClientPathToDebugger(args.source.path) : undefined;
     if (!path) return this.fail(response, "breakpoints need a source file path");
     const wanted: DebugProtocol.SourceBreakpoint[] = (args.breakpoints ?? (args.lines ?? []).map((line) => ({ line }))).map((w) => ({ ...w, line: this.convertClientLineToDebugger(w.line) }));
-    const isProgram = this.isProgram(path);
-    const other = this.config && !isProgram ? this.userFile(path) : undefined;
+    const isProgram = this.files.isProgram(path);
+    const other = this.config && !isProgram ? this.files.userFile(path) : undefined;
     const set = await this.breakpoints.set(path, wanted, {
       refusal: other && "refused" in other ? other.refused : undefined,
       known: isProgram && this.predictor ? this.predictor.source : undefined,
@@ -582,7 +533,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
         ...(reasonOverride ? { override: reasonOverride } : {}),
         predicted: this.view.origins.frame(0).predicted,
         dataId: (key) => this.dataBreakpoints.id(key),
-        breakpointIds: () => this.breakpoints.hitIds(frame, (p) => this.place(p)),
+        breakpointIds: () => this.breakpoints.hitIds(frame, (p) => this.files.place(p)),
         overStopped,
       }),
     );
@@ -709,10 +660,8 @@ export class NeuralPythonSession extends LoggingDebugSession {
           const cmp = this.requireComparison();
           const engine = this.engine;
           if (this.ended || !engine || engine.ended) throw new Error("the program has ended");
-          const { pair, state } = cmp.resync();
-          // The engine stands at the real state: every view reads it from there (its output was shown already).
-          engine.edit(state);
-          this.core!.told(state);
+          // The engine stands at the real state: every view reads it from there.
+          const { pair } = this.core!.resync();
           this.view.frames = engine.stack();
           this.showComparison();
           this.console(`compare · step ${pair.index}: resynced, the predicted state is now the real one`);
@@ -750,15 +699,11 @@ export class NeuralPythonSession extends LoggingDebugSession {
     return cmp;
   }
 
-  /** The session so far in the trajectory format; in compare mode both sides, predicted first. */
+  /** The session so far in the trajectory format (Session.traceText), its program named as the states stand in it. */
   private traceText(): string {
-    const engine = this.engine;
-    const config = this.config;
-    if (!engine || !config) throw new Error("the program has not been launched");
-    const named = this.programFile() ?? this.predictor?.programName ?? config.program;
-    const meta: Record<string, unknown> = { program: basename(named), ...(config.call ? { call: config.call } : {}), mode: config.mode };
-    const cmp = this.comparison;
-    return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));
+    const core = this.core;
+    if (!core) throw new Error("the program has not been launched");
+    return core.traceText(this.files.program() ?? core.predictor.programName ?? core.config.program);
   }
 
   /** Which exceptions stop a continue (kept for restarts and the next launch). */

@@ -8,6 +8,8 @@ import type { DataHit } from "../engine/watches.js";
 import type { ComparePredictor } from "../predictors/compare.js";
 import { initPython } from "../pyread/pysource.js";
 import { cutText } from "../format/values.js";
+import { serialize, serializeMany } from "../format/trajectory.js";
+import { basename } from "node:path";
 import type { LaunchConfig } from "./launch.js";
 import { unmarked } from "./marks.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts, type PredictorHooks } from "./modes.js";
@@ -146,6 +148,27 @@ export class Session {
     } finally {
       if (this.engine.current !== before) this.told(this.engine.current);
     }
+  }
+
+  /**
+   * Compare mode: the predicted state replaced by the real one (the engine stands there; its
+   * output was told already). Throws where there is nothing to resync.
+   */
+  resync(): ReturnType<ComparePredictor["resync"]> {
+    const cmp = this.comparison;
+    if (!cmp) throw new Error(`this session is not in compare mode (mode "${this.config.mode}")`);
+    const r = cmp.resync();
+    this.engine.edit(r.state);
+    this.told(r.state);
+    return r;
+  }
+
+  /** The session so far in the trajectory format (`program`: the name its meta gives the program); in compare mode both sides, predicted first. */
+  traceText(program: string): string {
+    const { config, engine } = this;
+    const meta: Record<string, unknown> = { program: basename(program), ...(config.call ? { call: config.call } : {}), mode: config.mode };
+    const cmp = this.comparison;
+    return cmp ? serializeMany(cmp.sides((m) => engine.trajectory(m), meta)) : serialize(engine.trajectory(meta));
   }
 
   async dispose(): Promise<void> {
