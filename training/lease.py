@@ -110,7 +110,9 @@ def pack(a) -> dict:
     ver, py_files = relocatable_python(a.python)
     wts = REPO / "node_modules/web-tree-sitter"
     files = [(node, "node/bin/node"), *py_files,
-             *[(p, f"repo/{p.relative_to(REPO)}") for p in sorted((REPO / "dist").rglob("*")) if p.is_file() and p.suffix != ".map"],
+             # dist/'s bundles, not the platforms' packages `npm run package:all` leaves in dist/vsix/
+             *[(p, f"repo/{p.relative_to(REPO)}") for p in sorted((REPO / "dist").rglob("*"))
+               if p.is_file() and p.suffix != ".map" and p.relative_to(REPO / "dist").parts[0] != "vsix"],
              *[(p, f"repo/{p.relative_to(REPO)}") for p in sorted(wts.iterdir())
                if p.is_file() and (p.suffix in (".js", ".cjs", ".wasm") or p.name == "package.json")],
              (realcode, "data/realcode.jsonl"), (heldout, "data/heldout.jsonl"), (bench, "data/exclude/" + bench.name)]
