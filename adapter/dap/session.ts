@@ -516,22 +516,21 @@ export class NeuralPythonSession extends LoggingDebugSession {
     const cur = engine.current;
     this.modelSpeed(cur);
     if (cur.step.exit) {
-      this.view.frames = [];
-      this.view.top = 0;
+      this.view.show([], 0);
       this.showComparison();
       this.exitProgram(cur.step.exit);
       return;
     }
     const frame = cur.step.frame!;
-    this.view.frames = engine.stack();
-    this.showComparison();
+    const stack = engine.stack();
     // A stop for the returning frame's own news (its hole's answer, a value its last statement
     // changed) stays in that frame; compare mode shows each predicted event as it is.
-    this.view.top = !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && this.view.frames.length > 1 && shownInCaller(frame) ? 1 : 0;
+    this.view.show(stack, !this.comparison && cause.kind !== "hole" && cause.kind !== "data" && stack.length > 1 && shownInCaller(frame) ? 1 : 0);
+    this.showComparison();
     this.sendEvent(
       stoppedEvent(kind, cause, {
         ...(reasonOverride ? { override: reasonOverride } : {}),
-        predicted: this.view.origins.frame(0).predicted,
+        predicted: () => this.view.origins.frame(0).predicted,
         dataId: (key) => this.dataBreakpoints.id(key),
         breakpointIds: () => this.breakpoints.hitIds(frame, (p) => this.files.place(p)),
         overStopped,
@@ -723,7 +722,7 @@ export class NeuralPythonSession extends LoggingDebugSession {
   protected override exceptionInfoRequest(response: DebugProtocol.ExceptionInfoResponse): void {
     const engine = this.engine;
     const hole = engine && !engine.ended ? engine.holeAt(engine.current) : undefined;
-    const body = exceptionInfo(hole, this.view.frames[0], this.view.frames.length > 0 && this.view.origins.frame(0).predicted, engine?.uncaught ?? false);
+    const body = exceptionInfo(hole, this.view.frames[0], () => this.view.origins.frame(0).predicted, engine?.uncaught ?? false);
     if (typeof body === "string") return this.fail(response, body);
     response.body = body;
     this.sendResponse(response);

@@ -29,8 +29,8 @@ export const returnName = (func: string): string => `${RETURN_VALUE} ${func.spli
 export interface StopFacts {
   /** A pause (a move aborted): told as such, whatever else holds there. */
   override?: string;
-  /** The exception at the stop is the model's. */
-  predicted: boolean;
+  /** Whether the exception at the stop is the model's (asked only at an exception). */
+  predicted: () => boolean;
   /** The data breakpoint that stopped it, by its watch (a dataId). */
   dataId: (watchKey: string) => number | undefined;
   /** The line breakpoints at the stop (asked where a Continue, Reverse Continue or a Step Over that ran into one stopped). */
@@ -50,7 +50,7 @@ export function stoppedEvent(kind: MoveKind, cause: Cause, facts: StopFacts): De
   } else if (cause.kind === "exception") {
     ev.body.reason = "exception";
     ev.body.text = cause.value;
-    ev.body.description = `${facts.predicted ? "Predicted exception" : "Exception"}: ${cause.value ?? ""}`;
+    ev.body.description = `${facts.predicted() ? "Predicted exception" : "Exception"}: ${cause.value ?? ""}`;
   } else if (cause.kind === "data") {
     ev.body.reason = kind === "origin" ? "goto" : "data breakpoint";
     ev.body.description = dataHitText(cause.hit, kind === "origin");
@@ -68,11 +68,11 @@ export function stoppedEvent(kind: MoveKind, cause: Cause, facts: StopFacts): De
 }
 
 /** The exception widget's details at a hole's stop or an exception's; a message where the stop is neither. */
-export function exceptionInfo(hole: Hole | undefined, frame: Frame | undefined, predicted: boolean, uncaught: boolean): DebugProtocol.ExceptionInfoResponse["body"] | string {
+export function exceptionInfo(hole: Hole | undefined, frame: Frame | undefined, predicted: () => boolean, uncaught: boolean): DebugProtocol.ExceptionInfoResponse["body"] | string {
   if (hole) return { exceptionId: "Hole", description: holeText(hole), breakMode: "always", details: { typeName: "Hole", message: holeText(hole) } };
   if (!frame || frame.event !== "exception") return "not stopped at an exception";
   const repr = frame.value ?? "";
   const type = /^([A-Za-z_][\w.]*)/.exec(repr)?.[1] ?? "Exception";
   // VS Code's exception widget shows the description: a predicted exception says it is one.
-  return { exceptionId: type, description: predicted ? `${repr} (predicted)` : repr, breakMode: uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
+  return { exceptionId: type, description: predicted() ? `${repr} (predicted)` : repr, breakMode: uncaught ? "unhandled" : "always", details: { typeName: type, message: repr } };
 }
