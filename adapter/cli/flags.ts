@@ -1,6 +1,8 @@
 // Every flag of ndbg, declared once: its type, the name of its value, what it does. A command names
 // the flags it takes (`command`), and its parser's options, its one-line usage and its --help all
 // come from that list, so no flag is read without being in the help.
+import { GPU_SETTINGS } from "../model/backend.js";
+import { LAYOUTS } from "../pyread/layout.js";
 
 interface Flag {
   type: "string" | "boolean";
@@ -9,7 +11,6 @@ interface Flag {
   help: string;
 }
 
-const GPUS = "auto|cuda|metal|vulkan|cpu";
 
 const FLAGS = {
   // The program and its run.
@@ -24,10 +25,10 @@ const FLAGS = {
   // The model.
   model: { type: "string", value: "PATH|URI", help: "the GGUF model, a URI node-llama-cpp resolves, or a model server's URL ending in /v1 (default: the bundled model)" },
   threads: { type: "string", value: "T", help: "CPU threads of the model (default: one for a small model, else every core)" },
-  gpu: { type: "string", value: GPUS, help: "where the model runs (default auto: the first that passes its probe)" },
+  gpu: { type: "string", value: GPU_SETTINGS.join("|"), help: "where the model runs (default auto: the first that passes its probe)" },
   context: { type: "string", value: "N", help: "the model's context, in tokens (at least 256; default: the model's own)" },
   "max-tokens": { type: "string", value: "N", help: "tokens the model may write for one state (at least 8)" },
-  layout: { type: "string", value: "canonical|original", help: "how the program's source is shown to the model (default canonical)" },
+  layout: { type: "string", value: LAYOUTS.join("|"), help: "how the program's source is shown to the model (default canonical)" },
   dialect: { type: "string", value: "auto|native|instruct", help: "how a model server is spoken to (default auto)" },
   "no-compute": { type: "boolean", help: "the model alone: every state predicted, nothing computed by Python" },
   "no-sealed": { type: "boolean", help: "no sealed run: the rules' Python on this machine decides what the model does not" },

@@ -19,7 +19,8 @@ import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../s
 import { originOf } from "../session/marks.js";
 import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
 import { ToolInputError, shown, type BreakpointArg } from "./checks.js";
-import { bounded, Deadline, isAbort, stopReason, Turns } from "./waits.js";
+import { bounded, Deadline, stopReason, Turns } from "./waits.js";
+import { isAbort } from "../system/abort.js";
 import {
   frameView, marksOf, originAt, scopeOf, stopView, valueOrigin, variableView, variablesOf,
   type FrameView, type OutputView, type StopView, type VariableView, type Viewed,

@@ -45,9 +45,6 @@ export function stopReason(signal: AbortSignal, what: string, ms: number): strin
   return `${what} was cancelled`;
 }
 
-/** Whether an error is a wait that ended early (an abort or a timeout), not a failure of the work. */
-export const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
-
 /**
  * `work`, unless `signal` aborts first: then it rejects at once with the signal's reason, and
  * `late` gets the work's result when it comes (to release it), whatever it is.

@@ -78,9 +78,11 @@ function load(path: string, backend: Backend): Promise<Loaded> {
       process.stderr.write(`${MARK}load on ${backend}\n`);
       injectFault(backend, "load");
       const t0 = performance.now();
-      const model = await llama.loadModel({ modelPath: path, gpuLayers: llamaBinding(binary).gpuLayers });
+      // (on Apple silicon the CPU is the Metal build with no layer offloaded: no GPU is used, as in the probe)
+      const { gpuLayers } = llamaBinding(binary);
+      const model = await llama.loadModel({ modelPath: path, gpuLayers });
       const device = binary !== backend || binary === "cpu" ? backend : String(llama.gpu);
-      const gpuNames = llama.gpu === false ? [] : await llama.getGpuDeviceNames().catch(() => []);
+      const gpuNames = llama.gpu === false || gpuLayers === 0 ? [] : await llama.getGpuDeviceNames().catch(() => []);
       return { backend, model, info: { size: model.size, device, gpuNames, loadMs: performance.now() - t0 }, grammars: new Map() };
     })();
     models.set(key, p);

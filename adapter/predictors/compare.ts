@@ -10,7 +10,8 @@
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { FORMAT_VERSION, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import type { Agreement, CompareSnapshot, Observable, PairView, StateView } from "../protocol.js";
-import { RealSide, errorMessage, isAbort, type RealState } from "./compareReal.js";
+import { RealSide, errorMessage, type RealState } from "./compareReal.js";
+import { isAbort } from "../system/abort.js";
 import { agreementOf, checkPair, describeAgreement, describeDifference, stateLabel, type Pair } from "./comparePairs.js";
 
 // ---------------------------------------------------------------------------------------------

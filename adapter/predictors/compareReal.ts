@@ -20,6 +20,7 @@
 // mismatch: the real program is over). When it cannot go on (no stop within the time limit:
 // an endless loop or a blocking call; debugpy gone), its side ends with a note and later pairs
 // have no real state (not counted). When the prediction ends first, the session ends as always.
+import { isAbort } from "../system/abort.js";
 import { parsePython, scopeAt, type PySource } from "../pyread/pysource.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "../real/debugpy.js";
 import { transition } from "../real/semantics.js";
@@ -50,7 +51,6 @@ export interface RealSideOptions extends Omit<DebugpyOptions, "cwd"> {
   maxMoves?: number;
 }
 
-export const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
 export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**

@@ -10,6 +10,7 @@ import { initPython } from "../pyread/pysource.js";
 import { cutText } from "../format/values.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { basename } from "node:path";
+import { isAbort } from "../system/abort.js";
 import type { LaunchConfig } from "./launch.js";
 import { unmarked } from "./marks.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts, type PredictorHooks } from "./modes.js";
@@ -177,5 +178,3 @@ export class Session {
 }
 
 const key = (p: Predicted): object => p.step.frame ?? p.step.exit ?? p.step;
-
-export const isAbort = (e: unknown): boolean => e instanceof Error && (e.name === "AbortError" || e.name === "TimeoutError");
