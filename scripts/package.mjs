@@ -148,7 +148,7 @@ for (const target of targets) {
   const faults = await checkPackage(out, target);
   for (const f of faults) console.error(`package: ${target}: ${f}`);
   failed ||= faults.length > 0;
-  console.log(`package: ${target}: ${faults.length ? `${faults.length} faults` : "checked"}: ${TARGETS[target].map((b) => LLAMA_BINARIES + b).join(", ")}, the model, Pyodide (${mb(statSync(out).size)})`);
+  console.log(`package: ${target}: ${faults.length ? `${faults.length} faults` : "checked"}: ${TARGETS[target].map((b) => LLAMA_BINARIES + b).join(", ")}, the model, Pyodide, the adapter's Python (${mb(statSync(out).size)})`);
 }
 rmSync(stage, { recursive: true, force: true });
 if (failed) process.exit(1);

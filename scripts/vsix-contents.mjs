@@ -26,6 +26,8 @@ export const TARGETS = {
   "win32-x64": ["win-x64", "win-x64-cuda", "win-x64-vulkan"],
 };
 export const LLAMA_BINARIES = "@node-llama-cpp/";
+/** The adapter's Python files (adapter/python/), which the build copies into dist/python/. */
+export const PYTHON_FILES = readdirSync(join(root, "adapter", "python")).filter((f) => f.endsWith(".py")).sort();
 
 /**
  * Whether a platform's own package (one whose manifest names an os or cpu: node-llama-cpp's
@@ -58,7 +60,9 @@ function entries(file) {
 /**
  * What a target's package must hold, read from the package itself: its own node-llama-cpp binaries
  * (each with its addon) and no other platform's binaries, node-llama-cpp at the locked version,
- * the bundled model and its calibration, Pyodide's CPython. Returns the faults found.
+ * the bundled model and its calibration, Pyodide's CPython, every Python file of adapter/python/
+ * (the tracer and the files it loads, the guard, the sealed runner: dist/python/). Returns the
+ * faults found.
  */
 export async function checkPackage(file, target) {
   const names = new Set(await entries(file));
@@ -82,6 +86,7 @@ export async function checkPackage(file, target) {
     has(`models/${g.replace(/\.gguf$/, ".calibration.json")}`, "model calibration");
   }
   for (const f of ["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"]) has(`node_modules/pyodide/${f}`, "Pyodide");
+  for (const f of PYTHON_FILES) has(`dist/python/${f}`, "Python file of the adapter");
   has("dist/adapter.js", "adapter");
   has("dist/sealed.mjs", "sealed worker");
   return faults;

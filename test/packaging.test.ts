@@ -46,11 +46,12 @@ const common = [
   `models/${model}`,
   `models/${model.replace(/\.gguf$/, ".calibration.json")}`,
   ...["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"].map((f) => `node_modules/pyodide/${f}`),
+  ...readdirSync(join(ROOT, "adapter", "python")).filter((f) => f.endsWith(".py")).map((f) => `dist/python/${f}`),
   "dist/adapter.js",
   "dist/sealed.mjs",
 ];
 
-test("a package's check: its own binaries pass; another platform's binaries or native helper, a binary without its addon, no model, no Pyodide are each refused", () => {
+test("a package's check: its own binaries pass; another platform's binaries or native helper, a binary without its addon, no model, no Pyodide, a Python file of the adapter missing are each refused", () => {
   const dir = mkdtempSync(join(tmpdir(), "ndbg-vsix-"));
   try {
     const mac = [...common, ...binary("mac-arm64-metal"), "node_modules/@reflink/reflink-darwin-arm64/package.json"];
@@ -72,6 +73,9 @@ test("a package's check: its own binaries pass; another platform's binaries or n
 
     r = check(vsix(dir, mac.filter((f) => !f.startsWith("models/") && !f.startsWith("node_modules/pyodide/pyodide.asm.wasm"))), "darwin-arm64");
     assert.deepEqual(r.faults.sort(), [`no bundled model (models/${model})`, `no model calibration (models/${model.replace(/\.gguf$/, ".calibration.json")})`, "no Pyodide (node_modules/pyodide/pyodide.asm.wasm)"].sort());
+
+    r = check(vsix(dir, mac.filter((f) => f !== "dist/python/console.py" && f !== "dist/python/guard.py")), "darwin-arm64");
+    assert.deepEqual(r.faults, ["no Python file of the adapter (dist/python/console.py)", "no Python file of the adapter (dist/python/guard.py)"]);
 
     assert.equal(check(join(dir, "missing.vsix"), "darwin-arm64").status, 1, "a file that is not there is no package");
   } finally {

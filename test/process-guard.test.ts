@@ -1,6 +1,6 @@
-// `tracer.py --guard CMD`, which compare mode runs debugpy's adapter under: whatever CMD's tree
-// starts ends with the guard, also a process whose parent died first and left it an orphan in a
-// session of its own. That is how debugpy's tree comes apart when its client is killed: debugpy
+// adapter/python/guard.py CMD, which compare mode runs debugpy's adapter under: whatever CMD's
+// tree starts ends with the guard, also a process whose parent died first and left it an orphan in
+// a session of its own. That is how debugpy's tree comes apart when its client is killed: debugpy
 // ends the launcher while the program's helpers run on. A guard that only knew the pids it was
 // told, and walked /proc from them at the end, lost such orphans (CI: a `sleep` started with
 // start_new_session=True outlived a SIGKILL to the adapter).
@@ -8,7 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { tracerScript } from "../adapter/real/tracer.js";
+import { guardScript } from "../adapter/real/debugpy.js";
 import { descendants, killTree } from "../adapter/system/processes.js";
 import { alive, stillAlive } from "./support/processes.js";
 
@@ -24,7 +24,7 @@ const program = (spin: boolean): string =>
 
 /** Starts the guard over `program(spin)`; resolves with the orphaned helper's pid and the guard's exit. */
 async function guarded(spin: boolean) {
-  const child = spawn("python3", ["-B", tracerScript(), "--guard", "python3", "-c", program(spin)], { stdio: ["ignore", "pipe", "inherit", "pipe"] });
+  const child = spawn("python3", ["-B", guardScript(), "python3", "-c", program(spin)], { stdio: ["ignore", "pipe", "inherit", "pipe"] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once("exit", (code, signal) => res({ code, signal })));
   const line = await new Promise<string>((res, rej) => {
     createInterface({ input: child.stdout! }).once("line", res);

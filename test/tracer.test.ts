@@ -8,7 +8,8 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { findPython, runTrace, TraceBatch, tracerScript, type TraceOptions } from "../adapter/real/tracer.js";
+import { tracerScript, type TraceOptions } from "../adapter/real/run.js";
+import { findPython, runTrace, TraceBatch } from "../adapter/real/hostRun.js";
 import type { Frame } from "../adapter/format/trajectory.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -428,8 +429,11 @@ test("unbounded recursion raises RecursionError at the program's limit, and the 
   assert.deepEqual(unwinding.slice(-2).map(where), ["exception 5 0 <module>", "return 5 0 <module>"]);
 });
 
-test("the tracer is Python 3.8 syntax", () => {
-  execFileSync(python, ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), feature_version=(3, 8))", tracerScript()]);
+test("the tracer and the files it loads are Python 3.8 syntax", () => {
+  const dir = path.dirname(tracerScript());
+  for (const name of ["tracer.py", "console.py", "processes.py", "batch.py", "holes.py", "guard.py"]) {
+    execFileSync(python, ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read(), feature_version=(3, 8))", path.join(dir, name)]);
+  }
 });
 
 test("batch: many programs through one process, the same frames as one process each", async () => {

@@ -64,6 +64,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -541,24 +542,58 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args, world: distributed.World | None = None) -> int:
-    import torch
-
-    from training.model import ModelConfig, Transformer, compile_pointwise
+    """One training run: the set-up (device, config, tokenizer, data, model and optimizer, where a
+    resumed run left off), then the Trainer's loop."""
+    import torch  # noqa: F401 (where PyTorch is absent, the run fails here, before it writes anything)
 
     world = world or distributed.World()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    logf = open(out / "log.jsonl", "a") if world.writer else None
+    log = RunLog(out / "log.jsonl" if world.writer else None)
+    device = _start_device(args, world)
+    resume = _latest_checkpoint(args, world, out / "checkpoints")
+    cfg, checkpoint, init_arrays = _run_config(args, out, resume, world)
+    tc = _train_config(args, cfg)
+    tok_path = _shared_tokenizer(args, tc, out, resume, world, log)
+    corpus = _corpus(args, out, tok_path, world, log)
+    model, opt = _model(args, cfg, tc, corpus.tok, device, init_arrays, log)
+    # The run's progress, kept in checkpoints: steps, training time, what was seen, where the data stands.
+    state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None,
+             "best": None}
+    if resume:
+        meta, arrays = checkpoint
+        _restore(model, opt, arrays, meta, state)
+        log({"event": "resumed", "checkpoint": str(resume), **state})
+    use_bf16 = _ready_for_device(args, model, device)
+    trainer = Trainer(args, world, log, device, use_bf16, cfg, tc, corpus, model, opt, state)
+    return trainer.train()
 
-    def log(rec: dict) -> None:
-        if not world.writer:  # one log, rank 0's
+
+# ---- the set-up ----
+
+class RunLog:
+    """log.jsonl in --out, each record printed too: one JSON object a line, stamped with the time.
+    One log, rank 0's: with no path (the other ranks) records go nowhere."""
+
+    def __init__(self, path: Path | None):
+        self.file = open(path, "a") if path else None
+
+    def __call__(self, rec: dict) -> None:
+        if self.file is None:
             return
         rec = {"t": round(time.time(), 1), **rec}
         line = json.dumps(rec)
         print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
+        self.file.write(line + "\n")
+        self.file.flush()
 
+    def close(self) -> None:
+        self.file.close()
+
+
+def _start_device(args, world: distributed.World) -> str:
+    """Torch's threads, the device ("cuda" or "cpu"), and under torchrun the process group."""
+    import torch
     torch.set_num_threads(args.threads)
     try:
         torch.set_num_interop_threads(1)
@@ -572,8 +607,11 @@ def run(args, world: distributed.World | None = None) -> int:
         raise TrainError("--device cuda but no CUDA device is available")
     if world.on:
         distributed.start(world, device)
+    return device
 
-    ckpt_root = out / "checkpoints"
+
+def _latest_checkpoint(args, world: distributed.World, ckpt_root: Path) -> Path | None:
+    """With --resume, the checkpoint to continue from (ckpt_root/latest names it), the same on every rank."""
     resume = None
     if args.resume and (ckpt_root / "latest").exists():
         resume = ckpt_root / (ckpt_root / "latest").read_text().strip()
@@ -582,9 +620,17 @@ def run(args, world: distributed.World | None = None) -> int:
         if name != (resume.name if resume else ""):
             raise TrainError(f"rank 0 resumes from {name or 'no checkpoint'}, this rank finds {resume or 'none'} in {ckpt_root}: "
                              "with --resume every machine needs rank 0's --out")
+    return resume
+
+
+def _run_config(args, out: Path, resume: Path | None, world: distributed.World) -> tuple[dict, tuple | None, dict | None]:
+    """The run's config, the checkpoint read (its metadata and arrays) and --init's weights: a
+    resumed run's config is its checkpoint's; else --config's, where --init's GGUF gives the model's
+    architecture (its weights returned, its tokenizer written to OUT, its stats kept in "init")."""
+    checkpoint = None
     if resume:
-        cmeta, carrays = read_tensors(resume, "ckpt")
-        cfg = cmeta["config"]
+        checkpoint = read_tensors(resume, "ckpt")
+        cfg = checkpoint[0]["config"]
     else:
         cfg = load_config(args.config)
     init_arrays = None
@@ -599,6 +645,11 @@ def run(args, world: distributed.World | None = None) -> int:
                "init": {"from": Path(args.init).name, "stats": {k: v for k, v in prior.items() if k in _CUMULATIVE or k in _SPOKEN}}}
         if world.writer:
             (out / "tokenizer.json").write_text(json.dumps(init_tok, ensure_ascii=False), encoding="utf-8")
+    return cfg, checkpoint, init_arrays
+
+
+def _train_config(args, cfg: dict) -> dict:
+    """The config's training settings, the command line's over them; a run needs a length (steps or minutes)."""
     tc = dict(cfg.get("train", {}))
     for k, v in (("batch_tokens", args.batch_tokens), ("lr", args.lr), ("warmup", args.warmup), ("eval_every", args.eval_every),
                  ("ckpt_every", args.ckpt_every), ("log_every", args.log_every), ("steps", args.steps)):
@@ -607,11 +658,13 @@ def run(args, world: distributed.World | None = None) -> int:
     tc.setdefault("warmup", 100)
     tc.setdefault("batch_tokens", 8192)
     tc.setdefault("lr", 1e-3)
-    total_steps = tc.get("steps")
-    budget = args.minutes * 60 if args.minutes else None
-    if not total_steps and not budget:
+    if not tc.get("steps") and not args.minutes:
         raise TrainError("give --steps or --minutes (the config sets no step count)")
+    return tc
 
+
+def _shared_tokenizer(args, tc: dict, out: Path, resume: Path | None, world: distributed.World, log) -> Path:
+    """OUT/tokenizer.json: rank 0's (given, kept from an earlier run, or trained now), on every machine."""
     tok_path = out / "tokenizer.json"
     if world.writer:
         _make_tokenizer(args, tc, tok_path, resume, log)
@@ -621,7 +674,21 @@ def run(args, world: distributed.World | None = None) -> int:
             tmp = tok_path.with_name(f"{tok_path.name}.{os.getpid()}.tmp")
             tmp.write_bytes(raw)
             os.replace(tmp, tok_path)
+    return tok_path
 
+
+class Corpus(NamedTuple):
+    """The tokenized data of a run."""
+    tok: Tokenizer
+    train_sets: list  # each --data file's arrays
+    data: dict  # the training arrays (those of every --data file, one after the other)
+    train_docs: Docs
+    eval_parts: list  # [(name, Docs)]: each held-out set
+
+
+def _corpus(args, out: Path, tok_path: Path, world: distributed.World, log) -> Corpus:
+    """--data and --eval tokenized (through the cache), and the documents trained on and held out:
+    each --eval file a set of its own, else --eval-frac of the programs of --data."""
     cache = Path(args.cache) if args.cache else out / "cache"
     # one process on each machine tokenizes into the cache; the others then read it from there
     sets = load_data(args.data + (args.eval or []), str(tok_path), cache, log) if world.local_rank == 0 else None
@@ -641,7 +708,14 @@ def run(args, world: distributed.World | None = None) -> int:
         eval_parts = [("held-out", Docs(data, all_idx[held]))]
     if len(train_docs) == 0:
         raise TrainError("no training documents")
+    return Corpus(tok, train_sets, data, train_docs, eval_parts)
 
+
+def _model(args, cfg: dict, tc: dict, tok: Tokenizer, device: str, init_arrays: dict | None, log):
+    """The model (seeded with --seed, or --init's weights) on the device, and its optimizer."""
+    import torch
+
+    from training.model import ModelConfig, Transformer
     mcfg = ModelConfig.from_dict({**cfg["model"], "vocab_size": tok.vocab_size})
     torch.manual_seed(args.seed)
     model = Transformer(mcfg).to(device)
@@ -651,13 +725,14 @@ def run(args, world: distributed.World | None = None) -> int:
         except (KeyError, ValueError) as e:
             raise TrainError(f"cannot continue from {args.init}: {e}") from e
         log({"event": "init", "from": args.init, **cfg["init"]["stats"]})
-    n_params = model.num_params()
-    opt = make_optimizer(model, tc, device)
-    state = {"step": 0, "elapsed": 0.0, "tokens": 0, "target_tokens": 0, "epoch": 0, "batch": 0, "first_loss": None,
-             "best": None}
-    if resume:
-        _restore(model, opt, carrays, cmeta, state)
-        log({"event": "resumed", "checkpoint": str(resume), **state})
+    return model, make_optimizer(model, tc, device)
+
+
+def _ready_for_device(args, model, device: str) -> bool:
+    """--compile, and TF32 matrix products on CUDA; whether the steps run in bf16 (CUDA that has it)."""
+    import torch
+
+    from training.model import compile_pointwise
     if args.compile:
         if not hasattr(torch, "compile"):
             raise TrainError(f"--compile needs PyTorch 2 (this is {torch.__version__})")
@@ -666,63 +741,298 @@ def run(args, world: distributed.World | None = None) -> int:
     if device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
+    return use_bf16
 
-    def loss_of(batch: Batch):
-        return batch_loss(model, batch, device, use_bf16)
 
-    ctx = mcfg.ctx
-    # --batch-tokens is each rank's: a step takes one global batch of them all, and the schedule, the step
-    # count and the tokens seen count global batches
-    global_tokens = tc["batch_tokens"] * world.size
+def _eval_batches(eval_parts: list, ctx: int, global_tokens: int, attention: str, world: distributed.World,
+                  eval_tokens: int) -> dict[str, list[Batch]]:
+    """Up to eval_tokens of each held-out set, the same batches at every evaluation (each rank its shard of every batch)."""
     eval_batches: dict[str, list[Batch]] = {}
-    for name, docs in eval_parts:  # up to eval_tokens of each set (each rank its shard of every batch)
+    for name, docs in eval_parts:
         eval_batches[name] = []
         n_tok = 0
         for rows in plan_epoch(docs.length, ctx, global_tokens, np.random.default_rng(1234)) if len(docs) else []:
-            mine, whole = rank_batch(docs, rows, args.attention, world)
+            mine, whole = rank_batch(docs, rows, attention, world)
             if mine is not None:
                 eval_batches[name].append(mine)
             n_tok += whole.n_tok
-            if n_tok >= tc.get("eval_tokens", 65536):
+            if n_tok >= eval_tokens:
                 break
+    return eval_batches
 
-    def evaluate() -> tuple[float | None, dict]:
+
+def _best_on(best_on: str, names: list[str]) -> str:
+    """--best-on resolved against the held-out sets' names: a set's name, "all" or "none"."""
+    if best_on == "auto":
+        return next((n for n in names if "realcode" in n), "all")
+    if best_on not in ("all", "none") and best_on not in names:
+        raise TrainError(f"--best-on {best_on}: no held-out set of that name (sets: {', '.join(names) or 'none'})")
+    return best_on
+
+
+# ---- the loop ----
+
+class _Window:
+    """The steps since the last log line: when it began, their tokens, targets and FLOPs, and their
+    summed loss, left on the device until the log line reads it."""
+
+    def __init__(self, device: str):
+        import torch
+        self.t = time.time()
+        self.tok, self.tgt, self.flops, self.n = 0, 0, 0.0, 0
+        self.loss = torch.zeros((), device=device)
+
+
+class Trainer:
+    """The training loop over what run() set up. Until the run's steps or minutes are spent (or
+    SIGTERM or SIGINT stops it): take a batch, step, and at their intervals log, evaluate (keeping
+    the best weights) and checkpoint. Then a last evaluation, checkpoint and the last weights."""
+
+    def __init__(self, args, world: distributed.World, log: RunLog, device: str, use_bf16: bool, cfg: dict, tc: dict,
+                 corpus: Corpus, model, opt, state: dict):
+        import torch
+        self.args, self.world, self.log = args, world, log
+        self.device, self.use_bf16 = device, use_bf16
+        self.cfg, self.tc, self.corpus = cfg, tc, corpus
+        self.model, self.opt, self.state = model, opt, state
+        self.mcfg = model.cfg
+        self.n_params = model.num_params()
+        self.out = Path(args.out)
+        self.ckpt_root = self.out / "checkpoints"
+        self.total_steps = tc.get("steps")
+        self.budget = args.minutes * 60 if args.minutes else None
+        # --batch-tokens is each rank's: a step takes one global batch of them all, and the schedule, the step
+        # count and the tokens seen count global batches
+        self.global_tokens = tc["batch_tokens"] * world.size
+        self.eval_batches = _eval_batches(corpus.eval_parts, self.mcfg.ctx, self.global_tokens, args.attention, world,
+                                          tc.get("eval_tokens", 65536))
+        self.best_on = _best_on(args.best_on, [n for n, _ in corpus.eval_parts])
+        self.name = args.name or f"ndbg-{cfg.get('name', 'model')}"
+        self.gpu = torch.cuda.get_device_name() if device == "cuda" else None
+        self.peak = peak_tflops(self.gpu) if self.gpu else None
+        self.stop = False  # a signal asked the run to end (it ends as if its time were up)
+        self.lv = float("nan")  # the training loss of the last log line
+        self.evaluated_at = None  # the step of the last evaluation
+        self.window: _Window | None = None
+        self.t_last = 0.0  # where the training time was last counted
+
+    def train(self) -> int:
+        """The loop, then the end (finish); 0, the command's exit code."""
+        self.log_start()
+        self.catch_signals()
+        ddp = distributed.wrap(self.model, self.world) if self.world.on else None
+        source = self.batches(self.state["epoch"], self.state["batch"])
+        feed = Prefetcher(lambda: next(source))
+        self.model.train()
+        self.window = _Window(self.device)
+        self.t_last = time.time()
+        try:
+            while not self.finished():
+                epoch, index, batch, whole = feed.next()  # this rank's shard of a global batch, and the global batch's totals
+                lr = self.step(ddp, batch, whole)
+                self.state["epoch"], self.state["batch"] = epoch, index + 1  # where a resumed run takes the data up
+                at_log = self.state["step"] % self.tc.get("log_every", 10) == 0 or self.state["step"] == 1
+                now = self.count_time(wait=at_log)
+                if at_log:
+                    self.log_window(lr, batch, now)
+                aside = time.time()
+                if self.due("eval_every"):
+                    eval_loss, each = self.evaluate_and_log()
+                    self.consider_best(eval_loss, each, self.window_loss() if self.window.n else self.lv)
+                if self.due("ckpt_every") and self.world.writer:
+                    self.checkpoint()
+                self.t_last = time.time()  # logging, evaluation and checkpoints are not training time
+                self.window.t += self.t_last - aside
+        finally:
+            feed.close()
+        return self.finish()
+
+    # ---- the steps of the loop ----
+
+    def finished(self) -> bool:
+        if self.world.on:  # rank 0's clock and stop flag: every rank takes the same learning rate and ends at the same step
+            self.state["elapsed"], self.stop = distributed.agree_clock(self.world, self.state["elapsed"], self.stop)
+        return self.progress() >= 1.0 or self.stop
+
+    def progress(self) -> float:
+        """How much of the run is done (0 to 1): of its steps, or of its minutes, whichever is further."""
+        p = 0.0
+        if self.total_steps:
+            p = max(p, self.state["step"] / self.total_steps)
+        if self.budget:
+            p = max(p, self.state["elapsed"] / self.budget)
+        return p
+
+    def due(self, every: str) -> bool:
+        """Whether this step is one of the config's `every` steps ("eval_every", "ckpt_every"; none where unset)."""
+        return bool(self.tc.get(every)) and self.state["step"] % self.tc[every] == 0
+
+    def batches(self, epoch: int, start: int):
+        """(epoch, index, this rank's Batch, the global batch's totals) from a position of the plan on, epoch after epoch."""
+        docs = self.corpus.train_docs
+        while True:
+            plan = plan_epoch(docs.length, self.mcfg.ctx, self.global_tokens, np.random.default_rng([self.args.seed, epoch]))
+            for i in range(start, len(plan)):
+                yield (epoch, i, *rank_batch(docs, plan[i], self.args.attention, self.world))
+            epoch, start = epoch + 1, 0
+
+    def step(self, ddp, batch: Batch | None, whole) -> float:
+        """One optimizer step at the schedule's learning rate (returned), counted in the run and the log window."""
+        state, win = self.state, self.window
+        lr = lr_at(self.progress(), state["step"], self.tc)
+        for g in self.opt.param_groups:
+            g["lr"] = lr
+        if ddp is None:
+            loss = train_step(self.model, self.opt, batch, self.device, self.use_bf16)
+        else:
+            loss = train_step_ranks(ddp, self.model, self.opt, batch, whole, self.world.size, self.device, self.use_bf16)
+        if loss is not None:
+            win.loss += loss
+            win.n += 1
+        state["step"] += 1
+        state["tokens"] += whole.n_tok
+        state["target_tokens"] += whole.n_tgt
+        win.tok += whole.n_tok
+        win.tgt += whole.n_tgt
+        win.flops += model_flops(self.mcfg, whole)
+        return lr
+
+    def count_time(self, wait: bool) -> float:
+        """Adds the time since it was last counted to the run's training time; returns the time now.
+        `wait`: at a log step, where the device is waited for first (time and loss are read there)."""
+        import torch
+        if wait and self.device == "cuda":
+            torch.cuda.synchronize()  # the only wait for the device
+        now = time.time()
+        self.state["elapsed"] += now - self.t_last
+        self.t_last = now
+        return now
+
+    def log_window(self, lr: float, batch: Batch | None, now: float) -> None:
+        """The log line of the steps since the last: their loss, the learning rate, throughput; a new window."""
+        state, win = self.state, self.window
+        dt = max(now - win.t, 1e-9)
+        self.lv = self.window_loss()
+        if not math.isfinite(self.lv):
+            raise TrainError(f"loss became {self.lv} by step {state['step']}; lower --lr")
+        if state["first_loss"] is None:
+            state["first_loss"] = self.lv
+        rec = {"step": state["step"], "loss": round(self.lv, 4), "lr": round(lr, 6), "tok_s": round(win.tok / dt),
+               "target_tok_s": round(win.tgt / dt), "tflops": round(win.flops / dt / 1e12, 1)}
+        if self.peak:  # of every GPU together
+            rec["mfu"] = round(win.flops / dt / 1e12 / (self.peak * self.world.size), 3)
+        rows, row_len = batch.tokens.shape if batch is not None else (0, 0)
+        self.log({**rec, "rows": rows, "row_len": row_len, "epoch": state["epoch"], "elapsed_min": round(state["elapsed"] / 60, 2)})
+        self.window = _Window(self.device)
+
+    def window_loss(self) -> float:
+        """The mean training loss of the steps since the last log line (under DDP each rank holds its part of it)."""
+        total = self.window.loss
+        if self.world.on:
+            total = total.clone()
+            distributed.all_sum(self.world, total, self.device)
+        return float(total) / max(self.window.n, 1)
+
+    def evaluate_and_log(self) -> tuple[float | None, dict]:
+        """The held-out losses now (the mean and each set's), logged once a step (at the end, unless
+        the last step was evaluated: the end of the curve)."""
+        eval_loss, each = self.evaluate()
+        if self.evaluated_at != self.state["step"]:
+            self.evaluated_at = self.state["step"]
+            self.log({"step": self.state["step"], "eval_loss": eval_loss, **({"eval_losses": each} if len(each) > 1 else {})})
+        return eval_loss, each
+
+    def evaluate(self) -> tuple[float | None, dict]:
         """The mean target loss over every held-out set, and each set's."""
-        model.eval()
+        import torch
+        self.model.eval()
         tot, n, each = 0.0, 0, {}
         with torch.no_grad():
-            for name, batches in eval_batches.items():
+            for name, batches in self.eval_batches.items():
                 t, k = 0.0, 0
                 for b in batches:
                     if b.n_tgt:
-                        t += float(loss_of(b)) * b.n_tgt
+                        t += float(batch_loss(self.model, b, self.device, self.use_bf16)) * b.n_tgt
                         k += b.n_tgt
-                if world.on:  # every rank's shard of the set
-                    t, k = distributed.all_sum(world, [t, k], device)
+                if self.world.on:  # every rank's shard of the set
+                    t, k = distributed.all_sum(self.world, [t, k], self.device)
                 if k:
                     each[name] = round(t / k, 5)
                 tot, n = tot + t, n + k
-        model.train()
+        self.model.train()
         return (tot / n if n else None), each
 
-    names = [n for n, _ in eval_parts]
-    best_on = args.best_on
-    if best_on == "auto":
-        best_on = next((n for n in names if "realcode" in n), "all")
-    elif best_on not in ("all", "none") and best_on not in names:
-        raise TrainError(f"--best-on {best_on}: no held-out set of that name (sets: {', '.join(names) or 'none'})")
-    name = args.name or f"ndbg-{cfg.get('name', 'model')}"
+    def consider_best(self, eval_loss, each: dict, lv) -> None:
+        """The weights of the lowest held-out loss of `best_on` so far, as best.json + parts beside the last ones."""
+        best_on, state = self.best_on, self.state
+        loss = eval_loss if best_on == "all" else each.get(best_on, eval_loss if len(each) <= 1 else None)
+        if not self.world.writer or best_on == "none" or loss is None or not math.isfinite(loss):
+            return
+        if state["best"] is not None and loss >= state["best"]["loss"]:
+            return
+        state["best"] = {"step": state["step"], "loss": round(float(loss), 5), "set": best_on}
+        stats = {**self.stats_now(eval_loss, lv), "checkpoint": "best", "best_on": best_on, "best_loss": state["best"]["loss"],
+                 "best_run_step": state["step"]}
+        write_tensors(self.out, "best", self.model.gguf_state(), {"model": self.mcfg.to_dict(), "stats": stats, "name": self.name})
+        self.log({"event": "best", "step": state["step"], "set": best_on, "loss": state["best"]["loss"], "weights": str(self.out / "best.json")})
 
-    def stats_now(eval_loss, lv) -> dict:
+    def checkpoint(self) -> None:
+        _checkpoint(self.ckpt_root, self.model, self.opt, self.state, self.cfg, self.args.keep, self.log)
+
+    # ---- the start and the end ----
+
+    def log_start(self) -> None:
+        import torch
+        args, world, corpus = self.args, self.world, self.corpus
+        log_world = {"world_size": world.size, "global_batch_tokens": self.global_tokens} if world.on else {}
+        self.log({"event": "start", "device": self.device, **log_world,
+                  "bf16": self.use_bf16, "threads": args.threads, "params": self.n_params,
+                  "config": self.cfg.get("name"), "model": self.mcfg.to_dict(), "train": self.tc, "train_docs": len(corpus.train_docs),
+                  "eval_docs": {name: len(docs) for name, docs in corpus.eval_parts}, "train_tokens": int(corpus.train_docs.length.sum()),
+                  "attention": args.attention, "compile": args.compile, "gpu": self.gpu,
+                  "train_target_tokens": _targets(corpus.data, corpus.train_docs) if world.writer else None,
+                  "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
+
+    def catch_signals(self) -> None:
+        """SIGTERM and SIGINT end the run at the next step, as if its time were up (the last weights are written)."""
+        def on_signal(signum, frame):
+            self.stop = True
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+
+    def finish(self) -> int:
+        """After the loop: a last evaluation, then (rank 0) the last checkpoint and the last weights."""
+        state = self.state
+        if self.window.n:
+            self.lv = self.window_loss()
+            if state["first_loss"] is None:
+                state["first_loss"] = self.lv
+        eval_loss, each = self.evaluate_and_log()
+        self.consider_best(eval_loss, each, self.lv)
+        if not self.world.writer:  # rank 0 writes the weights
+            return 0
+        self.checkpoint()
+        stats = {**self.stats_now(eval_loss, self.lv), "checkpoint": "last"}
+        if state["best"]:  # which step the best weights are (their steps counted as the last ones' are)
+            b = state["best"]
+            stats.update(best_on=b["set"], best_loss=b["loss"], best_run_step=b["step"],
+                         best_step=stats["steps"] - state["step"] + b["step"])
+        write_tensors(self.out, "model", self.model.gguf_state(), {"model": self.mcfg.to_dict(), "stats": stats, "name": self.name})
+        self.log({"event": "done", "weights": str(self.out / "model.json"), **stats, **({"eval_losses": each} if len(each) > 1 else {})})
+        self.log.close()
+        return 0
+
+    def stats_now(self, eval_loss, lv) -> dict:
         """The model's training stats as of now (totals over both runs for a continued model)."""
-        stats = {"params": n_params, "steps": state["step"], "tokens_seen": state["tokens"],
+        state, cfg, args = self.state, self.cfg, self.args
+        stats = {"params": self.n_params, "steps": state["step"], "tokens_seen": state["tokens"],
                  "target_tokens_seen": state["target_tokens"], "train_minutes": round(state["elapsed"] / 60, 2),
                  "first_loss": state["first_loss"] if state["first_loss"] is not None else float("nan"),
                  "final_train_loss": lv,
                  "eval_loss": eval_loss if eval_loss is not None else float("nan"),
-                 "device": device + (" bf16" if use_bf16 else "") + (f" x{world.size}" if world.on else ""),
+                 "device": self.device + (" bf16" if self.use_bf16 else "") + (f" x{self.world.size}" if self.world.on else ""),
                  "threads": args.threads, "config": cfg.get("name", ""), "data": ",".join(Path(p).name for p in args.data),
-                 "vocab": tok.vocab_size, **data_versions(train_sets, cfg.get("init", {}).get("stats"))}
+                 "vocab": self.corpus.tok.vocab_size, **data_versions(self.corpus.train_sets, cfg.get("init", {}).get("stats"))}
         if "init" in cfg:  # a continued model: totals over both runs, and where it started
             prior = cfg["init"]["stats"]
             for k in _CUMULATIVE:
@@ -730,148 +1040,6 @@ def run(args, world: distributed.World | None = None) -> int:
                     stats[k] = round(stats[k] + prior[k], 2) if isinstance(stats[k], float) else stats[k] + prior[k]
             stats["init"] = cfg["init"]["from"]
         return stats
-
-    def consider_best(eval_loss, each: dict, lv) -> None:
-        """The weights of the lowest held-out loss of `best_on` so far, as best.json + parts beside the last ones."""
-        loss = eval_loss if best_on == "all" else each.get(best_on, eval_loss if len(each) <= 1 else None)
-        if not world.writer or best_on == "none" or loss is None or not math.isfinite(loss):
-            return
-        if state["best"] is not None and loss >= state["best"]["loss"]:
-            return
-        state["best"] = {"step": state["step"], "loss": round(float(loss), 5), "set": best_on}
-        stats = {**stats_now(eval_loss, lv), "checkpoint": "best", "best_on": best_on, "best_loss": state["best"]["loss"],
-                 "best_run_step": state["step"]}
-        write_tensors(out, "best", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
-        log({"event": "best", "step": state["step"], "set": best_on, "loss": state["best"]["loss"], "weights": str(out / "best.json")})
-
-    gpu = torch.cuda.get_device_name() if device == "cuda" else None
-    peak = peak_tflops(gpu) if gpu else None
-    log({"event": "start", "device": device, **({"world_size": world.size, "global_batch_tokens": global_tokens} if world.on else {}),
-         "bf16": use_bf16, "threads": args.threads, "params": n_params,
-         "config": cfg.get("name"), "model": mcfg.to_dict(), "train": tc, "train_docs": len(train_docs),
-         "eval_docs": {name: len(docs) for name, docs in eval_parts}, "train_tokens": int(train_docs.length.sum()), "attention": args.attention,
-         "compile": args.compile, "gpu": gpu,
-         "train_target_tokens": _targets(data, train_docs) if world.writer else None,
-         "torch": torch.__version__, "blas": "openblas" if OPENBLAS_DIR in os.environ.get("LD_LIBRARY_PATH", "") else "default"})
-
-    stop = {"now": False}
-
-    def on_signal(signum, frame):
-        stop["now"] = True
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-
-    def progress() -> float:
-        p = 0.0
-        if total_steps:
-            p = max(p, state["step"] / total_steps)
-        if budget:
-            p = max(p, state["elapsed"] / budget)
-        return p
-
-    def finished() -> bool:
-        if world.on:  # rank 0's clock and stop flag: every rank takes the same learning rate and ends at the same step
-            state["elapsed"], stop["now"] = distributed.agree_clock(world, state["elapsed"], stop["now"])
-        return progress() >= 1.0 or stop["now"]
-
-    def batches(epoch: int, start: int):
-        """(epoch, index, this rank's Batch, the global batch's totals) from a position of the plan on, epoch after epoch."""
-        while True:
-            plan = plan_epoch(train_docs.length, ctx, global_tokens, np.random.default_rng([args.seed, epoch]))
-            for i in range(start, len(plan)):
-                yield (epoch, i, *rank_batch(train_docs, plan[i], args.attention, world))
-            epoch, start = epoch + 1, 0
-
-    ddp = distributed.wrap(model, world) if world.on else None
-    source = batches(state["epoch"], state["batch"])
-    feed = Prefetcher(lambda: next(source))
-    lv = float("nan")
-    model.train()
-    win = {"t": time.time(), "tok": 0, "tgt": 0, "flops": 0.0, "n": 0, "loss": torch.zeros((), device=device)}
-
-    def window_loss() -> float:
-        """The mean training loss of the steps since the last log line (under DDP each rank holds its part of it)."""
-        total = win["loss"]
-        if world.on:
-            total = total.clone()
-            distributed.all_sum(world, total, device)
-        return float(total) / max(win["n"], 1)
-
-    t_last = time.time()
-    evaluated_at = None
-    try:
-        while not finished():
-            epoch, index, batch, whole = feed.next()
-            lr = lr_at(progress(), state["step"], tc)
-            for g in opt.param_groups:
-                g["lr"] = lr
-            if ddp is None:
-                loss = train_step(model, opt, batch, device, use_bf16)
-            else:
-                loss = train_step_ranks(ddp, model, opt, batch, whole, world.size, device, use_bf16)
-            if loss is not None:
-                win["loss"] += loss
-                win["n"] += 1
-            state["step"] += 1
-            state["epoch"], state["batch"] = epoch, index + 1
-            state["tokens"] += whole.n_tok
-            state["target_tokens"] += whole.n_tgt
-            win["tok"] += whole.n_tok
-            win["tgt"] += whole.n_tgt
-            win["flops"] += model_flops(mcfg, whole)
-            at_log = state["step"] % tc.get("log_every", 10) == 0 or state["step"] == 1
-            if at_log and device == "cuda":
-                torch.cuda.synchronize()  # the only wait for the device: time and loss are read here
-            now = time.time()
-            state["elapsed"] += now - t_last
-            t_last = now
-            if at_log:
-                dt = max(now - win["t"], 1e-9)
-                lv = window_loss()
-                if not math.isfinite(lv):
-                    raise TrainError(f"loss became {lv} by step {state['step']}; lower --lr")
-                if state["first_loss"] is None:
-                    state["first_loss"] = lv
-                rec = {"step": state["step"], "loss": round(lv, 4), "lr": round(lr, 6), "tok_s": round(win["tok"] / dt),
-                       "target_tok_s": round(win["tgt"] / dt), "tflops": round(win["flops"] / dt / 1e12, 1)}
-                if peak:  # of every GPU together
-                    rec["mfu"] = round(win["flops"] / dt / 1e12 / (peak * world.size), 3)
-                rows, row_len = batch.tokens.shape if batch is not None else (0, 0)
-                log({**rec, "rows": rows, "row_len": row_len, "epoch": state["epoch"], "elapsed_min": round(state["elapsed"] / 60, 2)})
-                win.update(t=time.time(), tok=0, tgt=0, flops=0.0, n=0, loss=torch.zeros((), device=device))
-            aside = time.time()
-            if tc.get("eval_every") and state["step"] % tc["eval_every"] == 0:
-                last_eval, each = evaluate()
-                evaluated_at = state["step"]
-                log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
-                consider_best(last_eval, each, window_loss() if win["n"] else lv)
-            if tc.get("ckpt_every") and state["step"] % tc["ckpt_every"] == 0 and world.writer:
-                _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
-            t_last = time.time()  # logging, evaluation and checkpoints are not training time
-            win["t"] += t_last - aside
-    finally:
-        feed.close()
-    if win["n"]:
-        lv = window_loss()
-        if state["first_loss"] is None:
-            state["first_loss"] = lv
-
-    last_eval, each = evaluate()
-    if evaluated_at != state["step"]:  # the end of the curve
-        log({"step": state["step"], "eval_loss": last_eval, **({"eval_losses": each} if len(each) > 1 else {})})
-    consider_best(last_eval, each, lv)
-    if not world.writer:  # rank 0 writes the weights
-        return 0
-    _checkpoint(ckpt_root, model, opt, state, cfg, args.keep, log)
-    stats = {**stats_now(last_eval, lv), "checkpoint": "last"}
-    if state["best"]:  # which step the best weights are (their steps counted as the last ones' are)
-        b = state["best"]
-        stats.update(best_on=b["set"], best_loss=b["loss"], best_run_step=b["step"],
-                     best_step=stats["steps"] - state["step"] + b["step"])
-    write_tensors(out, "model", model.gguf_state(), {"model": mcfg.to_dict(), "stats": stats, "name": name})
-    log({"event": "done", "weights": str(out / "model.json"), **stats, **({"eval_losses": each} if len(each) > 1 else {})})
-    logf.close()
-    return 0
 
 
 def _make_tokenizer(args, tc: dict, tok_path: Path, resume, log) -> None:

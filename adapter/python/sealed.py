@@ -73,6 +73,7 @@ import random
 import re
 import sys
 import time
+import traceback
 import types
 import zipfile
 import zipimport
@@ -491,7 +492,7 @@ def _cut(r):
 
 def _error(e):
     """One line, as a console shows an error ("NameError: name 'x' is not defined")."""
-    return tracer.traceback.format_exception_only(type(e), e)[-1].strip()
+    return traceback.format_exception_only(type(e), e)[-1].strip()
 
 
 class _NotAValue(Exception):

@@ -6,9 +6,8 @@ Ground truth for record mode, comparison, training data and evaluation. Python 3
 Usage:
   tracer.py PROGRAM [--call EXPR] [--out PATH] [--max-events N] [--timeout S]
             [--max-output N] [--max-repr N] [--objects N] [--root DIR]
-  tracer.py --batch [--out PATH]
+  tracer.py --batch [--out PATH]   (many programs, one request a line on stdin: see batch.py)
   tracer.py PROGRAM --hybrid SPEC ...   (hybrid mode: see holes.py; SPEC is {"predict": [NAME, ...]})
-  tracer.py --guard CMD [ARG ...]   (runs CMD below it; see _guard)
 
 Without --call, PROGRAM runs as a script (__name__ == "__main__") and its <module> frame is traced.
 With --call, the module body runs untraced (__name__ = the file's stem), then EXPR (e.g. "f([1, 2])")
@@ -64,7 +63,8 @@ object a line:
 - Windows, statements (the sealed run's options, adapter/python/sealed.py): a run past maxEvents
   is recorded a window at a time ("window": from an event on, or from where a forward move lands,
   Run.seeks; or no state but the run's Skeleton), the events before the window counted on a fast
-  path; lines the user ran at stops ("statements") run again at the same events of every run.
+  path; lines the user ran at stops ("statements") run again at the same events of every run, and
+  expressions asked at a stop ("inspect") are evaluated there (console.py).
 - The tracer is no part of the program: what it calls while the program runs (json's encoder,
   os.write, the clock, sys.settrace) is bound before the program runs, so a program that replaces
   json.dumps or os.write changes nothing of the records. The program's sys.settrace is kept but
@@ -75,13 +75,10 @@ object a line:
   sessions of their own, are killed when its run ends (on Linux the tracer adopts their orphans),
   and when the driver that reads the records is gone the tracer ends them and exits.
 
-Batch mode reads one JSON request a line on stdin:
-  {"id": ANY, "program"?: PATH, "source"?: TEXT, "call"?: EXPR, "cwd"?: DIR,
-   "maxEvents"?: N, "timeout"?: S, "maxOutput"?: N, "maxRepr"?: N}
-("source" without "program" runs text that has no file) and writes each request's records, each
-with its "id". A program that cannot be stopped in time (blocked in C code, or swallowing the limit)
-gets its exit record written by a watchdog, marked "last": true, and the process then exits: the
-driver starts another.
+The tracer's other files, beside it: console.py (what the debugger runs in the program's frames:
+inspect, statements), processes.py (ending what the program started), batch.py (--batch's
+requests), holes.py (hybrid mode). Each is loaded from its path under a name no program imports,
+before any program runs.
 """
 
 import array
@@ -95,7 +92,6 @@ import sys
 import sysconfig
 import threading
 import time
-import traceback
 import types
 import warnings
 
@@ -110,7 +106,28 @@ except ImportError:  # pragma: no cover
     _OPMAP = {}
 
 _TRACER_FILE = os.path.realpath(__file__)
-_HOLES_FILE = os.path.join(os.path.dirname(_TRACER_FILE), "holes.py")
+_HERE = os.path.dirname(_TRACER_FILE)
+_HOLES_FILE = os.path.join(_HERE, "holes.py")
+# The tracer's files, whose code runs in its process: never traced, even inside the user's folder.
+_OWN_FILES = frozenset([_TRACER_FILE] + [os.path.join(_HERE, name) for name in ("holes.py", "console.py", "processes.py", "batch.py")])
+
+
+def _own_module(filename):
+    """One of the tracer's files beside it (holes.py aside: _holes_module), run as a module that
+    sys.modules does not list, so that a program importing a module of that name gets its own."""
+    path = os.path.join(_HERE, filename)
+    module = types.ModuleType("_ndbg_" + os.path.splitext(filename)[0])
+    module.__file__ = path
+    with open(path, "rb") as f:
+        exec(compile(f.read(), path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+# Loaded before any program runs, as the tracer's own imports are.
+_console = _own_module("console.py")
+_processes = _own_module("processes.py")
+_adopt_orphans, _end_children = _processes.adopt_orphans, _processes.end_children
+
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _CO_OPTIMIZED = 0x1
 # Instructions a frame stands on when it returns or yields a real value; any other instruction at
@@ -339,8 +356,11 @@ def _drain(stream):
     return data
 
 
-class Run:
-    """One traced program: its settings, its state while it runs, and the records it writes."""
+class Run(_console.Console):
+    """One traced program: its settings, its state while it runs, and the records it writes. What
+    the debugger runs in its frames (inspect, statements) is the Console's part (console.py)."""
+
+    TraceLimit = TraceLimit  # (what a limit raises into the program: the console lets it through)
 
     def __init__(self, out, request_id, program, opts):
         self.out = out
@@ -541,7 +561,7 @@ class Run:
         path = os.path.realpath(filename)
         if path == self.main_real:
             return ""
-        if not (path.startswith(self.main_dir + os.sep) or path.startswith(self.user_dir.rstrip(os.sep) + os.sep)) or path in (_TRACER_FILE, _HOLES_FILE):
+        if not (path.startswith(self.main_dir + os.sep) or path.startswith(self.user_dir.rstrip(os.sep) + os.sep)) or path in _OWN_FILES:
             return None
         if path.startswith(_LIBRARY) or "site-packages" in path or "dist-packages" in path:
             return None
@@ -796,10 +816,7 @@ class Run:
             record["stderr"] = err
         self.write(record)
         if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
-            target = self.caller(frame, record["depth"], int(self.inspect.get("up") or 0))
-            results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
-            self.write({"event": "inspect", "results": results})
-            self.limit("inspect")
+            self.answer_inspect(frame, record["depth"])
 
     def returned_value(self, returned):
         """The repr of the value of a return seen just before (self.returned: depth, code, value,
@@ -891,85 +908,6 @@ class Run:
             f = f.f_back
         return None
 
-    def evaluate(self, frame, expression):
-        """One expression in the program's frame, as a debugger's console evaluates it: its value's
-        repr and objects (rooted at the expression), what it wrote, or the error it raised."""
-        try:
-            code = compile(expression, "<debug console>", "eval", dont_inherit=True)
-            value = eval(code, frame.f_globals, self.locals_of(frame))
-        except TraceLimit:
-            raise
-        except BaseException as e:
-            result = {"error": _error_text(e)}
-        else:
-            result = self.value_result(expression, value)
-        text = self.take_stdout()
-        if text:
-            result["stdout"] = text
-        return result
-
-    def value_result(self, expression, value):
-        root = expression.strip() if _SIMPLE_PATH.match(expression.strip()) else "(%s)" % expression.strip()
-        result = {"value": self.repr(value), "type": type(value).__name__, "path": root}
-        objects = self.objects_of([(root, value)], budget=max(self.max_objects, _INSPECT_OBJECTS))
-        if objects:
-            result["objects"] = objects
-        return result
-
-    # ---- what the user runs at a stop ----
-
-    def locals_of(self, frame):
-        """The frame's locals as a statement run at this event left them. A function's locals go
-        back into the frame from the mapping f_locals gave, when the trace function returns; reading
-        frame.f_locals again before that would read them anew from the frame, losing the change."""
-        changed = self.changed
-        if changed is not None and changed[0] is frame:
-            return changed[1]
-        return frame.f_locals
-
-    def run_statements(self, frame, depth, statements):
-        """Runs what the user ran at this stop, in order, before its state is recorded (the state
-        shows their effects), and writes their results ({"event": "statements", "at": N, "results":
-        [...]}). They are the run's input: each re-run runs them again at the same event, so that
-        stepping back and forth over them stays exact. A function frame's locals take the change
-        where the statement runs in the current frame; in a caller's, only objects change (Python
-        writes a caller's locals back from 3.13 on)."""
-        self.changed = (frame, frame.f_locals)
-        results = []
-        for item in statements:
-            target = self.caller(frame, depth, int(item.get("up") or 0))
-            results.append(self.execute(target, str(item.get("code") or "")) if target else {"error": "there is no such frame on the stack"})
-        self.write({"event": "statements", "at": self.events - 1, "results": results})
-
-    def execute(self, frame, text):
-        """A line of the Debug Console: an expression's value (as evaluate gives it), or a statement
-        run (value ""), or the error it raised; what it wrote is its own, not the program's output."""
-        buf = self.stdout.buffer
-        mark = buf.tell()
-        try:
-            try:
-                code = compile(text, "<debug console>", "eval", dont_inherit=True)
-            except SyntaxError:
-                code = compile(text, "<debug console>", "exec", dont_inherit=True)
-                exec(code, frame.f_globals, self.locals_of(frame))
-                result = {"value": ""}
-            else:
-                result = self.value_result(text, eval(code, frame.f_globals, self.locals_of(frame)))
-        except TraceLimit:
-            raise
-        except BaseException as e:
-            result = {"error": _error_text(e)}
-        said = buf.getvalue()[mark:]
-        if said:
-            buf.seek(mark)
-            buf.truncate()
-            result["stdout"] = said.decode("utf-8", "backslashreplace")
-        return result
-
-
-def _error_text(e):
-    return "".join(traceback.format_exception_only(type(e), e)).strip()
-
 
 # Values whose repr says all there is: never opened.
 _ATOMS = frozenset((int, float, complex, bool, str, bytes, bytearray, type(None), range, slice, type(Ellipsis), type(NotImplemented)))
@@ -979,8 +917,6 @@ _NOT_OPENED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunction
                types.CellType, types.MethodWrapperType)
 _OBJECT_DEPTH = 3
 _OBJECT_ITEMS = 100
-_INSPECT_OBJECTS = 400
-_SIMPLE_PATH = re.compile(r"^[^\W\d]\w*(?:\.[^\W\d]\w*|\[[^\[\]]*\])*$")
 
 
 def _shown_locals(frame, locals_=None):
@@ -1160,131 +1096,6 @@ def _program_settrace(run):
         return program[0]
 
     return settrace, gettrace
-
-
-# ---- processes the program started ----
-
-def _adopt_orphans():
-    """Linux: processes the program starts and abandons (a double fork, a daemon) become this
-    process's children instead of init's, so that _end_children finds them."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except Exception:
-        pass
-
-
-def _descendants(pid):
-    parents = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-            parents.setdefault(int(stat[stat.rindex(b")") + 2:].split()[1]), []).append(int(name))
-        except (OSError, ValueError, IndexError):
-            pass
-    out = []
-    todo = [pid]
-    while todo:
-        for child in parents.get(todo.pop(), ()):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _kill_trees(pids):
-    """Kills each process and everything below it: all are stopped first, so that none starts
-    another between the walk and the kill. Reaps those that are this process's children."""
-    import signal
-
-    found = []
-    for pid in pids:
-        for p in [pid] + _descendants(pid):
-            if p not in found and p != os.getpid():
-                found.append(p)
-    for sig in (signal.SIGSTOP, signal.SIGKILL):
-        for pid in found:
-            try:
-                os.kill(pid, sig)
-            except OSError:
-                pass
-    for pid in found:
-        try:
-            os.waitpid(pid, 0)
-        except OSError:
-            pass  # not our child: its own parent (also killed) or init reaps it
-
-
-def _has_children():
-    """Whether this process has a child, running or finished (finished ones are reaped). Orphans
-    of its children are adopted (_adopt_orphans): with no child it has no descendant at all, and
-    the /proc walk (milliseconds) is spared to the many programs that start none."""
-    if not hasattr(os, "waitpid"):  # WebAssembly (the sealed run): no processes at all
-        return False
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return False
-        except OSError:
-            return True
-        if pid == 0:
-            return True
-
-
-def _end_children():
-    """Kills what the program started and left running (also in sessions of their own, which the
-    driver's process-group kill does not reach)."""
-    # A child may fork between the walk and the kill (a daemon's double fork under way): that
-    # orphan comes back to this process (the subreaper), and the next round ends it.
-    for _ in range(20):
-        if not _has_children():
-            return
-        _kill_trees(_descendants(os.getpid()))
-
-
-def _guard(argv):
-    """--guard CMD ...: runs CMD as its child, with this process's stdin, stdout and stderr, and
-    ends everything below it when CMD exits or when fd 3 (a pipe that only the driver holds open)
-    ends: the driver is gone, even killed with no word. On Linux it is a subreaper, so that what
-    CMD's processes start and abandon (debugpy's launcher and the program it runs, their helpers
-    in sessions of their own) is adopted here and ended too, however the tree came apart. Exits
-    as CMD did (the same code, or the same signal)."""
-    import signal
-    import subprocess
-    import threading
-
-    _adopt_orphans()
-    try:
-        child = subprocess.Popen(argv)  # close_fds: fd 3 stays the driver's and this process's alone
-    except OSError as e:
-        sys.stderr.write("tracer: --guard cannot start %s: %s\n" % (argv[0], e))
-        return 127
-
-    def lifeline():
-        try:
-            while os.read(3, 4096):
-                pass
-        except OSError:
-            pass  # no fd 3: no driver to outlive; CMD's exit alone ends the guard
-        else:
-            _end_children()
-            os._exit(1)
-
-    threading.Thread(target=lifeline, daemon=True).start()
-    code = child.wait()
-    _end_children()
-    if code < 0:
-        signal.signal(-code, signal.SIG_DFL)
-        os.kill(os.getpid(), -code)
-    return code
 
 
 def _stack_level(frame):
@@ -1478,17 +1289,12 @@ def _parse_args(argv):
     flags = {"--call": "call", "--out": "out", "--max-events": "maxEvents", "--timeout": "timeout",
              "--max-output": "maxOutput", "--max-repr": "maxRepr", "--objects": "objects", "--hybrid": "hybrid",
              "--root": "root"}
-    args = {"batch": False, "guard": False, "program": None, "out": "-"}
+    args = {"batch": False, "program": None, "out": "-"}
     i = 0
     while i < len(argv):
         a = argv[i]
         if a == "--batch":
             args["batch"] = True
-        elif a == "--guard":
-            args["guard"] = argv[i + 1:]
-            if not args["guard"]:
-                raise SystemExit("tracer: --guard needs a command")
-            break
         elif a in flags:
             if i + 1 >= len(argv):
                 raise SystemExit("tracer: %s needs a value" % a)
@@ -1501,7 +1307,7 @@ def _parse_args(argv):
         else:
             raise SystemExit("tracer: unexpected argument %s" % a)
         i += 1
-    if not args["batch"] and not args["guard"] and args["program"] is None:
+    if not args["batch"] and args["program"] is None:
         raise SystemExit(__doc__)
     if "hybrid" in args:
         try:
@@ -1528,29 +1334,8 @@ def _open_out(path):
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 
 
-def _batch(out, watchdog, requests):
-    for line in requests:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            req = json.loads(line)
-            if not isinstance(req, dict):
-                raise ValueError("a request is a JSON object")
-        except ValueError as e:
-            out.write({"id": None, "event": "exit", "status": "error", "value": "bad request: %s" % e})
-            continue
-        if not req.get("program") and req.get("source") is None:
-            out.write({"id": req.get("id"), "event": "exit", "status": "error", "value": "bad request: no program or source"})
-            continue
-        _run_program(out, watchdog, req.get("id"), req.get("program"), req.get("source"), req.get("call"),
-                     _options(req), req.get("cwd"))
-
-
 def main(argv):
     args = _parse_args(argv)
-    if args["guard"]:
-        sys.exit(_guard(args["guard"]))
     # The tracer's own folder must not shadow the program's imports.
     here = os.path.dirname(_TRACER_FILE)
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != here]
@@ -1567,7 +1352,9 @@ def main(argv):
     _guard_forks(out)
     watchdog = Watchdog()
     if args["batch"]:
-        _batch(out, watchdog, requests)
+        for req in _own_module("batch.py").requests(requests, out):
+            _run_program(out, watchdog, req.get("id"), req.get("program"), req.get("source"), req.get("call"),
+                         _options(req), req.get("cwd"))
     else:
         hybrid = (args["hybrid"], requests) if "hybrid" in args else None
         opts = _options(args)

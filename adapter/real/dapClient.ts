@@ -35,7 +35,7 @@ export interface DapClientOptions {
   exitError?: (why: string, failed: boolean, stderr: string[]) => Error;
   /**
    * Gives the child a fourth stdio pipe (fd 3) that only this process holds open: it ends when
-   * this process does, even killed, which a guard in the child waits for (tracer.py --guard).
+   * this process does, even killed, which a guard in the child waits for (python/guard.py).
    */
   lifeline?: boolean;
 }

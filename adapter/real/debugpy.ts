@@ -14,7 +14,7 @@ import { parseLiteral } from "../format/values.js";
 import { removeStale } from "../system/stale.js";
 import { descendants, killTree, own } from "../system/processes.js";
 import { under } from "../system/paths.js";
-import { tracerScript } from "./tracer.js";
+import { tracerScript } from "./run.js";
 import type { Objects } from "../format/trajectory.js";
 import { firstPython, runPythonScript } from "./python.js";
 
@@ -103,16 +103,19 @@ export function findDebugpyPython(preferred?: string): Promise<string> {
 
 // ---- debugpy's adapter over its stdio ----
 
+/** python/guard.py, beside the tracer (adapter/python/ in the source tree, dist/python/ beside the bundle). */
+export const guardScript = (): string => join(dirname(tracerScript()), "guard.py");
+
 /**
  * The DAP client (adapter/real/dapClient.ts) with compare mode's errors; the adapter's end reaches
  * listeners as an "ndbg/adapterExited" event. Outside Windows, debugpy's adapter runs below
- * `tracer.py --guard`, a subreaper: its launcher and the program it launches stay below the guard
+ * `guard.py`, a subreaper: its launcher and the program it launches stay below the guard
  * however debugpy ends, and the guard ends them all when this process dies, even by SIGKILL.
  */
 class DebugpyClient extends DapClient {
   constructor(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
     const guarded = process.platform !== "win32";
-    super("debugpy", cmd, guarded ? ["-B", tracerScript(), "--guard", cmd, ...args] : args, {
+    super("debugpy", cmd, guarded ? ["-B", guardScript(), cmd, ...args] : args, {
       ...opts,
       lifeline: guarded,
       exitError: (why, failed, stderr) =>

@@ -211,9 +211,10 @@ try {
   quit(1);
   throw e;
 }
-// The tracer, its holes and the sealed runner go into the in-memory file system under /sealed.
+// The tracer, the files it loads (its console, processes and holes) and the sealed runner go into
+// the in-memory file system under /sealed.
 py.FS.mkdirTree("/sealed");
-for (const name of ["tracer.py", "holes.py", "sealed.py"]) py.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
+for (const name of ["tracer.py", "console.py", "processes.py", "holes.py", "sealed.py"]) py.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
 py.runPython("import sys; sys.path.insert(0, '/sealed'); import sealed; sys.path.remove('/sealed')");
 const runner = py.globals.get("sealed") as { run: PyProxyFn; seal: PyProxyFn; notices: PyProxyFn };
 const run = runner.run;

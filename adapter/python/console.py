@@ -1,0 +1,105 @@
+"""What the debugger runs in the program's own frames while the tracer runs it: expressions
+evaluated at a stop (`inspect`: hover, watch and MCP's evaluate in predict mode, answered by the
+sealed run stopped at that event) and the lines the user ran at stops (`statements`: the Debug
+Console, a value set), which are part of the run's input and run again at the same events of every
+run. The methods of the tracer's Run (tracer.py) for these, kept apart from its recording: they
+read its stack, its captured output, its reprs and objects, and let its limits (Run.TraceLimit)
+through. Python 3.8+, stdlib only."""
+
+import re
+import traceback
+
+# Children listed at most for an evaluated value's objects (a record's own budget where larger).
+_INSPECT_OBJECTS = 400
+# An expression that names an object as the Variables view does: its objects are rooted at it as
+# written, any other's at "(EXPRESSION)".
+_SIMPLE_PATH = re.compile(r"^[^\W\d]\w*(?:\.[^\W\d]\w*|\[[^\[\]]*\])*$")
+
+
+def _error_text(e):
+    return "".join(traceback.format_exception_only(type(e), e)).strip()
+
+
+class Console:
+    """Run's methods for what is run in the program's frames (see the module's text)."""
+
+    def answer_inspect(self, frame, depth):
+        """The expressions of `inspect`, evaluated in the frame it names at this record (`frame`,
+        at `depth`, or a caller "up" levels below); the run stops here."""
+        target = self.caller(frame, depth, int(self.inspect.get("up") or 0))
+        results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
+        self.write({"event": "inspect", "results": results})
+        self.limit("inspect")
+
+    def evaluate(self, frame, expression):
+        """One expression in the program's frame, as a debugger's console evaluates it: its value's
+        repr and objects (rooted at the expression), what it wrote, or the error it raised."""
+        try:
+            code = compile(expression, "<debug console>", "eval", dont_inherit=True)
+            value = eval(code, frame.f_globals, self.locals_of(frame))
+        except self.TraceLimit:
+            raise
+        except BaseException as e:
+            result = {"error": _error_text(e)}
+        else:
+            result = self.value_result(expression, value)
+        text = self.take_stdout()
+        if text:
+            result["stdout"] = text
+        return result
+
+    def value_result(self, expression, value):
+        root = expression.strip() if _SIMPLE_PATH.match(expression.strip()) else "(%s)" % expression.strip()
+        result = {"value": self.repr(value), "type": type(value).__name__, "path": root}
+        objects = self.objects_of([(root, value)], budget=max(self.max_objects, _INSPECT_OBJECTS))
+        if objects:
+            result["objects"] = objects
+        return result
+
+    def locals_of(self, frame):
+        """The frame's locals as a statement run at this event left them. A function's locals go
+        back into the frame from the mapping f_locals gave, when the trace function returns; reading
+        frame.f_locals again before that would read them anew from the frame, losing the change."""
+        changed = self.changed
+        if changed is not None and changed[0] is frame:
+            return changed[1]
+        return frame.f_locals
+
+    def run_statements(self, frame, depth, statements):
+        """Runs what the user ran at this stop, in order, before its state is recorded (the state
+        shows their effects), and writes their results ({"event": "statements", "at": N, "results":
+        [...]}). They are the run's input: each re-run runs them again at the same event, so that
+        stepping back and forth over them stays exact. A function frame's locals take the change
+        where the statement runs in the current frame; in a caller's, only objects change (Python
+        writes a caller's locals back from 3.13 on)."""
+        self.changed = (frame, frame.f_locals)
+        results = []
+        for item in statements:
+            target = self.caller(frame, depth, int(item.get("up") or 0))
+            results.append(self.execute(target, str(item.get("code") or "")) if target else {"error": "there is no such frame on the stack"})
+        self.write({"event": "statements", "at": self.events - 1, "results": results})
+
+    def execute(self, frame, text):
+        """A line of the Debug Console: an expression's value (as evaluate gives it), or a statement
+        run (value ""), or the error it raised; what it wrote is its own, not the program's output."""
+        buf = self.stdout.buffer
+        mark = buf.tell()
+        try:
+            try:
+                code = compile(text, "<debug console>", "eval", dont_inherit=True)
+            except SyntaxError:
+                code = compile(text, "<debug console>", "exec", dont_inherit=True)
+                exec(code, frame.f_globals, self.locals_of(frame))
+                result = {"value": ""}
+            else:
+                result = self.value_result(text, eval(code, frame.f_globals, self.locals_of(frame)))
+        except self.TraceLimit:
+            raise
+        except BaseException as e:
+            result = {"error": _error_text(e)}
+        said = buf.getvalue()[mark:]
+        if said:
+            buf.seek(mark)
+            buf.truncate()
+            result["stdout"] = said.decode("utf-8", "backslashreplace")
+        return result
