@@ -23,5 +23,5 @@ await Promise.all(entries.map((e) => build({ ...common, ...e })));
 mkdirSync("dist/python", { recursive: true });
 cpSync("adapter/python", "dist/python", { recursive: true, filter: (p) => !p.includes("__pycache__") });
 if (existsSync("dist/ndbg.js")) chmodSync("dist/ndbg.js", 0o755);
-// The tolerant Python parser's grammar, found beside the bundles (adapter/pyread/pysource.ts).
+// The tolerant Python parser's grammar, found beside the bundles (adapter/pyread/parser.ts).
 cpSync("node_modules/tree-sitter-python/tree-sitter-python.wasm", "dist/tree-sitter-python.wasm");

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { REQUESTS } from "../adapter/protocol.js";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { buildDist } from "./support/dist.js";
 import { THREAD, inspect, launchToFirstStop, openSession, stopAfter, type Session } from "./support/dap.js";
 

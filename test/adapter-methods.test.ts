@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findPython } from "../adapter/real/tracer.js";
+import { findPython } from "../adapter/real/hostRun.js";
 import { buildDist } from "./support/dist.js";
 import { launchToFirstStop, openSession } from "./support/dap.js";
 

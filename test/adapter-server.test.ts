@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
-import { runTrace } from "../adapter/real/tracer.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { connect, startServer, stopServer } from "./support/serve.js";
 import { tcpAddress } from "../adapter/dap/serve.js";
 import { buildDist } from "./support/dist.js";

@@ -11,7 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { ROOT, buildDist } from "./support/dist.js";
 import { THREAD, firstOf, isGroup, openSession, realStack, shownStack, stepOutIndex, stopAfter, ungrouped, type Session } from "./support/dap.js";
 

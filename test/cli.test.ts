@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, sameExit, sameFrame, sameLocals, type Exit, type Frame, type Step } from "../adapter/format/trajectory.js";
-import { runTrace } from "../adapter/real/tracer.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { ROOT, buildDist, ndbgWithin } from "./support/dist.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-cli-"));

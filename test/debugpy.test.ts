@@ -12,7 +12,8 @@ import { fileURLToPath } from "node:url";
 import { DEBUGPY_INSTALL_HINT, Debugpy, findDebugpyPython, type RealFrameInfo, type RealStop } from "../adapter/real/debugpy.js";
 import { RealSide } from "../adapter/predictors/compareReal.js";
 import { checkPair, stateLabel } from "../adapter/predictors/comparePairs.js";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { transition } from "../adapter/real/semantics.js";
 import type { Action, Step } from "../adapter/format/trajectory.js";
 

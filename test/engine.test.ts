@@ -5,11 +5,13 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Engine, shownInCaller } from "../adapter/engine/engine.js";
+import { Engine } from "../adapter/engine/engine.js";
+import { shownInCaller } from "../adapter/engine/stepping.js";
 import { RETURN_VALUE } from "../adapter/engine/predictor.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
-import { evaluateValues, sealedExecutor, SealedExecutor, SEALED_PYTHON } from "../adapter/real/sealed.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
+import { evaluateValues, sealedChild, SealedChild, SEALED_PYTHON } from "../adapter/real/sealed.js";
 import { transition } from "../adapter/real/semantics.js";
 import { parse, serialize, type Frame } from "../adapter/format/trajectory.js";
 import type { Predicted, Predictor } from "../adapter/engine/predictor.js";
@@ -408,7 +410,7 @@ test("breakpoints that evaluate get the evaluator ready as they are set, before 
   e.setBreakpoints([{ line: 4, logMessage: "x={x}" }]);
   assert.equal(warmed, 2);
   // The sealed CPython's: the child starts at once, and the first run finds it there.
-  const executor = new SealedExecutor();
+  const executor = new SealedChild();
   try {
     executor.prepare();
     assert.ok(executor.pid !== undefined, "the child started");

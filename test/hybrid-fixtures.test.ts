@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "hybrid");
 const KINDS = ["stub", "name", "import", "predict"] as const;

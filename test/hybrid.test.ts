@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runTrace, type HoleAnswer, type HoleList, type HoleRequest } from "../adapter/real/tracer.js";
+import { type HoleAnswer, type HoleList, type HoleRequest } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
+import { SEALED_EXECUTOR } from "../adapter/real/executor.js";
 import { HybridPredictor, hideBodies, markValues, type HoleFill } from "../adapter/predictors/hybrid.js";
 import { ModelPredictor } from "../adapter/predictors/model.js";
 import { disposeAll } from "../adapter/model/backend.js";
@@ -263,7 +265,7 @@ test("HybridPredictor with the bundled model: an annotated hole gets a value of 
       "def main():\n    a = to_f(37)\n    b = is_palindrome('level')\n    c = words('a b')\n    d = counts('a b a')\n    return [type(v).__name__ for v in (a, b, c, d)], all(isinstance(w, str) for w in c), all(isinstance(k, str) and type(n) is int for k, n in d.items())",
     ].join("\n\n\n") + "\n",
   );
-  const p = await HybridPredictor.create(program, { call: "main()", executor: "sealed", model: (source) => ModelPredictor.create({ program, source, threads: 1 }) });
+  const p = await HybridPredictor.create(program, { call: "main()", executor: SEALED_EXECUTOR, model: (source) => ModelPredictor.create({ program, source, threads: 1 }) });
   try {
     assert.deepEqual(p.fills.map((f) => f.type), [["float"], ["bool"], ["list", ["str"]], ["dict", ["str"], ["int"]]]);
     assert.equal(p.frames.at(-1)?.value, "(['float', 'bool', 'list', 'dict'], True, True)", p.fills.map((f) => f.error ?? f.repr).join("; "));

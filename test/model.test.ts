@@ -15,8 +15,8 @@ import { literalGrammar, nativeGrammar, jsonGrammar, scopeTable } from "../adapt
 import type { ValueType } from "../adapter/format/valueType.js";
 import { HISTORY_TOKENS } from "../adapter/model/native.js";
 import { resolveModel } from "../adapter/model/resolve.js";
-import { parsePython } from "../adapter/pyread/pysource.js";
-import { runTrace } from "../adapter/real/tracer.js";
+import { parsePython } from "../adapter/pyread/parse.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { evaluateValues } from "../adapter/real/sealed.js";
 import type { Predicted } from "../adapter/engine/predictor.js";
 import { Engine } from "../adapter/engine/engine.js";

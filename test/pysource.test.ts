@@ -1,4 +1,4 @@
-// The tolerant Python reader (adapter/pyread/pysource.ts): executable lines checked against real runs
+// The tolerant Python reader (adapter/pyread/: parse.ts, calls.ts, source.ts): executable lines checked against real runs
 // of CPython (through the tracer), functions and parameters, entry-call binding, and programs
 // that do not parse (test/fixtures/broken/).
 import { test } from "node:test";
@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  blockExit,
-  PySourceError, bindCall, findFunction, functionAt, initPython, parsePython, parsePythonSync, snapLine, type PySource,
-} from "../adapter/pyread/pysource.js";
-import { runTrace } from "../adapter/real/tracer.js";
+import { blockExit, PySourceError, findFunction, functionAt, snapLine, type PySource } from "../adapter/pyread/source.js";
+import { initPython } from "../adapter/pyread/parser.js";
+import { parsePython, parsePythonSync } from "../adapter/pyread/parse.js";
+import { bindCall } from "../adapter/pyread/calls.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 
 const BROKEN = join(import.meta.dirname, "fixtures", "broken");
 const broken = (name: string): Promise<PySource> => parsePython(readFileSync(join(BROKEN, name), "utf8"));

@@ -13,7 +13,7 @@ import { opensFrame } from "../adapter/rules/grammar.js";
 import { ModelPredictor, sessionPython } from "../adapter/predictors/model.js";
 import { checkModelFile } from "../adapter/model/gguf.js";
 import { disposeAll } from "../adapter/model/backend.js";
-import { whichPython } from "../adapter/real/tracer.js";
+import { whichPython } from "../adapter/real/hostRun.js";
 import { ROOT } from "./support/dist.js";
 import { pythonWithNumpy, randomModel, shippedModel } from "./support/models.js";
 import { realPython } from "./support/pythons.js";

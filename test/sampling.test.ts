@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TraceBatch, findPython, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { TraceBatch, findPython } from "../adapter/real/hostRun.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
 import { ACTION_KINDS, TOKENS, parse, sameExit, sameFrame, type ActionKind, type Step } from "../adapter/format/trajectory.js";
 import {

@@ -12,8 +12,9 @@ import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runSealed, SealedExecutor } from "../adapter/real/sealed.js";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { runSealed, SealedChild } from "../adapter/real/sealed.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 
 const SECRET = `ndbg-secret-${process.pid}-${Date.now()}`;
 const CANARY = `ndbg-canary-${process.pid}`;
@@ -23,7 +24,7 @@ let outDir = "";
 let server: Server;
 let port = 0;
 let connections = 0;
-const executor = new SealedExecutor();
+const executor = new SealedChild();
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "ndbg-hostile-"));

@@ -26,8 +26,8 @@ after(() => rmSync(cache, { recursive: true, force: true }));
 /** A new adapter process: how its worker came up, and the program's states. */
 function adapter(): { snapshot: string; states: string } {
   const script = `
-    import { runSealed, sealedExecutor } from ${JSON.stringify(join(ROOT, "adapter/real/sealed.ts"))};
-    const info = await sealedExecutor().warm();
+    import { runSealed, sealedChild } from ${JSON.stringify(join(ROOT, "adapter/real/sealed.ts"))};
+    const info = await sealedChild().warm();
     const r = await runSealed(${JSON.stringify(program)}, { objects: 10 });
     console.log(JSON.stringify({ snapshot: info.snapshot, states: JSON.stringify([r.frames, r.exit]) }));
     process.exit(0);`;

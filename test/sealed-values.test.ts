@@ -6,10 +6,10 @@
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { askPython, evaluateValues, sealedExecutor } from "../adapter/real/sealed.js";
-import { findPython } from "../adapter/real/tracer.js";
+import { askPython, evaluateValues, sealedChild } from "../adapter/real/sealed.js";
+import { findPython } from "../adapter/real/hostRun.js";
 
-after(() => sealedExecutor().close());
+after(() => sealedChild().close());
 
 const LOCALS_PY = String.raw`dict(n=5, x=2.5, s='hello', e='', lst=[3, 1, 2], t=(1, 'a', None), d={'a': 1, 'b': [1, 2]},
   st={1, 2, 3}, fs=frozenset({4}), b=b'abc', f=True, z=0, neg=-7, big=10**20, c=1+2j,

@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { transition } from "../adapter/real/semantics.js";
-import { runTrace, type TraceResult } from "../adapter/real/tracer.js";
+import { type TraceResult } from "../adapter/real/run.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import type { Action, ActionKind, Frame } from "../adapter/format/trajectory.js";
 
 /** Frames from lines "EVENT LINE DEPTH FUNC": c = call, l = line, r = return, e = exception. */

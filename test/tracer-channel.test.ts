@@ -8,8 +8,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordError, runTrace, TraceBatch, type TraceOptions } from "../adapter/real/tracer.js";
-import { runSealed, sealedExecutor } from "../adapter/real/sealed.js";
+import { RecordError, type TraceOptions } from "../adapter/real/run.js";
+import { runTrace, TraceBatch } from "../adapter/real/hostRun.js";
+import { runSealed, sealedChild } from "../adapter/real/sealed.js";
 import { spawnSync } from "node:child_process";
 import { alive, stillAlive } from "./support/processes.js";
 
@@ -103,7 +104,7 @@ test("a program that replaces json.dumps and os.write and calls sys.settrace(Non
     assert.ok(r.frames.some((f) => f.func === "f" && f.event === "return" && f.value === "40"), "f's frame was traced after sys.settrace(None)");
     assert.deepEqual(r.frames.filter((f) => f.depth === 0 && f.event === "line").map((f) => f.line), [1, 2, 3, 4, 5, 6, 8, 9]);
   }
-  sealedExecutor().close();
+  sealedChild().close();
 });
 
 test("a 256 MiB bytearray local is cut while its repr is written", async () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runTrace } from "../adapter/real/tracer.js";
+import { runTrace } from "../adapter/real/hostRun.js";
 import { stillAlive } from "./support/processes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "ndbg-forks-"));

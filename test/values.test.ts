@@ -7,7 +7,7 @@ import {
   bytesRepr, floatRepr, literalToRepr, MAX_REPR, parseLiteral, parseRepr, readNumber, readString, ReprTooLong, reprPreview, reprToNode, strRepr,
   ValueSyntaxError, valueAtPath, type PyValue, type ValueNode,
 } from "../adapter/format/values.js";
-import { findPython } from "../adapter/real/tracer.js";
+import { findPython } from "../adapter/real/hostRun.js";
 
 const int = (v: number | bigint): PyValue => ({ t: "int", v: BigInt(v) });
 const str = (v: string): PyValue => ({ t: "str", v });

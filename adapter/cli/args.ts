@@ -1,7 +1,8 @@
 // The command line's shared helpers: flags, their checks, and user errors as messages with an
 // exit code instead of crashes. Every command goes through `guarded`.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { MAX_TIMEOUT_S, runTrace, type TraceOptions, type TraceResult } from "../real/tracer.js";
+import { MAX_TIMEOUT_S, type TraceOptions, type TraceResult } from "../real/run.js";
+import { runTrace } from "../real/hostRun.js";
 import { checkSingleExpression } from "../pyread/expressions.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import type { CommandSpec, RequiredOf, Use } from "./flags.js";

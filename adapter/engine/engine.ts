@@ -1,20 +1,17 @@
 // The debugging session's state machine: history of states, a cursor into it (time travel),
-// breakpoints with conditions, hit counts and log messages, stops on exceptions, the call
-// stack, edits. It asks its predictor for any state it does not know yet, and knows nothing of
-// DAP or of which predictor it has.
-import { NotHeld, RETURN_VALUE, type BreakpointSpec as PredictorBreakpoint, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
-import { breakpointHits, FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
-import { cutText, rootName, valueAtPath, type ValueResult } from "../format/values.js";
+// the moves (steps as debugpy takes them, continue and their reverses, to breakpoints, log
+// points, data breakpoints and exception stops), evaluations at a stop, edits. It asks its
+// predictor for any state it does not know yet, and knows nothing of DAP or of which predictor
+// it has. Whether a state stops at a breakpoint is stops.ts's; where a debugger's step ends,
+// stepping.ts's; the call stack and the values a state holds, stack.ts's.
+import { NotHeld, RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
+import { FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { cutText } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 import { WatchTracker, type DataBreakpoint, type DataHit, type Watch } from "./watches.js";
-
-/** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
-export interface BreakpointSpec extends PredictorBreakpoint {
-  /** Which hits (where the condition holds) stop, counted along the history: "3", ">= 2", "% 2". */
-  hitCondition?: string;
-  /** A log point: where it is hit this message is written, with {expressions} evaluated, and it does not stop. */
-  logMessage?: string;
-}
+import { BreakpointStops, type BreakpointSpec } from "./breakpointStops.js";
+import { namesOf, ownValue, recordedValue, stackAt } from "./stack.js";
+import { isRaise, isScriptEntry, MAX_PASSED, passedBy, raisedAt, shownInCaller, type StepKind } from "./stepping.js";
 
 /** Which exceptions a continue stops at: every one where it is raised, or one the program does not catch; and holes the model answered. */
 export interface ExceptionStops {
@@ -48,8 +45,6 @@ export interface EngineOptions {
   evaluator?: ValueEvaluator;
 }
 
-type StepKind = "step_into" | "step_over" | "step_return";
-
 /**
  * How far a step goes (the DAP's stepping granularity): a statement (a line: Python runs a line
  * at a time), or the finest there is, one event of the run (an "instruction": a call, a line, a
@@ -57,15 +52,11 @@ type StepKind = "step_into" | "step_over" | "step_return";
  */
 export type Granularity = "statement" | "line" | "instruction";
 
-/** Most call events one debugger step passes (a generator's resumption is one too). */
-const MAX_PASSED = 256;
-
 const IDENTIFIER = /^[\p{ID_Start}_][\p{ID_Continue}]*$/u;
 
 export class Engine {
   private hist: Predicted[] = [];
   private pos = -1;
-  private bps: BreakpointSpec[] = [];
   private readonly maxSteps: number;
   private readonly maxEvents: number;
   private readonly stepOverStops: boolean;
@@ -75,20 +66,21 @@ export class Engine {
   private pendingLogs: LogLine[] = [];
   private exceptionStops: ExceptionStops = { raised: false, uncaught: false, holes: false };
   private watches: Watch[] = [];
-  /** The conditions of the data breakpoints that have any, by watch. */
-  private dataBps = new Map<Watch, DataBreakpoint>();
   private dataHit?: DataHit;
-  /** Hits of each breakpoint up to a state of the history (memo of hitCount). */
-  private hitMemo = new WeakMap<Predicted, Map<BreakpointSpec, number>>();
-  /** Each expression's value over a state's names, evaluated once (conditions are read again by hit counts and reverse continue). */
-  private valueMemo = new WeakMap<Predicted, Map<string, ValueResult>>();
   private readonly evaluator: ValueEvaluator;
+  /** The line and data breakpoints, and whether a state stops at one. */
+  private readonly stops: BreakpointStops;
 
   constructor(private readonly predictor: Predictor, opts: EngineOptions = {}) {
     this.maxSteps = Math.max(1, opts.maxSteps ?? 10_000);
     this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
     this.stepOverStops = opts.stepOverStops ?? false;
     this.evaluator = opts.evaluator ?? (async (_names, expressions) => expressions.map(() => ({ error: "no evaluator of Python expressions was given to this session" })));
+    this.stops = new BreakpointStops(
+      (names, expressions, signal) => abortable(this.evaluator(names, expressions, signal), signal),
+      (path) => namesOf(stackAt(path, this.predictor)),
+      (msg) => this.note(msg),
+    );
   }
 
   /** The states the session knows, in program order; each later entry carries the forward action that leads to it from the one before. */
@@ -108,7 +100,7 @@ export class Engine {
     return this.hist[this.pos]?.step.exit !== undefined;
   }
   get breakpoints(): readonly BreakpointSpec[] {
-    return this.bps;
+    return this.stops.breakpoints;
   }
 
   /** Things the session should tell the user (a condition that could not be evaluated, a bound reached); emptied by reading. */
@@ -262,7 +254,7 @@ export class Engine {
           const q = await this.earlier(p, "inv_step_into", signal);
           // (a change seen here is the one this stop is for: back to the one before)
           for (const hit of (q && watched?.backward(q)) || [])
-            if (hit.state.ref !== this.current.ref && (await this.dataFires([...this.hist.filter((h) => h.ref !== undefined && h.ref < hit.state.ref!), hit.state], hit, signal))) {
+            if (hit.state.ref !== this.current.ref && (await this.stops.dataFires([...this.hist.filter((h) => h.ref !== undefined && h.ref < hit.state.ref!), hit.state], hit, signal))) {
               this.dataHit = hit;
               return this.standEarlier(hit.state, signal);
             }
@@ -271,9 +263,9 @@ export class Engine {
           if (!q) break;
           p = q;
           // (the path to it, for a condition's names and a hit count, only where a breakpoint is hit)
-          if (this.hits(p.step.frame).length) {
+          if (this.stops.hits(p.step.frame).length) {
             const path = [...this.hist.filter((h) => h.ref !== undefined && h.ref < p.ref!), p];
-            if (await this.stopsAt(path, path.length - 1, signal)) return this.standEarlier(p, signal);
+            if (await this.stops.stopsAt(path, path.length - 1, signal)) return this.standEarlier(p, signal);
           }
           if (n === this.maxEvents - 1) this.note(`reverse continue went back ${this.maxEvents} events without a stop and stopped there (maxEvents)`);
         }
@@ -282,7 +274,7 @@ export class Engine {
         return p.ref === this.current.ref ? this.current : this.standEarlier(p, signal);
       }
       let k = this.pos - 1;
-      while (k > 0 && !(await this.stopsAt(this.hist, k, signal))) k--;
+      while (k > 0 && !(await this.stops.stopsAt(this.hist, k, signal))) k--;
       this.pos = Math.max(0, k);
       return this.hist[this.pos];
     });
@@ -367,7 +359,7 @@ export class Engine {
     this.hist = [...before, placed, ...after];
     this.pos = before.length;
     // (hit counts along the history have changed from here on)
-    this.hitMemo = new WeakMap();
+    this.stops.forgetHits();
     return placed;
   }
 
@@ -396,7 +388,7 @@ export class Engine {
       if (b.hitCondition?.trim()) parseHitCondition(b.hitCondition);
       if (b.logMessage) parseLogMessage(b.logMessage);
     }
-    this.bps = bps.map((b) => {
+    this.stops.breakpoints = bps.map((b) => {
       const spec: BreakpointSpec = { line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) };
       if (b.condition?.trim()) spec.condition = b.condition.trim();
       if (b.hitCondition?.trim()) spec.hitCondition = b.hitCondition.trim();
@@ -404,7 +396,7 @@ export class Engine {
       return spec;
     });
     // (their first hit evaluates: the evaluator gets ready now, not then)
-    if (this.bps.some((b) => b.condition !== undefined || b.logMessage !== undefined)) this.evaluator.warm?.();
+    if (this.stops.breakpoints.some((b) => b.condition !== undefined || b.logMessage !== undefined)) this.evaluator.warm?.();
   }
 
   setExceptionStops(stops: ExceptionStops): void {
@@ -416,32 +408,13 @@ export class Engine {
    * changed (adapter/engine/watches.ts), where the breakpoint's condition and hit condition hold.
    */
   setDataBreakpoints(breakpoints: readonly DataBreakpoint[]): void {
-    this.dataBps = new Map();
+    this.stops.dataBreakpoints = new Map();
     this.watches = breakpoints.map(({ watch: w, condition, hitCondition }) => {
       if (hitCondition) parseHitCondition(hitCondition); // (a bad one is refused here, with its reason)
       const watch: Watch = { func: w.func, path: w.path, ...(w.file !== undefined ? { file: w.file } : {}), ...(w.object ? { object: { ...w.object } } : {}) };
-      if (condition || hitCondition) this.dataBps.set(watch, { watch, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}) });
+      if (condition || hitCondition) this.stops.dataBreakpoints.set(watch, { watch, ...(condition ? { condition } : {}), ...(hitCondition ? { hitCondition } : {}) });
       return watch;
     });
-  }
-
-  /**
-   * Whether a watched value's change (hit), first seen at the end of `path` (the run as the
-   * session has followed it to there), stops a run: its breakpoint's condition holds there and,
-   * with its changes so far where the condition held (counted along `path`, as a line
-   * breakpoint's hits are), its hit condition.
-   */
-  private async dataFires(path: readonly Predicted[], hit: DataHit, signal?: AbortSignal): Promise<boolean> {
-    const bp = this.dataBps.get(hit.watch);
-    if (!bp) return true;
-    const what = `of the data breakpoint on ${hit.watch.path}`;
-    const last = path.length - 1;
-    if (bp.condition && !(await this.conditionHolds(bp.condition, what, path, last, true, signal))) return false;
-    if (!bp.hitCondition) return true;
-    const seen = new WatchTracker([hit.watch]);
-    let n = 0;
-    for (let k = 0; k <= last; k++) if (seen.forward(path[k]).length && (!bp.condition || (await this.conditionHolds(bp.condition, what, path, k, false, signal)))) n++;
-    return parseHitCondition(bp.hitCondition)(n);
   }
 
   /** Holes stop the run (the exception filter "holes"), where the run has any the model answered. */
@@ -519,7 +492,7 @@ export class Engine {
    * them, else each caller's latest state in the history (callers not in it are left out).
    */
   stack(): Frame[] {
-    return this.stackOf(this.hist.slice(0, this.pos + 1));
+    return stackAt(this.hist.slice(0, this.pos + 1), this.predictor);
   }
 
   /**
@@ -534,35 +507,6 @@ export class Engine {
     const f = before?.step.frame;
     if (f?.event === "return" && f.value !== undefined && f.depth === here.depth + 1) return { func: f.func, value: f.value, at: before };
     return here.returned && { ...here.returned };
-  }
-
-  /** The call stack at the last state of `path` (a history up to that state), as stack() gives it. */
-  private stackOf(path: readonly Predicted[]): Frame[] {
-    const cur = path.at(-1)?.step.frame;
-    if (!cur) return [];
-    const stack = this.callersOf(path, cur);
-    // At a return, the caller as the run shows it then (Frame.caller), not its state before the call.
-    return cur.caller ? [cur, cur.caller, ...stack.slice(stack[1]?.depth === cur.caller.depth ? 2 : 1)] : stack;
-  }
-
-  /** The state `cur` at the end of `path`, then its callers as the predictor knows them, else each caller's latest state in `path`. */
-  private callersOf(path: readonly Predicted[], cur: Frame): Frame[] {
-    const known = this.predictor.callers?.(path);
-    if (known) return [cur, ...known];
-    const out = [cur];
-    let want = cur.depth - 1;
-    for (let k = path.length - 2; k >= 0 && want >= 0; k--) {
-      const f = path[k].step.frame;
-      if (!f || f.depth > want) continue; // a deeper frame that has finished
-      if (f.event === "return") {
-        // That frame at this depth had finished: the caller at this depth is not known.
-        want = f.depth - 1;
-        continue;
-      }
-      out.push(f);
-      want = f.depth - 1;
-    }
-    return out;
   }
 
   /**
@@ -656,7 +600,7 @@ export class Engine {
     const cur = this.current;
     if (cur.step.exit) return cur; // the exit is final
     const base = this.hist.slice(0, this.pos + 1);
-    const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.bps }), signal);
+    const p = await abortable(this.predictor.predict(base, action, { signal, breakpoints: this.stops.breakpoints }), signal);
     this.commit([...base, p]);
     await this.arrived(this.hist, this.pos, this.pos, signal);
     return this.settle(signal);
@@ -674,7 +618,7 @@ export class Engine {
   private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
     const cur = this.current;
     const f = cur.step.frame;
-    if (!this.stepOverStops || !f || !(this.bps.some((b) => b.logMessage === undefined) || this.holesStop)) return undefined;
+    if (!this.stepOverStops || !f || !(this.stops.breakpoints.some((b) => b.logMessage === undefined) || this.holesStop)) return undefined;
     const next = this.hist[this.pos + 1];
     if (next && sameAction(next.step.action, { kind })) return undefined; // known already: forward reuses it
     // The frame's depth (from a return: its caller's), as real/semantics.ts reads it.
@@ -683,12 +627,12 @@ export class Engine {
     const from = this.pos + 1;
     const path = this.hist.slice(0, from);
     for (let n = 0; n < this.maxEvents; n++) {
-      const p = await abortable(this.predictor.predict(path, { kind: "step_into" }, { signal, breakpoints: this.bps }), signal);
+      const p = await abortable(this.predictor.predict(path, { kind: "step_into" }, { signal, breakpoints: this.stops.breakpoints }), signal);
       if (p.confidence !== undefined && !p.computed && !p.given) return undefined;
       path.push(p);
       const g = p.step.frame;
       if (!g || lands(g)) return undefined;
-      if (this.holeAt(p) || (await this.stopsAt(path, path.length - 1, signal))) {
+      if (this.holeAt(p) || (await this.stops.stopsAt(path, path.length - 1, signal))) {
         this.commit(path);
         await this.arrived(path, from, path.length - 1, signal);
         return this.settle(signal);
@@ -707,18 +651,18 @@ export class Engine {
     const path = [...base];
     const stepping = action.kind === "step_into";
     const watched = stepping && this.watching ? new WatchTracker(this.watches) : undefined;
-    watched?.baseline(this.stackOf(base).reverse().map((frame) => ({ step: { frame } })));
+    watched?.baseline(stackAt(base, this.predictor).reverse().map((frame) => ({ step: { frame } })));
     for (let n = 1; ; n++) {
-      const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.bps }), signal);
+      const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.stops.breakpoints }), signal);
       path.push(p);
       const i = path.length - 1;
-      if (p.step.exit || (await this.stopsAt(path, i, signal))) break;
+      if (p.step.exit || (await this.stops.stopsAt(path, i, signal))) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
       if (stepping && this.holeAt(p)) break;
-      for (const hit of watched?.forward(p) ?? []) if (!this.dataHit && (await this.dataFires(path, hit, signal))) this.dataHit = hit;
+      for (const hit of watched?.forward(p) ?? []) if (!this.dataHit && (await this.stops.dataFires(path, hit, signal))) this.dataHit = hit;
       if (this.dataHit) break;
       // A continue that comes back without a breakpoint hit has stopped for its own reasons.
-      if (!stepping && !this.hits(p.step.frame).length) break;
+      if (!stepping && !this.stops.hits(p.step.frame).length) break;
       if (n >= (stepping ? this.maxEvents : this.maxSteps)) {
         this.note(stepping ? `the run went ${n} events without an exception stop and stopped there (maxEvents)` : `continue stopped after ${n} breakpoint hits that did not stop (maxSteps)`);
         break;
@@ -731,9 +675,9 @@ export class Engine {
   private async arrived(path: readonly Predicted[], from: number, to = from, signal?: AbortSignal): Promise<void> {
     for (let i = from; i <= to; i++) {
       const f = path[i].step.frame;
-      for (const b of this.hits(f))
-        if (b.logMessage !== undefined && (await this.fires(path, i, b, signal)))
-          this.pendingLogs.push({ text: await formatLogMessage(b.logMessage, (exprs) => this.valuesAt(path, i, exprs, signal)), state: path[i] });
+      for (const b of this.stops.hits(f))
+        if (b.logMessage !== undefined && (await this.stops.fires(path, i, b, signal)))
+          this.pendingLogs.push({ text: await formatLogMessage(b.logMessage, (exprs) => this.stops.valuesAt(path, i, exprs, signal)), state: path[i] });
     }
   }
 
@@ -744,7 +688,7 @@ export class Engine {
 
   /** The predictor catches up with the stop; a state it answers instead replaces the current one, as an edit does. */
   private async settle(signal?: AbortSignal): Promise<Predicted> {
-    const instead = await this.predictor.settle?.(this.hist.slice(0, this.pos + 1), { signal, breakpoints: this.bps });
+    const instead = await this.predictor.settle?.(this.hist.slice(0, this.pos + 1), { signal, breakpoints: this.stops.breakpoints });
     return instead ? this.standAt(instead) : this.current;
   }
 
@@ -752,70 +696,6 @@ export class Engine {
   private standAt(state: Predicted): Predicted {
     this.hist = [...this.hist.slice(0, this.pos), state];
     return state;
-  }
-
-  /** Breakpoints that a state hits: line events on a breakpoint's line, in its file. */
-  private hits(f: Frame | undefined): BreakpointSpec[] {
-    return f ? this.bps.filter((b) => breakpointHits(f, b)) : [];
-  }
-
-  /** Whether state path[i] stops a run: a breakpoint (not a log point) hit there whose condition and hit condition hold. */
-  private async stopsAt(path: readonly Predicted[], i: number, signal?: AbortSignal): Promise<boolean> {
-    for (const b of this.hits(path[i].step.frame)) if (b.logMessage === undefined && (await this.fires(path, i, b, signal))) return true;
-    return false;
-  }
-
-  /** Whether breakpoint `b`, hit at path[i], counts there: its condition holds and, with the hit count so far, its hit condition. */
-  private async fires(path: readonly Predicted[], i: number, b: BreakpointSpec, signal?: AbortSignal): Promise<boolean> {
-    if (!(await this.holds(b, path, i, true, signal))) return false;
-    return !b.hitCondition || parseHitCondition(b.hitCondition)(await this.hitCount(path, i, b, signal));
-  }
-
-  /** Expressions evaluated over the names path[i] has (see namesOf), each once per state. */
-  private async valuesAt(path: readonly Predicted[], i: number, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> {
-    let memo = this.valueMemo.get(path[i]);
-    if (!memo) this.valueMemo.set(path[i], (memo = new Map()));
-    const fresh = [...new Set(expressions.filter((e) => !memo!.has(e)))];
-    if (fresh.length) {
-      let results: ValueResult[];
-      try {
-        results = await abortable(this.evaluator(namesOf(this.stackOf(path.slice(0, i + 1))), fresh, signal), signal);
-      } catch (e) {
-        signal?.throwIfAborted();
-        // (no evaluator to be had here: a condition then stops, as one that cannot be evaluated does, and says why)
-        results = fresh.map(() => ({ error: e instanceof Error ? e.message : String(e) }));
-      }
-      fresh.forEach((e, k) => memo!.set(e, results[k]));
-    }
-    return expressions.map((e) => memo!.get(e)!);
-  }
-
-  /** Whether `b`'s condition holds at path[i] (or it has none, or it cannot be evaluated: then with a note, when `tell`). */
-  private holds(b: BreakpointSpec, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
-    return b.condition ? this.conditionHolds(b.condition, `on line ${b.line}`, path, i, tell, signal) : Promise.resolve(true);
-  }
-
-  /** Whether `condition` (the breakpoint's `what`: "on line 4") holds at path[i]; one that cannot be evaluated holds, with a note when `tell`. */
-  private async conditionHolds(condition: string, what: string, path: readonly Predicted[], i: number, tell: boolean, signal?: AbortSignal): Promise<boolean> {
-    const [r] = await this.valuesAt(path, i, [condition], signal);
-    if (!("error" in r) && r.truth !== undefined) return r.truth;
-    if (tell) this.note(`breakpoint condition "${cutText(condition)}" ${what} could not be evaluated (${"error" in r ? r.error : "its truth could not be told"}); stopping there`);
-    return true;
-  }
-
-  /** How many times `b` has been hit (with its condition holding) along the path up to path[i], path[i] included. */
-  private async hitCount(path: readonly Predicted[], i: number, b: BreakpointSpec, signal?: AbortSignal): Promise<number> {
-    let k = i;
-    while (k >= 0 && this.hitMemo.get(path[k])?.get(b) === undefined) k--;
-    let n = k >= 0 ? this.hitMemo.get(path[k])!.get(b)! : 0;
-    for (let j = k + 1; j <= i; j++) {
-      const f = path[j].step.frame;
-      if (f && this.hits(f).includes(b) && (await this.holds(b, path, j, false, signal))) n++;
-      let memo = this.hitMemo.get(path[j]);
-      if (!memo) this.hitMemo.set(path[j], (memo = new Map()));
-      memo.set(b, n);
-    }
-    return n;
   }
 
   private note(msg: string): void {
@@ -833,105 +713,6 @@ export class Engine {
     this.queue = result.catch(() => undefined);
     return result;
   }
-}
-
-/**
- * The names an expression reads in the top frame of `stack` (innermost first), as Python looks
- * them up: its locals, then the program's globals (its <module> frame's names, where that frame
- * is on the stack and the top frame is in the program's own file).
- */
-export function namesOf(stack: readonly Frame[]): Record<string, string> {
-  const [top] = stack;
-  if (!top) return {};
-  const globals = globalsOf(stack);
-  return globals ? { ...globals.locals, ...top.locals } : top.locals;
-}
-
-/** The <module> frame whose names are the top frame's globals (see namesOf), where it is on the stack. */
-function globalsOf(stack: readonly Frame[]): Frame | undefined {
-  const [top] = stack;
-  const module = stack.at(-1);
-  return top && module && module !== top && module.func === "<module>" && module.file === undefined && top.file === undefined ? module : undefined;
-}
-
-/**
- * An object, or an object's child, that the run recorded in the top frame of `stack` (for a name
- * that frame does not hold, in its globals' frame), named exactly as the Variables view names it:
- * its repr, and what opens of it. CPython has no value for an object known by its repr; the run had one.
- */
-function recordedValue(stack: readonly Frame[], expression: string): Evaluated | undefined {
-  const [top] = stack;
-  const root = rootName(expression);
-  const frame = root !== undefined && !Object.hasOwn(top.locals, root) ? (globalsOf(stack) ?? top) : top;
-  if (!frame.objects) return undefined;
-  const node = valueAtPath(frame.locals, frame.objects, expression);
-  return node && { value: node.display, path: expression, objects: frame.objects };
-}
-
-/**
- * A local of `frame` (or a local object's child, as the Variables view names it) as the state
- * records it: the value the frame holds at this state. Not a global read from another frame's
- * state, which a callee may have changed since.
- */
-function ownValue(frame: Frame | undefined, expression: string): Evaluated | undefined {
-  const root = rootName(expression);
-  if (!frame || root === undefined || !Object.hasOwn(frame.locals, root)) return undefined;
-  if (root === expression) return { value: frame.locals[root], path: root, ...(frame.objects ? { objects: frame.objects } : {}) };
-  return recordedValue([frame], expression);
-}
-
-/**
- * Whether a debugger shows this state in its caller, as debugpy shows a return: on the calling
- * line, the caller's values as they stand (Frame.caller, where the run recorded them), the value
- * returned beside them ("(return) f"). A return with no traced caller (the program's outermost
- * frame) is shown in its own frame.
- */
-export const shownInCaller = (f: Frame | undefined): boolean => f?.event === "return" && f.depth > 0;
-
-/**
- * What a debugger's move `kind` does at a state it lands on that debugpy does not stop at (the
- * step to take from it), or undefined where it stops: a call event (Step Into stops on the body's
- * first line); a frame an exception unwinds (its caller's exception event is next, where it
- * stops); after a Step Over, the return of the frame it stepped in, on to the caller's next line;
- * the outermost frame's return after a Step Out, on to the program's end.
- */
-function passedBy(f: Frame, kind: StepKind): StepKind | undefined {
-  if (f.event === "call") return "step_into";
-  if (f.event !== "return") return undefined;
-  if (f.depth === 0) return kind === "step_return" ? "step_over" : undefined;
-  if (f.value === undefined) return "step_into";
-  return kind === "step_over" ? "step_over" : undefined;
-}
-
-/** A script's module frame being entered: its first state, which a session passes to stop on the first line. */
-export function isScriptEntry(p: Predicted): boolean {
-  const f = p.step.frame;
-  return f?.event === "call" && f.func === "<module>" && f.depth === 0 && f.file === undefined;
-}
-
-/** A raised exception at path[i]: an exception event that is not one passed up from the callee that just unwound. */
-function isRaise(path: readonly Predicted[], i: number): boolean {
-  const f = path[i].step.frame;
-  if (f?.event !== "exception" || /^(StopIteration|GeneratorExit)\b/.test(f.value ?? "")) return false;
-  const prev = path[i - 1]?.step.frame;
-  return !(prev?.event === "return" && prev.value === undefined && prev.depth === f.depth + 1);
-}
-
-/**
- * Where the exception that ended the run at the end of `path` was raised: back from the exit
- * over the frames it unwound (their exception events and value-less returns) to the first of
- * its exception events. The exit itself when there is none, or when that state comes before
- * `from` (the run started there: it has stopped for this exception already).
- */
-function raisedAt(path: readonly Predicted[], from: number): number {
-  const exit = path.length - 1;
-  let at = exit;
-  for (let k = exit - 1; k >= 0; k--) {
-    const f = path[k].step.frame;
-    if (f?.event === "exception") at = k;
-    else if (!(f?.event === "return" && f.value === undefined)) break;
-  }
-  return at < from ? exit : at;
 }
 
 function withoutAction(step: Step): Step {

@@ -5,10 +5,11 @@
 import type { Token } from "node-llama-cpp";
 import type { Action, Frame, Step } from "../format/trajectory.js";
 import type { TypedHole } from "../format/valueType.js";
-import type { PySource } from "../pyread/pysource.js";
+import type { PySource } from "../pyread/source.js";
 import type { ChatTurn } from "./sequence.js";
 import { funcLines, scopeOfFunc, type ScopeLines } from "../rules/grammar.js";
-import { refusal, type Reach } from "../rules/reach.js";
+import { refusal } from "../rules/refusal.js";
+import type { Reach } from "../rules/reach.js";
 
 export type DialectName = "native" | "instruct";
 

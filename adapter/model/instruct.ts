@@ -5,7 +5,7 @@
 import type { ChatHistoryItem, ChatWrapper, Token } from "node-llama-cpp";
 import type { ChatTurn } from "./sequence.js";
 import type { Action, Exit, Frame, Step } from "../format/trajectory.js";
-import type { PySource } from "../pyread/pysource.js";
+import type { PySource } from "../pyread/source.js";
 import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { jsonGrammar, jsonStringGrammar, scopeTable, type ScopeLines } from "../rules/grammar.js";

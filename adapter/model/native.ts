@@ -9,7 +9,7 @@
 // the cached prefix, and a step costs the same at step 500 as at step 5.
 import type { LlamaGrammar, Token } from "node-llama-cpp";
 import { FORMAT_VERSION, STOP_TOKEN, TOKENS, parseSteps, serializeAction, serializeHead, serializeStep, type Action, type Frame, type Step } from "../format/trajectory.js";
-import type { PySource } from "../pyread/pysource.js";
+import type { PySource } from "../pyread/source.js";
 import type { Vocabulary } from "./backend.js";
 import { checkFrame, checkReachable, lastFrame, PredictionError, type Dialect, type DialectRequest } from "./dialect.js";
 import { lit, literalGrammar, nativeGrammar, reachGrammar, scopeTable, type DeltaTarget, type ScopeLines } from "../rules/grammar.js";

@@ -21,10 +21,11 @@
 // an endless loop or a blocking call; debugpy gone), its side ends with a note and later pairs
 // have no real state (not counted). When the prediction ends first, the session ends as always.
 import { isAbort } from "../system/abort.js";
-import { parsePython, scopeAt, type PySource } from "../pyread/pysource.js";
+import { parsePython } from "../pyread/parse.js";
+import { scopeAt, type PySource } from "../pyread/source.js";
 import { Debugpy, type BreakpointLine, type DebugpyOptions, type RealFrameInfo, type RealStop, type StepCommand } from "../real/debugpy.js";
 import { transition } from "../real/semantics.js";
-import { SESSION_OBJECTS } from "../real/tracer.js";
+import { SESSION_OBJECTS } from "../real/run.js";
 import { evaluateValues } from "../real/sealed.js";
 import { breakpointCanHit, type Action, type Exit, type Frame, type Objects, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";

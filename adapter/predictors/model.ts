@@ -1,5 +1,5 @@
 // Predict mode: a local GGUF model predicts every state. The user's program is never run: its
-// text is read by the tolerant parser (adapter/pyread/pysource.ts), the first state is built from the
+// text is read by the tolerant parser (adapter/pyread/parse.ts), the first state is built from the
 // entry call's arguments, and every later state is the model's answer, constrained to states
 // this program can be in and checked before it is returned.
 //
@@ -10,7 +10,9 @@ import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { basename } from "node:path";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { READ_VERSIONS, type Action, type Frame, type Step } from "../format/trajectory.js";
-import { bindCall, parsePython, type PySource } from "../pyread/pysource.js";
+import { bindCall } from "../pyread/calls.js";
+import { parsePython } from "../pyread/parse.js";
+import type { PySource } from "../pyread/source.js";
 import { loadModel, threadsFor, type GpuSetting, type LoadedModel, type Vocabulary } from "../model/backend.js";
 import { isEndpoint } from "../model/endpoint.js";
 import { openServed, ServerSequence } from "../model/served.js";
@@ -26,7 +28,7 @@ import { InstructDialect } from "../model/instruct.js";
 import { scopeOfFunc, scopeTable, type ScopeLines } from "../rules/grammar.js";
 import { canonicalLayout, LayoutError, type CanonicalLayout, type LayoutName } from "../pyread/layout.js";
 import { byVersion, checkPythonVersion, modelPython, UNSAID_MODEL_FORMAT, UNSAID_MODEL_PYTHON } from "../model/pyversion.js";
-import { whichPython } from "../real/tracer.js";
+import { whichPython } from "../real/hostRun.js";
 import { askPython } from "../real/sealed.js";
 import type { TypedHole } from "../format/valueType.js";
 import type { ModelDescription, StepStats } from "../protocol.js";

@@ -2,7 +2,7 @@
 // expression (an entry call, a breakpoint's condition, a log message's {part}), and whether it
 // names a variable. What an expression's value is, is CPython's to say (`evaluateValues`,
 // adapter/real/sealed.ts).
-import { getParser } from "./pysource.js";
+import { getParser } from "./parser.js";
 
 /** Characters of an expression (also of a value the Debug Console sets a variable to). */
 export const MAX_EXPRESSION_LENGTH = 10_000;

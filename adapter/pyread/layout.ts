@@ -6,7 +6,8 @@
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { findPython, tracerScript } from "../real/tracer.js";
+import { tracerScript } from "../real/run.js";
+import { findPython } from "../real/hostRun.js";
 
 export const LAYOUTS = ["canonical", "original"] as const;
 export type LayoutName = (typeof LAYOUTS)[number];

@@ -8,7 +8,8 @@
 // CPython is asked ahead (`know`, asynchronously); the rules read its answers synchronously, inside
 // the grammar of the model's next state. Reach (adapter/rules/reach.ts) holds predictions to what
 // they give; each is checked there against real traces.
-import { classBases, closing, codeOf, type PyFunction, type PySource } from "../pyread/pysource.js";
+import { classBases, type PyFunction, type PySource } from "../pyread/source.js";
+import { closing, codeOf } from "../pyread/text.js";
 import { literalToRepr, parseRepr, type Answer, type Evaluation, type ItemsAnswer, type PythonAsk, type PyValue, type Reads } from "../format/values.js";
 import { pythonMinor } from "../format/trajectory.js";
 import type { FuncShape } from "./shapes.js";
@@ -228,7 +229,7 @@ export class Effects {
 
   /**
    * Where an `if`, `elif` or `while` header's test is one CPython computes from the frame's
-   * `locals` alone: the statement its frame goes to next (pysource's `branch`); undefined where the
+   * `locals` alone: the statement its frame goes to next (the parse's `branch`); undefined where the
    * test is not computed or that statement is not known.
    */
   taken(stmt: Statement, locals: Record<string, string>): { line: number; endLine: number } | undefined {
@@ -397,7 +398,7 @@ export class Effects {
   }
 
   /**
-   * A `for` header whose body's first statement is known (pysource's `branch`): its frame's next
+   * A `for` header whose body's first statement is known (the parse's `branch`): its frame's next
    * line event stands there or at the loop's exit (`exit`: that statement, or anywhere past the
    * loop where the block ends there; undefined where no exit can come). Where the iterable is
    * computed from the locals (or is `range`, `enumerate`, `zip` or `reversed` of such values),

@@ -2,7 +2,7 @@
 // program can be in: a line the function can stop on (executable lines, per function), one of
 // the four events, a depth, a function of this file, locals named by the file's identifiers.
 // One grammar for each dialect: the native trajectory frame, and a JSON object for chat models.
-import { parentQualname, type PySource } from "../pyread/pysource.js";
+import { parentQualname, type PySource } from "../pyread/source.js";
 import { EVENT_TOKENS, EXIT_TOKENS, TOKENS, escapeText, pythonMinor } from "../format/trajectory.js";
 import type { Simple, ValueType } from "../format/valueType.js";
 import type { Next } from "./shapes.js";

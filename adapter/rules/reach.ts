@@ -5,20 +5,23 @@
 // value only where the function can return (an exception unwinds it without one); the callers
 // kept; what a statement computes from the locals alone (adapter/rules/computed.ts), that value.
 // The frame grammar (adapter/rules/grammar.ts) writes these shapes as GBNF, and every
-// parsed answer is checked against them (`refusal`), so the two cannot disagree.
+// parsed answer is checked against them (`refusal`, adapter/rules/refusal.ts), so the two cannot
+// disagree. Each function's shape is built once per program (adapter/rules/funcs.ts).
 //
 // The rules follow the debugger semantics (adapter/real/semantics.ts) over what CPython's tracer
 // reports; each is checked against real traces in test/reach.test.ts.
 import { setLocal, type Action, type EventKind, type ExitStatus, type Frame, type Step } from "../format/trajectory.js";
-import { blockExit, classBases, closing, type PyFunction, type PyScope, type PySource, type ScopeNames } from "../pyread/pysource.js";
+import { blockExit, classBases, type PySource } from "../pyread/source.js";
+import { closing } from "../pyread/text.js";
 import { Effects, type Span } from "./computed.js";
 import { literalToRepr, parseRepr, type PythonAsk, type PyValue } from "../format/values.js";
-import { funcLines, scopeFuncNames, scopeTable } from "./grammar.js";
+import { funcShapes } from "./funcs.js";
+import { refusal } from "./refusal.js";
 import type { FuncShape, Next, NextFrame } from "./shapes.js";
 
 /** The program's functions as frames see them, built once per program. */
 export class Reach {
-  readonly funcs = new Map<string, FuncShape>();
+  readonly funcs: Map<string, FuncShape>;
   /** Some function rebinds its caller's locals (`nonlocal`): any local may change under any call. */
   private readonly nonlocal: boolean;
   /** Names some function declares `global`: the module's may change under any call. */
@@ -40,62 +43,7 @@ export class Reach {
     this.rows = src.source.split("\n");
     for (const m of src.source.matchAll(/^[ \t]*global[ \t]+([\w \t,]+)/gm)) for (const n of m[1].split(",")) if (n.trim()) this.globals.add(n.trim());
     this.effects = new Effects(src, this.globals, python, ask);
-    const byQual = new Map(src.functions.map((f) => [f.qualname, f] as const));
-    const classes = new Map(src.classes.map((c) => [c.qualname, c] as const));
-    for (const s of scopeTable(src, python)) {
-      for (const func of scopeFuncNames(s)) {
-        const lines = funcLines(s, func);
-        if (!lines.length) continue;
-        if (func !== s.func) {
-          const names = new Set<string>();
-          for (const n of src.nested) if (func.endsWith(n.name) && lines.includes(n.line)) n.names.forEach((x) => names.add(x));
-          this.funcs.set(func, { func, kind: "nested", lines, callLines: lines, returnLines: lines, required: [], optional: [...names], deletes: true, name: func, inlined: new Map(), made: new Map() });
-          continue;
-        }
-        const f = byQual.get(func);
-        const c = classes.get(func);
-        const names: ScopeNames = f?.scope ?? c?.scope ?? src.module;
-        // Checked on real traces of 3.10-3.13: a module starts on its first statement, a function on
-        // the first of its body (its header where the body has none, only a docstring), a class body
-        // where its call stands (its first decorator, else its header).
-        const firstLine = s.kind === "module" ? src.firstLine : s.kind === "class" ? c?.callLine : f?.bodyLine || undefined;
-        const kind = s.kind;
-        const inLines = (ls: number[]): number[] => ls.filter((l) => lines.includes(l));
-        const params = f ? cpythonOrder(f) : [];
-        // A method that calls super() holds its class in a cell, which the tracer lists as `__class__`.
-        const free = f ? [...this.freeNames(f), ...(f.method && f.scope.uses.includes("super") ? ["__class__"] : [])] : [];
-        const returns = inLines(names.returnLines);
-        // An inline comprehension's locals appear while it runs and are gone after it: a line step may then write locals in full.
-        const deletes = names.deletes || s.inlined.size > 0;
-        this.funcs.set(func, {
-          func,
-          kind,
-          lines,
-          callLines: kind === "module" ? [lines[0]] : [...new Set([f?.callLine ?? c!.callLine, ...inLines(names.resumeLines)])],
-          ...(firstLine !== undefined && lines.includes(firstLine) ? { firstLine, firstLines: this.firstRows(firstLine, kind, lines) } : {}),
-          returnLines: kind === "def" && returns.length ? returns : lines,
-          required: names.deletes ? [] : params,
-          optional: [...new Set([...(names.deletes ? params : []), ...names.binds, ...free, ...s.inlined.keys()])].filter((n) => !params.includes(n) || names.deletes),
-          deletes,
-          name: func.split(".").pop()!,
-          bindLines: names.bindLines,
-          inlined: s.inlined,
-          made: madeValues(src, names.bindLines, this.globals),
-        });
-      }
-    }
-  }
-
-  /**
-   * The rows a frame's first line event can stand on: any row of its first statement that carries
-   * code (CPython may stop on a continuation row). A module's docstring runs, but the canonical
-   * layout the model reads has none: its states, mapped back, start on the statement after it.
-   */
-  private firstRows(first: number, kind: FuncShape["kind"], lines: number[]): number[] {
-    const stmt = this.src.statements.find((x) => x.line === first);
-    const rows = (x: typeof stmt): number[] => (x ? lines.filter((l) => x.line <= l && l <= x.endLine) : []);
-    const docstring = kind === "module" && stmt !== undefined && stmt.simple && !stmt.names.length && /^\s*[rRuUbBfF]*("|')/.test(this.src.source.split("\n")[first - 1] ?? "");
-    return [...new Set([first, ...rows(stmt), ...(docstring ? rows(this.src.statements.find((x) => x.line > stmt.endLine)) : [])])];
+    this.funcs = funcShapes(src, this.globals, python);
   }
 
   /**
@@ -136,19 +84,6 @@ export class Reach {
     // The class must be the one its name is bound to everywhere in the module (madeValues).
     const cls = this.funcs.get("<module>")?.made.get(m[2]);
     return cls === `<class '__main__.${m[2]}'>` && plain(m[2], new Set()) ? [m[1], `<__main__.${m[2]} object at 0x...>`] : undefined;
-  }
-
-  /** A closure's free variables: names it uses that an enclosing function binds. */
-  private freeNames(f: PyFunction): string[] {
-    const outer = new Set<string>();
-    for (let q = f.qualname; q.includes(".<locals>."); ) {
-      q = q.slice(0, q.lastIndexOf(".<locals>."));
-      const g = this.src.functions.find((x) => x.qualname === q);
-      if (!g) break;
-      g.params.forEach((p) => outer.add(p.name));
-      g.scope.binds.forEach((n) => outer.add(n));
-    }
-    return f.scope.uses.filter((n) => outer.has(n));
   }
 
   /** The functions a call event from `line` can enter. */
@@ -685,49 +620,6 @@ const MAX_AHEAD = 5_000;
 /** How deeply decided steps nest (a call run through asks for its own; each level two). */
 const MAX_NESTING = 200;
 
-// Base classes whose class keeps type's repr (`<class 'module.Name'>`): builtins and exceptions. An
-// Enum's metaclass writes `<enum 'Name'>`, a class of an unknown module may have any metaclass.
-const PLAIN_BASES = new Set(["object", "int", "float", "complex", "str", "bytes", "list", "dict", "set", "frozenset", "tuple", "BaseException", "Exception"]);
-const PLAIN_DECORATOR = /^\s*@\s*((dataclasses\.)?dataclass\b|(functools\.)?total_ordering\s*$)/;
-
-/**
- * The repr each name of a scope has wherever its frame holds it, for the names that only
- * undecorated defs, or plain classes of a script, bind there: the tracer writes a function as
- * `<function QUAL at 0x...>` and a class run as a script's code as `<class '__main__.QUAL'>`
- * (classes inside functions aside: a call's module is named after its file).
- */
-function madeValues(src: PySource, bindLines: Record<string, number[]> | undefined, globals: ReadonlySet<string>): Map<string, string> {
-  const rows = src.source.split("\n");
-  const plain = (c: PyScope, seen: Set<PyScope>): boolean => {
-    if (seen.has(c) || c.qualname.includes("<locals>")) return false;
-    seen.add(c);
-    for (let l = c.callLine; l < c.defLine; l++) if (!PLAIN_DECORATOR.test(rows[l - 1] ?? "")) return false;
-    const bases = classBases(src, c);
-    return (
-      bases !== undefined &&
-      bases.every((b) => {
-        if (PLAIN_BASES.has(b) || (/^\w*(Error|Exception|Warning)$/.test(b) && !/Enum|Flag/.test(b))) return true;
-        const base = src.classes.find((x) => x.qualname === b);
-        return base !== undefined && plain(base, seen);
-      })
-    );
-  };
-  const made = (line: number, name: string): string | undefined => {
-    const f = src.functions.find((x) => x.defLine === line && x.name === name);
-    if (f) return f.callLine === f.defLine ? `<function ${f.qualname} at 0x...>` : undefined;
-    const c = src.classes.find((x) => x.defLine === line && x.name === name);
-    return c && plain(c, new Set()) ? `<class '__main__.${c.qualname}'>` : undefined;
-  };
-  const out = new Map<string, string>();
-  for (const [name, lines] of Object.entries(bindLines ?? {})) {
-    if (globals.has(name)) continue; // a function may rebind it
-    const values = new Set(lines.map((l) => made(l, name)));
-    const [v] = values;
-    if (values.size === 1 && v !== undefined) out.set(name, v);
-  }
-  return out;
-}
-
 /** How a value's repr starts when its object keeps its type: undefined for anything that may change freely, [] for what cannot change. */
 function keptKind(repr: string): string[] | undefined {
   // An object's default repr names its type and address, a function's, class's or generator's its
@@ -753,12 +645,6 @@ function deltaChanges(locals: Record<string, string>, binds: readonly string[], 
   return out;
 }
 
-/** Parameters in the order CPython lists a frame's locals: positional, keyword-only, *args, **kwargs. */
-function cpythonOrder(f: PyFunction): string[] {
-  const order = ["positional_only", "positional", "keyword_only", "var_positional", "var_keyword"];
-  return order.flatMap((k) => f.params.filter((p) => p.kind === k).map((p) => p.name));
-}
-
 /**
  * The frames on the stack at the last state of `steps`, by depth; undefined where it cannot be
  * known. Steps (step into / over / return and their inverses) never pass a frame shallower
@@ -782,66 +668,3 @@ export function callStack(steps: readonly Step[]): (Frame | undefined)[] {
   }
   return stack;
 }
-
-/** Why `step` is not a state `next` allows, or undefined when it is one. */
-export function refusal(next: Next, step: Step, prev: Frame | undefined): string | undefined {
-  if (step.exit) return next.exits.includes(step.exit.status) ? undefined : `the program cannot exit here (${step.exit.status})`;
-  const f = step.frame;
-  if (!f) return "no state";
-  if (f.file !== undefined) return undefined;
-  const cands = next.frames.filter((n) => n.event === f.event && n.func.func === f.func);
-  if (!cands.length) return `a ${f.event} event in ${f.func} cannot follow here`;
-  const depthOk = (n: NextFrame): boolean => (n.depth === "any" ? true : n.depth === "deeper" ? f.depth >= 1 : n.depth === f.depth);
-  const atDepth = cands.filter(depthOk);
-  if (!atDepth.length) return `${f.func} cannot be at depth ${f.depth} here`;
-  const onLine = atDepth.filter((n) => n.lines.includes(f.line));
-  if (!onLine.length) return `a ${f.event} event cannot stand on line ${f.line} of ${f.func} here`;
-  const valued = onLine.filter((n) => n.value === "maybe" || (n.value === "yes") === (f.value !== undefined));
-  if (!valued.length) return f.value === undefined ? `a ${f.event} on line ${f.line} needs a value` : `a ${f.event} on line ${f.line} has no value`;
-  const written = valued.filter((n) => n.stdout === undefined || n.stdout === (f.stdout ?? ""));
-  if (!written.length) return `line ${prev?.line} writes ${JSON.stringify(valued[0].stdout)}, not ${JSON.stringify(f.stdout ?? "")}`;
-  const why = written.map((n) => localsRefusal(n, f.locals, prev, f.value));
-  return why.includes(undefined) ? undefined : why[0];
-}
-
-function localsRefusal(n: NextFrame, locals: Record<string, string>, prev: Frame | undefined, value: string | undefined): string | undefined {
-  const g = n.func;
-  const names = Object.keys(locals);
-  const allowed = new Set([...g.required, ...(n.optional ?? g.optional)]);
-  const stray = names.filter((x) => !allowed.has(x));
-  if (stray.length) return `${g.func} has no local ${stray.map((x) => JSON.stringify(x)).join(", ")}`;
-  const missing = g.required.filter((x) => !names.includes(x));
-  if (missing.length) return `${g.func} lost its parameter${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`;
-  // A line step inside one call writes changed locals only: none of the others can be gone.
-  if (n.locals === "delta" && prev && Object.keys(prev.locals).some((x) => !names.includes(x))) return `a line step of ${g.func} dropped a local`;
-  if (n.changes && prev) {
-    for (const x of names) {
-      if (Object.hasOwn(prev.locals, x) && prev.locals[x] === locals[x]) continue;
-      if (!n.changes.has(x)) return `${x} cannot change on line ${prev.line}`;
-      const starts = n.changes.get(x);
-      if (starts && !starts.some((p) => locals[x].startsWith(p)))
-        return Object.hasOwn(prev.locals, x) ? `${x} cannot change its type on line ${prev.line}` : `line ${prev.line} binds ${x} to ${starts.join(" or ")}`;
-    }
-  }
-  if (n.keep) {
-    const order = n.keep.map((k) => k.name);
-    // (after the parameters, which come first in a function's frame)
-    const from = g.required.length;
-    if (names.slice(from, from + order.length).join(",") !== order.join(",")) return `${g.func}'s names are ${order.join(", ")} first, in that order`;
-    for (const k of n.keep) {
-      if (k.value !== undefined && locals[k.name] !== k.value) return `${k.name} cannot change here`;
-      if (k.starts && !k.starts.some((p) => locals[k.name].startsWith(p))) return `${k.name} cannot change its type here`;
-    }
-  }
-  if (n.valueIs !== undefined && value !== undefined && value !== n.valueIs) return `a return of ${g.func} is ${n.valueIs}`;
-  // (a value the state already had stays: the user may have set it)
-  const had = (x: string): boolean => prev?.locals[x] === locals[x] || !!n.keep?.some((k) => k.name === x && k.value === locals[x]);
-  const wrong = names.find((x) => g.made.has(x) && locals[x] !== g.made.get(x) && !had(x));
-  if (wrong) return `${wrong} is ${g.made.get(wrong)} in ${g.func}, not ${locals[wrong]}`;
-  const computed = [...(n.values ?? [])].find(([x, v]) => locals[x] !== v);
-  if (computed) return `line ${prev?.line} sets ${computed[0]} to ${computed[1]}, not ${locals[computed[0]]}`;
-  const unbound = (n.must ?? []).filter((x) => !names.includes(x));
-  if (unbound.length) return `line ${prev?.line} assigns ${unbound.join(", ")}, which the next line does not have`;
-  return undefined;
-}
-

@@ -4,7 +4,8 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { findPython, tracerScript } from "../real/tracer.js";
+import { tracerScript } from "../real/run.js";
+import { findPython } from "../real/hostRun.js";
 
 // ---- executing asserts ----
 

@@ -4,8 +4,10 @@
 import type { Predicted } from "../engine/predictor.js";
 import { ModelPredictor } from "../predictors/model.js";
 import type { ModelDescription } from "../protocol.js";
-import { findFunction, parsePython, PySourceError, type PyFunction, type PySource } from "../pyread/pysource.js";
-import { TraceBatch, type TraceResult } from "../real/tracer.js";
+import { findFunction, PySourceError, type PyFunction, type PySource } from "../pyread/source.js";
+import { parsePython } from "../pyread/parse.js";
+import { type TraceResult } from "../real/run.js";
+import { TraceBatch } from "../real/hostRun.js";
 import type { Frame, Step } from "../format/trajectory.js";
 import { callOf, DataError, entryOf, traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, rate, TRACE_LIMITS, type ModelOptions } from "./predicting.js";

@@ -10,7 +10,9 @@ import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Engine } from "../engine/engine.js";
-import { runTrace, type TraceOptions, type TraceResult } from "../real/tracer.js";
+import { type TraceOptions, type TraceResult } from "../real/run.js";
+import { runTrace } from "../real/hostRun.js";
+import { HOST_EXECUTOR, SEALED_EXECUTOR } from "../real/executor.js";
 import { normalizeSource, sameExit, sameFrame, type Exit, type Frame } from "../format/trajectory.js";
 import { HybridPredictor } from "../predictors/hybrid.js";
 import { DataError } from "./programs.js";
@@ -202,7 +204,7 @@ async function evalCase(c: HybridCase, o: HybridEvalOptions): Promise<CaseResult
     call: c.call,
     predict: c.predict,
     ...limits,
-    executor: o.executor ?? "host",
+    executor: o.executor === "sealed" ? SEALED_EXECUTOR : HOST_EXECUTOR,
     model: (text) => modelPredictor(o, c.main, text),
     ...(holeModel ? { valueModel: () => HoleValueModel.open(holeModel, process.env.NDBG_API_KEY) } : {}),
   });

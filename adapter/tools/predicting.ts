@@ -11,7 +11,7 @@ import { callOf } from "./programs.js";
 import type { GpuSetting } from "../model/backend.js";
 import type { LayoutName } from "../pyread/layout.js";
 import { PredictionError } from "../model/dialect.js";
-import { whichPython } from "../real/tracer.js";
+import { whichPython } from "../real/hostRun.js";
 import type { Action, Step } from "../format/trajectory.js";
 import type { Program } from "./programs.js";
 

@@ -19,7 +19,6 @@ import {
   breakpointCanHit,
   type Action,
   type ActionKind,
-  type Exit,
   type Frame,
   type Step,
   type Recording,

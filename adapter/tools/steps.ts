@@ -5,10 +5,10 @@
 // Nothing here knows DAP; the CLI (adapter/cli/commands/eval.ts) prints what these functions return.
 import { ModelPredictor } from "../predictors/model.js";
 import type { ModelDescription } from "../protocol.js";
-import { PySourceError } from "../pyread/pysource.js";
+import { PySourceError } from "../pyread/source.js";
 import { transition } from "../real/semantics.js";
 import { hash32, Rng, stateAt } from "./sampling.js";
-import { TraceBatch } from "../real/tracer.js";
+import { TraceBatch } from "../real/hostRun.js";
 import { ACTION_KINDS, breakpointCanHit, sameExit, sameFrame, sameLocals, type Action, type ActionKind, type Frame, type Step } from "../format/trajectory.js";
 import { traceOf, type Program } from "./programs.js";
 import { predictOne, predictorFor, programFile, programFolder, rate, runsSealed, sealedPredictorFor, TRACE_LIMITS, type ModelOptions } from "./predicting.js";

@@ -1,12 +1,12 @@
 // Real interpreters of a given Python version, for the tests that check that version's traces.
 // Looked for where Pythons are installed: `python3.N` on PATH, /usr/bin and /usr/local/bin, then
 // pyenv's versions (~/.pyenv/versions/3.N.*/bin/python3, newest first). Each candidate is asked
-// which Python it is, as the adapter asks (adapter/real/tracer.ts: whichPython); one that cannot
+// which Python it is, as the adapter asks (adapter/real/hostRun.ts: whichPython); one that cannot
 // answer (a pyenv shim for a version not selected) is passed over.
 import { existsSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { whichPython } from "../../adapter/real/tracer.js";
+import { whichPython } from "../../adapter/real/hostRun.js";
 
 export interface RealPython {
   exe: string;

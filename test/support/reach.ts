@@ -3,9 +3,10 @@
 // and from the whole session before it (as a debugging session asks).
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Reach, refusal } from "../../adapter/rules/reach.js";
+import { Reach } from "../../adapter/rules/reach.js";
+import { refusal } from "../../adapter/rules/refusal.js";
 import type { Next } from "../../adapter/rules/shapes.js";
-import type { PySource } from "../../adapter/pyread/pysource.js";
+import type { PySource } from "../../adapter/pyread/source.js";
 import { askPython } from "../../adapter/real/sealed.js";
 import { stateAt } from "../../adapter/tools/sampling.js";
 import { transition } from "../../adapter/real/semantics.js";

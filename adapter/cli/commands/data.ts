@@ -4,7 +4,7 @@
 // {"id", "text", "targets": [[start, end], ...]}. It reads only the file it is given.
 import { open, rename, rm } from "node:fs/promises";
 import { DataError, readPrograms, traceOf } from "../../tools/programs.js";
-import { TraceBatch } from "../../real/tracer.js";
+import { TraceBatch } from "../../real/hostRun.js";
 import { ACTION_KINDS, type ActionKind } from "../../format/trajectory.js";
 import { DEFAULT_MIX, checkSample, codePointSpans, resolveMix, samplePrograms, type Mix, type SampleOptions } from "../../tools/sampling.js";
 import { InputError, flags, guarded, integer, seconds } from "../args.js";

@@ -9,13 +9,13 @@
 import { Engine } from "../../engine/engine.js";
 import { ModelPredictor, type ModelPredictorOptions } from "../../predictors/model.js";
 import { createSealedPredictor } from "../../predictors/sealed.js";
-import { sealedExecutor } from "../../real/sealed.js";
+import { sealedChild } from "../../real/sealed.js";
 import { checkPythonVersion } from "../../model/pyversion.js";
-import { whichPython } from "../../real/tracer.js";
+import { whichPython } from "../../real/hostRun.js";
 import { disposeAll } from "../../model/backend.js";
 import { ModelFileError } from "../../model/gguf.js";
 import { PredictionError } from "../../model/dialect.js";
-import { PySourceError } from "../../pyread/pysource.js";
+import { PySourceError } from "../../pyread/source.js";
 import { LAYOUTS, type LayoutName } from "../../pyread/layout.js";
 import { checkSingleExpression } from "../../pyread/expressions.js";
 import type { Predicted, Predictor } from "../../engine/predictor.js";
@@ -144,7 +144,7 @@ export function run(argv: string[]): Promise<number> {
       if (values.stats && predictor instanceof ModelPredictor) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
     } finally {
       await predictor.dispose?.();
-      sealedExecutor().close();
+      sealedChild().close();
       await disposeAll();
     }
     return failed ? 1 : 0;

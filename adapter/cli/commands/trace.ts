@@ -1,6 +1,6 @@
 // ndbg trace: runs a program under the tracer and prints its real trajectory, every event joined
 // by step_into, in the trajectory format (or one JSON object per frame, then the exit record).
-import type { TraceResult } from "../../real/tracer.js";
+import type { TraceResult } from "../../real/run.js";
 import { flags, guarded, record, traceOptions } from "../args.js";
 import { command } from "../flags.js";
 import { FORMAT_VERSION, serialize, type Step, type Trajectory } from "../../format/trajectory.js";

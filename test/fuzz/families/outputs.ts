@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { loadModel, type LoadedModel } from "../../../adapter/model/backend.js";
 import { NativeDialect } from "../../../adapter/model/native.js";
 import { PredictionError } from "../../../adapter/model/dialect.js";
-import { parsePython } from "../../../adapter/pyread/pysource.js";
+import { parsePython } from "../../../adapter/pyread/parse.js";
 import { parse, serializeStep, type Step } from "../../../adapter/format/trajectory.js";
 import type { Gen } from "../gen.js";
 import type { Tally } from "../harness.js";
