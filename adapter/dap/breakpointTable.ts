@@ -4,11 +4,11 @@
 // the debugger's (1-based); the session converts the client's.
 import { Breakpoint } from "@vscode/debugadapter";
 import type { DebugProtocol } from "@vscode/debugprotocol";
-import type { BreakpointSpec } from "../engine/engine.js";
+import type { BreakpointSpec } from "../engine/breakpointStops.js";
 import { checkBreakpoint, type ClientBreakpoint } from "../engine/breakpoints.js";
 import { expressionProblem } from "../pyread/expressions.js";
 import { breakpointHits, type Frame } from "../format/trajectory.js";
-import { parsePythonSync } from "../pyread/pysource.js";
+import { parsePythonSync } from "../pyread/parse.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import { NeuralPythonSession } from "./session.js";
 import { startSession } from "./framing.js";
 import { isUri, resolveModel } from "../model/resolve.js";
-import { sealedExecutor } from "../real/sealed.js";
+import { sealedChild } from "../real/sealed.js";
 import { loadModel, type GpuSetting } from "../model/backend.js";
 import { inferenceHost } from "../model/remote.js";
 
@@ -88,7 +88,7 @@ export function serve(path: string, opts: ServeOptions = {}): void {
       if (opts.preload !== undefined) void preload(opts.preload, opts.gpu ?? "auto", opts.warm !== false);
       // Predict mode's sealed CPython loads in the background too (seconds): a session's first stop needs none of that time.
       const t0 = performance.now();
-      sealedExecutor()
+      sealedChild()
         .warm()
         .then(
           (info) => process.stderr.write(`neural-python adapter: sealed CPython ${info.python} (Pyodide ${info.pyodide}) ready in ${Math.round(performance.now() - t0)} ms\n`),

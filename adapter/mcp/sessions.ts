@@ -9,12 +9,14 @@ import { EXCEPTION_FILTERS, checkBreakpoint, readExceptionFilters } from "../eng
 import { expressionProblem } from "../pyread/expressions.js";
 import { cutText } from "../format/values.js";
 import type { Action, Frame } from "../format/trajectory.js";
-import { findFunction, initPython, parsePython, parsePythonSync } from "../pyread/pysource.js";
+import { findFunction } from "../pyread/source.js";
+import { initPython } from "../pyread/parser.js";
+import { parsePython, parsePythonSync } from "../pyread/parse.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import type { ModelDescription } from "../protocol.js";
 import { createPredictor } from "../session/modes.js";
-import { Session } from "../session/session.js";
+import { Session, type Move } from "../session/session.js";
 import { RUNS_PROGRAM, validateLaunch, type LaunchConfig, type Mode } from "../session/launch.js";
 import { originOf } from "../session/marks.js";
 import { argumentText, returnLineFromCode } from "../tools/cruxeval.js";
@@ -51,6 +53,17 @@ export const LAUNCH_ARGS = [
 ] as const;
 
 export type MoveKind = "step_into" | "step_over" | "step_out" | "step_back" | "continue" | "reverse_continue" | "step_return";
+
+/** Each tool's move as the session core's (step_return: the paper's action as it is). */
+const CORE_MOVES: Record<MoveKind, Move> = {
+  step_into: { kind: "step_into" },
+  step_over: { kind: "step_over" },
+  step_out: { kind: "step_out" },
+  step_return: { kind: "step_out", exact: true },
+  step_back: { kind: "back" },
+  continue: { kind: "continue" },
+  reverse_continue: { kind: "reverse" },
+};
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -118,20 +131,14 @@ export class McpSession implements Viewed {
       const e = this.engine;
       const back = kind === "step_back" || kind === "reverse_continue";
       if (!back && e.ended) throw new ToolInputError(`the program has ended (${this.exitWords()}): step back to look at earlier states, or end the session`);
-      const depth = e.current.step.frame?.depth ?? 0;
+      let overStopped: boolean;
       try {
-        if (kind === "step_out") await e.stepAsDebugger("step_return", signal);
-        else if (kind === "step_back") await e.stepBack(signal);
-        else if (kind === "continue") await e.continue(signal);
-        else if (kind === "reverse_continue") await e.reverseContinue(signal);
-        else if (kind === "step_return") await e.step(kind, signal);
-        else await e.stepAsDebugger(kind, signal);
+        overStopped = await this.core.move(CORE_MOVES[kind], signal);
       } catch (err) {
         if (isAbort(err) || signal.aborted) throw err;
         throw new ToolInputError(`could not ${back ? "go back" : "go on"}: ${errorText(err)}; ${this.where()}`);
       }
-      // A step over that ends deeper than it started was stopped by a breakpoint inside the call: told as a breakpoint stop.
-      const overStopped = kind === "step_over" && (e.current.step.frame?.depth ?? -1) > depth;
+      // (a Step Over stopped by a breakpoint inside its call is told as a breakpoint's stop)
       return this.stop(back ? "back" : kind === "continue" || overStopped ? "continue" : "step");
     });
   }

@@ -17,14 +17,16 @@ import { under } from "../system/paths.js";
 import { cutText } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
-import { runTrace, type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/tracer.js";
-import { inspectedValue, runSealed, SEALED_PYTHON, statementResult, withStatement, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
+import { type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/run.js";
+import { HOST_EXECUTOR, type Executor } from "../real/executor.js";
+import { inspectedValue, SEALED_PYTHON, statementResult, withStatement, type Executed, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
 import { HOLE_ANSWERS_FILE, type HoleAnswers } from "./holeAnswers.js";
 import type { HoleValueModel } from "../model/holeValue.js";
-import { parsePython, type PySource } from "../pyread/pysource.js";
+import { parsePython } from "../pyread/parse.js";
+import type { PySource } from "../pyread/source.js";
 
 /** One hole the run reached, in order, and how it was filled. */
 export interface HoleFill extends HoleRequest {
@@ -43,8 +45,8 @@ export interface HoleFill extends HoleRequest {
 }
 
 export interface HybridOptions extends Omit<TraceOptions, "hybrid"> {
-  /** Where the program runs: this machine's Python ("host", hybrid mode) or the sealed CPython ("sealed", predict mode). */
-  executor?: "host" | "sealed";
+  /** Where the program runs (adapter/real/executor.ts): this machine's Python (hybrid mode, the default) or the sealed CPython (predict mode). */
+  executor?: Executor;
   /** Functions to predict rather than run. */
   predict?: readonly string[];
   /** The model, loaded at the first hole, for `source`: the program with each stub's body read as `...`. */
@@ -84,17 +86,21 @@ export class HybridPredictor implements Predictor {
   /** The hole model's name, once it answered (for the Debug Console's lines). */
   private valueName?: string;
   private runs = 0;
-  /** Which limit ended the last run, where one did (real/tracer.ts). */
+  /** Which limit ended the last run, where one did (real/run.ts: LimitReason). */
   limit?: LimitReason;
   /** What the user ran at stops (predict mode: the Debug Console, values set), the run's input (Statement). */
   private statements: Statement[] = [];
   /** Their results in the last run. */
   private executed: readonly Executed[] = [];
 
+  private readonly executor: Executor;
+
   private constructor(
     readonly program: string,
     private readonly opts: HybridOptions,
-  ) {}
+  ) {
+    this.executor = opts.executor ?? HOST_EXECUTOR;
+  }
 
   static async create(program: string, opts: HybridOptions): Promise<HybridPredictor> {
     const p = new HybridPredictor(program, opts);
@@ -108,7 +114,7 @@ export class HybridPredictor implements Predictor {
 
   /** The word the Debug Console's lines start with: the launch mode. */
   private get say(): string {
-    return this.opts.executor === "sealed" ? "predict" : "hybrid";
+    return this.executor.where === "sealed" ? "predict" : "hybrid";
   }
 
   /** The minor version of the Python that ran the program (the tracer says it before the run). */
@@ -127,22 +133,24 @@ export class HybridPredictor implements Predictor {
   /** Runs the program, filling its holes; the session then moves over this recording. */
   private async record(): Promise<void> {
     const fills: HoleFill[] = [];
-    const { predict, model: _m, console: _c, executor, ...trace } = this.opts;
+    const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
+    const executor = this.executor;
     const run = ++this.runs;
-    const result: SealedResult = await (executor === "sealed" ? runSealed : runTrace)(this.program, {
+    const sealed = executor.where === "sealed";
+    const result = await executor.run(this.program, {
       ...trace,
-      ...(executor === "sealed" && this.statements.length ? { statements: this.statements } : {}),
+      ...(this.statements.length ? { statements: this.statements } : {}),
       hybrid: {
         ...(predict ? { predict } : {}),
         fill: (req, frames) => this.fill(req, frames, fills),
         found: (holes) => {
           this.holes = holes;
-          if (run === 1) this.opts.console?.(describeHoles(holes, executor === "sealed"));
+          if (run === 1) this.opts.console?.(describeHoles(holes, sealed));
         },
-        standIn: (name) => run === 1 && this.opts.console?.(`${this.say} · module ${name} is not ${executor === "sealed" ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
+        standIn: (name) => run === 1 && this.opts.console?.(`${this.say} · module ${name} is not ${sealed ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
       },
     });
-    const sandbox = "sandbox" in result ? (result as SealedResult).sandbox : undefined;
+    const sandbox = result.sandbox;
     if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
     this.limit = result.limit;
@@ -302,7 +310,7 @@ export class HybridPredictor implements Predictor {
     const g = frame && this.guesses.get(frame)?.get(name);
     if (g && !g.derived && this.fills[g.hole]?.repr === valueOf(frame, name)) return undefined;
     // Predict mode sets any local by running `name = value` in the program's frame (execute).
-    if (this.opts.executor === "sealed" && name !== RETURN_VALUE) return undefined;
+    if (this.executor.repeats && name !== RETURN_VALUE) return undefined;
     return g
       ? `${name} is computed from the value of hole ${this.fills[g.hole]?.name}(), not that value itself: set the variable its result is assigned to`
       : this.say === "predict"
@@ -419,12 +427,12 @@ export class HybridPredictor implements Predictor {
   async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
     const last = history.at(-1);
     const ref = last?.ref;
-    if (this.opts.executor !== "sealed" || ref === undefined || !last || !this.ran(last)) return undefined;
+    if (!this.executor.repeats || ref === undefined || !last || !this.ran(last)) return undefined;
     const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
     const signals = [trace.signal, opts?.signal].filter((x): x is AbortSignal => x !== undefined);
     const fills = this.fills;
     let n = 0;
-    const result = await runSealed(this.program, {
+    const result = await this.executor.run(this.program, {
       ...trace,
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
       inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) },
@@ -457,7 +465,7 @@ export class HybridPredictor implements Predictor {
    * than this state are dropped, as the session drops what it knew of the future.
    */
   async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
-    if (this.opts.executor !== "sealed" || !history.length) return undefined;
+    if (!this.executor.repeats || !history.length) return undefined;
     opts?.signal?.throwIfAborted();
     // A hole's value set and not yet run: the program runs with it first.
     const last = (await this.rerunFor(history.at(-1)!)) ?? history.at(-1)!;

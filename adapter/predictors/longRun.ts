@@ -14,7 +14,7 @@
 import { type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
-import type { HybridOracle, TraceOptions } from "../real/tracer.js";
+import type { HybridOracle, TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
 import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
 import { cutText } from "../format/values.js";

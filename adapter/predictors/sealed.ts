@@ -5,6 +5,7 @@
 // command line and the MCP server all get predict mode from here.
 import type { Predictor } from "../engine/predictor.js";
 import { SealedUnavailableError } from "../real/sealed.js";
+import { SEALED_EXECUTOR } from "../real/executor.js";
 import { isUri, resolveModel } from "../model/resolve.js";
 import { HybridPredictor, type HybridOptions } from "./hybrid.js";
 import { LongRunPredictor } from "./longRun.js";
@@ -23,7 +24,7 @@ export async function createSealedPredictor(program: string, opts: SealedOptions
   const { everyState, modelFile, ...holes } = opts;
   let sealed: HybridPredictor;
   try {
-    sealed = await HybridPredictor.create(program, { ...holes, executor: "sealed" });
+    sealed = await HybridPredictor.create(program, { ...holes, executor: SEALED_EXECUTOR });
   } catch (e) {
     if (!(e instanceof SealedUnavailableError)) throw e;
     opts.console?.(`predict · the program cannot run sealed here (${e.message}): the model predicts every state`);

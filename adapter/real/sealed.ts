@@ -18,24 +18,8 @@ import { killTree, own } from "../system/processes.js";
 import { cacheRoot, under } from "../system/paths.js";
 import { normalizeSource, type EventKind, type Frame, type Objects } from "../format/trajectory.js";
 import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
-import {
-  DEFAULT_TIMEOUT_S,
-  KILL_MARGIN_S,
-  Records,
-  TRACE_LIMITS,
-  answerHole,
-  checkObjects,
-  checkOptions,
-  checkProgram,
-  entryCall,
-  findPython,
-  holeRecord,
-  readProgram,
-  tracerScript,
-  type HoleAnswer,
-  type TraceOptions,
-  type TraceResult,
-} from "./tracer.js";
+import { DEFAULT_TIMEOUT_S, KILL_MARGIN_S, Records, TRACE_LIMITS, answerHole, checkObjects, checkOptions, checkProgram, entryCall, holeRecord, readProgram, tracerScript, type HoleAnswer, type TraceOptions, type TraceResult } from "./run.js";
+import { findPython } from "./hostRun.js";
 import type { FsRequest, Written } from "./sandboxFs.js";
 import { RunSkeleton } from "./skeleton.js";
 import type { Seek } from "./semantics.js";
@@ -396,8 +380,8 @@ class SealedProcess {
 /** What one run of the worker gave: its records (with what it wrote and what the Debug Console should say), or how the process ended it. */
 type WorkerRun = { records: string; wrote: Written[]; notices: string[] } | { killed: true } | { died: string };
 
-/** The sealed executor of this process: one warm child, one run at a time. */
-export class SealedExecutor {
+/** The sealed child of this process: one warm locked-down process, one run at a time. */
+export class SealedChild {
   private proc?: SealedProcess;
   private queue: Promise<unknown> = Promise.resolve();
   /** How many child processes were started (a new one after each that was killed or died). */
@@ -506,10 +490,10 @@ export class SealedExecutor {
   }
 }
 
-let shared: SealedExecutor | undefined;
-/** The executor of this process, shared by its sessions. */
-export function sealedExecutor(): SealedExecutor {
-  shared ??= new SealedExecutor();
+let shared: SealedChild | undefined;
+/** The sealed child of this process, shared by its sessions. */
+export function sealedChild(): SealedChild {
+  shared ??= new SealedChild();
   return shared;
 }
 
@@ -525,7 +509,7 @@ const EVALUATE_TIMEOUT_S = 5;
  */
 export const askPython: PythonAsk = async (names, entries, opts = {}) => {
   if (!entries.length) return [];
-  const executor = sealedExecutor();
+  const executor = sealedChild();
   const request = { evaluate: { names, expressions: entries, reads: true, ...(opts.hidden?.length ? { hidden: opts.hidden } : {}) } };
   const ran = await executor.run(request, EVALUATE_TIMEOUT_S, opts.signal);
   if ("killed" in ran) return entries.map(() => ({ error: `the evaluation took longer than ${EVALUATE_TIMEOUT_S} s` }));
@@ -543,7 +527,7 @@ export const evaluateValues = Object.assign(
     const answers = await askPython(names, expressions, { signal });
     return answers.map((a) => ("value" in a || "error" in a ? a : { error: "no value came back" }));
   },
-  { warm: (): void => sealedExecutor().prepare() },
+  { warm: (): void => sealedChild().prepare() },
 );
 
 /** One answer of `evaluate`, checked (an expression can print, but never writes the channel: still, trust nothing). */
@@ -617,14 +601,14 @@ export interface Executed {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; window?: Window } = {}, executor: SealedExecutor = sealedExecutor()): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; window?: Window } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
   const source = normalizeSource(text);
   // Pyodide loads (seconds, the first time) while the launch's Python is asked for its libraries.
   try {
-    executor.warm().catch(() => undefined);
+    child.warm().catch(() => undefined);
   } catch {
     // (cannot be had here: the run below says why)
   }
@@ -648,7 +632,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (opts.inspect) request.inspect = opts.inspect;
     if (opts.statements?.length) request.statements = opts.statements;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
-    const ran = await executor.run(request, timeout, opts.signal, files);
+    const ran = await child.run(request, timeout, opts.signal, files);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };

@@ -5,7 +5,7 @@
 // at are recorded, a window at a time, by running the program again (predictors/longRun.ts).
 import type { EventKind } from "../format/trajectory.js";
 import { placesOf, type Place, type Places } from "./semantics.js";
-import { RecordError } from "./tracer.js";
+import { RecordError } from "./run.js";
 
 const KINDS: readonly EventKind[] = ["call", "line", "return", "exception"];
 

@@ -6,7 +6,7 @@ import { isAbsolute, resolve } from "node:path";
 import { checkSingleExpression } from "../pyread/expressions.js";
 import { LAYOUTS, type LayoutName } from "../pyread/layout.js";
 import { cutText } from "../format/values.js";
-import { MAX_TIMEOUT_S } from "../real/tracer.js";
+import { MAX_TIMEOUT_S } from "../real/run.js";
 import { GPU_SETTINGS, type GpuSetting } from "../model/backend.js";
 import { isEndpoint } from "../model/endpoint.js";
 import { checkPythonVersion } from "../model/pyversion.js";

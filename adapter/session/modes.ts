@@ -9,7 +9,9 @@ import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import { ComparePredictor, startComparison } from "../predictors/compare.js";
 import { findDebugpyPython } from "../real/debugpy.js";
-import { SESSION_OBJECTS, runTrace, type TraceOptions } from "../real/tracer.js";
+import { SESSION_OBJECTS, type TraceOptions } from "../real/run.js";
+import { runTrace } from "../real/hostRun.js";
+import { HOST_EXECUTOR } from "../real/executor.js";
 import { projectRoot } from "../real/workspace.js";
 import type { LaunchConfig } from "./launch.js";
 import type { HoleAnswers } from "../predictors/holeAnswers.js";
@@ -89,7 +91,7 @@ async function createHoles(config: LaunchConfig, hooks: PredictorHooks): Promise
   const { HybridPredictor } = await import("../predictors/hybrid.js");
   return HybridPredictor.create(config.program, {
     ...runOptions(config, hooks),
-    executor: "host",
+    executor: HOST_EXECUTOR,
     predict: config.predict,
     answersFile: await answersFile(config, hooks),
     ...holeModel(config),

@@ -2,11 +2,12 @@
 // the launch made into a predictor and an engine, the first stop, why the session stands where it
 // stands after a move, the output each state wrote (told once), and the edits a user makes at a stop.
 // Each protocol maps this to its own messages; neither redoes it.
-import { isScriptEntry, type Engine } from "../engine/engine.js";
+import { isScriptEntry, shownInCaller } from "../engine/stepping.js";
+import type { Engine, Granularity } from "../engine/engine.js";
 import type { Evaluated, Hole, Predicted, Predictor } from "../engine/predictor.js";
-import type { DataHit } from "../engine/watches.js";
+import type { DataHit, Watch } from "../engine/watches.js";
 import type { ComparePredictor } from "../predictors/compare.js";
-import { initPython } from "../pyread/pysource.js";
+import { initPython } from "../pyread/parser.js";
 import { cutText } from "../format/values.js";
 import { serialize, serializeMany } from "../format/trajectory.js";
 import { basename } from "node:path";
@@ -29,6 +30,20 @@ export type Cause =
   | { kind: "exception"; value: string | undefined }
   | { kind: "data"; hit: DataHit }
   | { kind: "moved" };
+
+/**
+ * A move the user asks for. A step stops as debugpy does (Engine.stepAsDebugger) unless `exact`
+ * asks for the paper's one action as it is (a client's "instruction" granularity, MCP's
+ * step_return); compare mode always takes the actions as they are, so that the call and return
+ * events it predicts are compared with the real run's too. "origin": back to where a watched
+ * value was last set.
+ */
+export type Move =
+  | { kind: "step_into" | "step_over" | "step_out"; exact?: boolean }
+  | { kind: "continue" }
+  | { kind: "back"; granularity?: Granularity }
+  | { kind: "reverse" }
+  | { kind: "origin"; watch: Watch };
 
 /** A value set at a stop: run in the program's frame (predict mode), or the state edited (the value's repr). */
 export type SetValue = { assigned: Evaluated } | { edited: Predicted; repr: string };
@@ -56,6 +71,35 @@ export class Session {
    */
   async toFirstLine(signal: AbortSignal): Promise<void> {
     if (isScriptEntry(this.engine.current)) await this.engine.step("step_into", signal);
+  }
+
+  /**
+   * Makes a move; true where a Step Over ended deeper than it started: a breakpoint inside the
+   * call it stepped over stopped it (told as a breakpoint's stop).
+   */
+  async move(m: Move, signal: AbortSignal): Promise<boolean> {
+    const e = this.engine;
+    switch (m.kind) {
+      case "continue":
+        await e.continue(signal);
+        return false;
+      case "back":
+        await e.stepBack(signal, m.granularity);
+        return false;
+      case "reverse":
+        await e.reverseContinue(signal);
+        return false;
+      case "origin":
+        await e.valueOrigin(m.watch, signal);
+        return false;
+    }
+    const f = e.current.step.frame;
+    // (a return shown in its caller stands at the caller's depth)
+    const depth = f ? (shownInCaller(f) ? f.depth - 1 : f.depth) : 0;
+    const kind = m.kind === "step_out" ? "step_return" : m.kind;
+    if (m.exact || this.comparison) await e.step(kind, signal);
+    else await e.stepAsDebugger(kind, signal);
+    return m.kind === "step_over" && (e.current.step.frame?.depth ?? -1) > depth;
   }
 
   /** Whether the states are the model's (predict mode's model alone, compare mode); a sealed run's are real but for its holes. */
