@@ -274,3 +274,43 @@ test("every run starts in a clean interpreter: what a run changed in a module is
     await s.dc.stop();
   }
 });
+
+test("a breakpoint's condition and a log point's parts are read in the program's frame, as debugpy reads them: an object's attributes and methods, not values rebuilt from reprs", T, async () => {
+  const program = join(dir, "cart.py");
+  writeFileSync(
+    program,
+    [
+      "class Cart:",
+      "    def __init__(self):",
+      "        self.items = []",
+      "    def add(self, name):",
+      "        self.items.append(name)",
+      "",
+      "cart = Cart()",
+      "for name in ['pen', 'ink', 'pad', 'nib', 'cap']:",
+      "    cart.add(name)",
+      "print(len(cart.items))",
+      "",
+    ].join("\n"),
+  );
+  const s = await openSession(120_000);
+  try {
+    const output: string[] = [];
+    s.dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+    const { first, breakpoints } = await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [
+      { line: 9, condition: "len(cart.items) >= 3" },
+      { line: 9, logMessage: "has {cart.items[-1] if cart.items else None} of {len(cart.items)}" },
+    ]);
+    assert.ok(breakpoints.every((b) => b.verified), JSON.stringify(breakpoints));
+    assert.equal(first.event, "stopped");
+    const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.equal(frame.line, 9);
+    // The fourth time line 9 runs: three items in the cart (the object is no literal: rebuilt from its repr, it has no value).
+    assert.equal((await s.dc.evaluateRequest({ expression: "name", frameId: frame.id, context: "watch" })).body.result, "'nib'");
+    assert.ok(!output.join("").includes("could not be evaluated"), output.join(""));
+    const logs = output.filter((o) => o.includes(" of "));
+    assert.deepEqual(logs.map((o) => o.trim()), ["has None of 0", "has pen of 1", "has ink of 2", "has pad of 3"]);
+  } finally {
+    await s.dc.stop();
+  }
+});

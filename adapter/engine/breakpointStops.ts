@@ -7,7 +7,7 @@
 import { breakpointHits, type Frame } from "../format/trajectory.js";
 import { cutText, type ValueResult } from "../format/values.js";
 import { parseHitCondition } from "./breakpoints.js";
-import type { BreakpointSpec as PredictorBreakpoint, Predicted, ValueEvaluator } from "./predictor.js";
+import type { BreakpointSpec as PredictorBreakpoint, Predicted } from "./predictor.js";
 import { WatchTracker, type DataBreakpoint, type DataHit, type Watch } from "./watches.js";
 
 /** A breakpoint as the engine keeps it: predictors read the line and condition (adapter/engine/breakpoints.ts says what the rest means). */
@@ -30,13 +30,13 @@ export class BreakpointStops {
   private valueMemo = new WeakMap<Predicted, Map<string, ValueResult>>();
 
   /**
-   * `evaluate`: the engine's evaluator (rejecting as soon as a move's signal aborts); `namesAt`:
-   * the names an expression reads at the last state of a path (adapter/engine/stack.ts);
-   * `note`: tells the user something (a condition that could not be evaluated).
+   * `evaluate`: expressions' values at the last state of a path (a history up to that state):
+   * the engine's, in the program's frame where a run holds it, else over the state's values
+   * (rejecting as soon as a move's signal aborts); `note`: tells the user something (a condition
+   * that could not be evaluated).
    */
   constructor(
-    private readonly evaluate: ValueEvaluator,
-    private readonly namesAt: (path: readonly Predicted[]) => Record<string, string>,
+    private readonly evaluate: (path: readonly Predicted[], expressions: readonly string[], signal?: AbortSignal) => Promise<ValueResult[]>,
     private readonly note: (msg: string) => void,
   ) {}
 
@@ -81,7 +81,7 @@ export class BreakpointStops {
     return !b.hitCondition || parseHitCondition(b.hitCondition)(await this.hitCount(path, i, b, signal));
   }
 
-  /** Expressions evaluated over the names path[i] has (its frame's locals and globals), each once per state. */
+  /** Expressions evaluated at path[i] (in its frame where a run holds it, else over its locals and globals), each once per state. */
   async valuesAt(path: readonly Predicted[], i: number, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> {
     let memo = this.valueMemo.get(path[i]);
     if (!memo) this.valueMemo.set(path[i], (memo = new Map()));
@@ -89,7 +89,7 @@ export class BreakpointStops {
     if (fresh.length) {
       let results: ValueResult[];
       try {
-        results = await this.evaluate(this.namesAt(path.slice(0, i + 1)), fresh, signal);
+        results = await this.evaluate(path.slice(0, i + 1), fresh, signal);
       } catch (e) {
         signal?.throwIfAborted();
         // (no evaluator to be had here: a condition then stops, as one that cannot be evaluated does, and says why)

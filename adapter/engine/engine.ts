@@ -5,7 +5,7 @@
 // it has. Whether a state stops at a breakpoint is stops.ts's; where a debugger's step ends,
 // stepping.ts's; the call stack and the values a state holds, stack.ts's.
 import { NotHeld, RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
-import { FORMAT_VERSION, reachedFrom, sameLocals, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { FORMAT_VERSION, reachedFrom, sameState, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 import { WatchTracker, type DataBreakpoint, type DataHit, type Watch } from "./watches.js";
@@ -76,9 +76,12 @@ export class Engine {
     this.maxEvents = Math.max(1, opts.maxEvents ?? this.maxSteps);
     this.stepOverStops = opts.stepOverStops ?? false;
     this.evaluator = opts.evaluator ?? (async (_names, expressions) => expressions.map(() => ({ error: "no evaluator of Python expressions was given to this session" })));
+    // Conditions and log messages: read in the program's frame where the predictor's run holds it
+    // (one answer with hovers and the Debug Console), else over the state's values rebuilt from reprs.
     this.stops = new BreakpointStops(
-      (names, expressions, signal) => abortable(this.evaluator(names, expressions, signal), signal),
-      (path) => namesOf(stackAt(path, this.predictor)),
+      async (path, expressions, signal) =>
+        (await abortable(this.predictor.valuesAt?.(path, expressions, { signal }) ?? Promise.resolve(undefined), signal)) ??
+        abortable(this.evaluator(namesOf(stackAt(path, this.predictor)), expressions, signal), signal),
       (msg) => this.note(msg),
     );
   }
@@ -223,7 +226,7 @@ export class Engine {
       if (this.pos > 0) return this.hist[--this.pos];
       const first = this.hist[0];
       const p = await abortable(this.predictor.predict([first], { kind: "inv_step_over" }, { signal }), signal);
-      if (sameState(p.step, first.step) && p.ref === first.ref) {
+      if (sameStep(p.step, first.step) && p.ref === first.ref) {
         this.note("this is the first state of the program");
         return first;
       }
@@ -722,12 +725,10 @@ function withoutAction(step: Step): Step {
 
 const sameAction = (a: Action | undefined, b: Action): boolean => a?.kind === b.kind && a.line === b.line;
 
-/** The same program state, whatever output was written on the way to it. */
-function sameState(a: Step, b: Step): boolean {
+/** The same program state, or the same end, whatever output was written on the way to it. */
+function sameStep(a: Step, b: Step): boolean {
   if (a.exit || b.exit) return !!a.exit && !!b.exit && a.exit.status === b.exit.status && a.exit.value === b.exit.value;
-  const fa = a.frame!, fb = b.frame!;
-  return fa.event === fb.event && fa.line === fb.line && fa.depth === fb.depth && fa.func === fb.func && fa.file === fb.file &&
-    fa.value === fb.value && sameLocals(fa.locals, fb.locals);
+  return sameState(a.frame!, b.frame!);
 }
 
 /** Rejects as soon as `signal` aborts, whether or not the work itself stops. */

@@ -193,6 +193,12 @@ export interface Predictor {
    */
   inspect?(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined>;
   /**
+   * Expressions (breakpoint conditions, a log message's parts) evaluated in the program's own frame
+   * at the last state of `history`, where a run that repeats holds it; undefined elsewhere (the
+   * engine then evaluates them over the state's values). An expression's error is its result.
+   */
+  valuesAt?(history: readonly Predicted[], expressions: readonly string[], opts?: PredictOptions): Promise<ValueResult[] | undefined>;
+  /**
    * Runs a line of the Debug Console (a statement, or an expression such as a method call) in the
    * program's frame at the last state of `history` (`frame`: 0, or the n-th caller's) with its
    * effects kept, as debugpy's console does: the line becomes part of the run's input and the

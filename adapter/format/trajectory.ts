@@ -438,12 +438,17 @@ export function setLocal(locals: Record<string, string>, name: string, value: st
   Object.defineProperty(locals, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Exact match of two states, as scored: position, locals, value and output. */
+/**
+ * The same program state, whatever output was written on the way to it (which depends on the
+ * path taken): position, locals and value. A state edited away from its run's is not the same.
+ */
+export function sameState(a: Frame, b: Frame): boolean {
+  return a.event === b.event && a.line === b.line && a.depth === b.depth && a.func === b.func && a.file === b.file && a.value === b.value && sameLocals(a.locals, b.locals);
+}
+
+/** Exact match of two states, as scored: the same state (sameState) and the same output. */
 export function sameFrame(a: Frame, b: Frame): boolean {
-  return (
-    a.event === b.event && a.line === b.line && a.depth === b.depth && a.func === b.func && a.file === b.file &&
-    a.value === b.value && (a.stdout ?? "") === (b.stdout ?? "") && sameLocals(a.locals, b.locals)
-  );
+  return sameState(a, b) && (a.stdout ?? "") === (b.stdout ?? "");
 }
 
 export function sameExit(a: Exit, b: Exit): boolean {

@@ -11,15 +11,15 @@
 // Setting such a value answers its hole: the program runs again, every other hole answered as
 // before, and the answer is kept in the project for later launches.
 import { dirname, relative } from "node:path";
-import { normalizeSource, type Action, type Frame, type Step } from "../format/trajectory.js";
+import { normalizeSource, sameState, type Action, type Frame, type Step } from "../format/trajectory.js";
 import { SOURCE_LIMIT, readTextFile } from "../system/files.js";
 import { under } from "../system/paths.js";
-import { cutText } from "../format/values.js";
+import { cutText, type ValueResult } from "../format/values.js";
 import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/run.js";
-import { HOST_EXECUTOR, type Executor } from "../real/executor.js";
-import { inspectedValue, SEALED_PYTHON, statementResult, withStatement, type Executed, type Statement } from "../real/sealed.js";
+import { HOST_EXECUTOR, type Executor, type RunRequest } from "../real/executor.js";
+import { inspectedValue, SEALED_PYTHON, statementResult, withStatement, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
 import { RecordedPredictor } from "./recorded.js";
@@ -90,6 +90,8 @@ export class HybridPredictor implements Predictor {
   limit?: LimitReason;
   /** What the user ran at stops (predict mode: the Debug Console, values set), the run's input (Statement). */
   private statements: Statement[] = [];
+  /** Expressions evaluated at every line event of a place (`file:line`) of this run, by the record's index (valuesAt). */
+  private probed = new Map<string, { asked: string[]; at: Map<number, ValueResult[]> }>();
   /** Their results in the last run. */
   private executed: readonly Executed[] = [];
 
@@ -153,6 +155,7 @@ export class HybridPredictor implements Predictor {
     const sandbox = result.sandbox;
     if (run === 1 && sandbox) for (const message of describeSandbox(sandbox, this.opts.cwd ?? dirname(this.program))) this.opts.console?.(`${this.say} · ${message}`);
     this.inner = new RecordedPredictor(result);
+    this.probed.clear();
     this.limit = result.limit;
     this.executed = result.executed ?? [];
     this.fills = fills;
@@ -428,14 +431,46 @@ export class HybridPredictor implements Predictor {
     const last = history.at(-1);
     const ref = last?.ref;
     if (!this.executor.repeats || ref === undefined || !last || !this.ran(last)) return undefined;
+    const result = await this.again({ inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) } }, opts?.signal);
+    const answer = result.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
+    return inspectedValue(answer);
+  }
+
+  /**
+   * Predict mode: breakpoint conditions and a log message's parts in the program's frame at this
+   * state (a line event of this run). One run evaluates them at every event on this line (the
+   * sealed run repeats exactly), kept for the next hits; undefined where the state is not one of
+   * this run's line events (the engine evaluates over the state's values then).
+   */
+  async valuesAt(history: readonly Predicted[], expressions: readonly string[], opts?: PredictOptions): Promise<ValueResult[] | undefined> {
+    const last = history.at(-1);
+    const frame = last?.step.frame;
+    if (!this.executor.repeats || !last || last.ref === undefined || frame?.event !== "line" || !this.ran(last)) return undefined;
+    const place = `${frame.file ?? ""}:${frame.line}`;
+    let probed = this.probed.get(place);
+    const fresh = expressions.filter((e) => !probed?.asked.includes(e));
+    if (!probed || fresh.length) {
+      // (the expressions asked here before, asked again with the new ones: one run holds them all)
+      const asked = [...(probed?.asked ?? []), ...new Set(fresh)];
+      const result = await this.again({ probes: { places: [[frame.file ?? null, frame.line]], expressions: asked } }, opts?.signal);
+      probed = { asked, at: new Map((result.probed ?? []).map((p) => [p.at, p.results])) };
+      this.probed.set(place, probed);
+    }
+    const results = probed.at.get(last.ref);
+    return results && expressions.map((e) => results[probed!.asked.indexOf(e)]);
+  }
+
+  /** The program run sealed again as this run ran (its statements, every hole answered as before), with what is asked of it. */
+  private again(ask: Pick<RunRequest, "inspect" | "probes">, signal?: AbortSignal): Promise<SealedResult> {
     const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
-    const signals = [trace.signal, opts?.signal].filter((x): x is AbortSignal => x !== undefined);
+    const signals = [trace.signal, signal].filter((x): x is AbortSignal => x !== undefined);
     const fills = this.fills;
     let n = 0;
-    const result = await this.executor.run(this.program, {
+    return this.executor.run(this.program, {
       ...trace,
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
-      inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) },
+      ...ask,
       ...(this.statements.length ? { statements: this.statements } : {}),
       hybrid: {
         ...(predict ? { predict } : {}),
@@ -445,16 +480,13 @@ export class HybridPredictor implements Predictor {
         },
       },
     });
-    const answer = result.inspected?.[0];
-    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
-    return inspectedValue(answer);
   }
 
   /** Whether `state` is this run's own (not edited away from it: a value set and not yet run again). */
   private ran(state: Predicted): boolean {
     const frame = state.step.frame;
     const recorded = state.ref === undefined ? undefined : this.inner.frames[state.ref];
-    return !!frame && !!recorded && recorded.line === frame.line && recorded.func === frame.func && JSON.stringify(recorded.locals) === JSON.stringify(frame.locals);
+    return !!frame && !!recorded && sameState(recorded, frame);
   }
 
   /**

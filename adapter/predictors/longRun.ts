@@ -11,7 +11,7 @@
 // stepping back and forth near a stop, and between two stops, runs nothing. States keep the
 // run's event indices as refs, as a recording's: everything the engine does over one run's
 // events (Step Back, Reverse Continue, data breakpoints) works the same.
-import { type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
+import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/run.js";
@@ -285,7 +285,7 @@ export class LongRunPredictor implements Predictor {
     const w = this.holding(ref);
     const recorded = w?.frames[ref - w.from];
     const frame = state.step.frame!;
-    return !recorded || (recorded.line === frame.line && JSON.stringify(recorded.locals) === JSON.stringify(frame.locals));
+    return !recorded || sameState(recorded, frame);
   }
 
   /** Every value is the program's: none came from the model (a hole past the first window raises). */

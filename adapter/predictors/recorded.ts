@@ -3,7 +3,7 @@
 // index in the trace (frames.length for the exit).
 import { SOURCE_LIMIT, TRACE_LIMIT, readTextFile } from "../system/files.js";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { normalizeSource, parseMany, type Action, type BreakpointPlace, type Exit, type Frame, type Recording, type Step, type Trajectory } from "../format/trajectory.js";
+import { normalizeSource, parseMany, sameState, type Action, type BreakpointPlace, type Exit, type Frame, type Recording, type Step, type Trajectory } from "../format/trajectory.js";
 import type { Predicted, PredictOptions, Predictor } from "../engine/predictor.js";
 import { transition } from "../real/semantics.js";
 
@@ -145,7 +145,7 @@ export class RecordedPredictor implements Predictor {
     if (ref === undefined || !Number.isInteger(ref) || ref < 0 || ref > this.frames.length)
       throw new Error("this state does not come from the recording (no trace index): record mode replays a real run");
     const rec = this.frames[ref];
-    const same = rec ? last.step.frame !== undefined && samePlace(last.step.frame, rec) : last.step.exit !== undefined;
+    const same = rec ? last.step.frame !== undefined && sameState(last.step.frame, rec) : last.step.exit !== undefined;
     if (!same) throw new Error("the state was edited (setVariable): record mode replays a real run and cannot predict from an edited state");
     return ref;
   }
@@ -202,9 +202,4 @@ export function callersAt(frames: readonly Frame[], i: number, before: readonly 
   return out;
 }
 
-/** Same state apart from output (which depends on the path taken to it). */
-function samePlace(a: Frame, b: Frame): boolean {
-  if (a.event !== b.event || a.line !== b.line || a.depth !== b.depth || a.func !== b.func || a.file !== b.file || a.value !== b.value) return false;
-  const ka = Object.keys(a.locals);
-  return ka.length === Object.keys(b.locals).length && ka.every((k) => b.locals[k] === a.locals[k]);
-}
+

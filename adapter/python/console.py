@@ -31,6 +31,31 @@ class Console:
         self.write({"event": "inspect", "results": results})
         self.limit("inspect")
 
+    def answer_probes(self, frame):
+        """The expressions of the "probes" option, evaluated in the frame of the line event just
+        written, each to its repr and truth (a breakpoint's condition, a log message's parts), or
+        the error it raised: a {"event": "probe", "at": N, "results": [...]} record. What they
+        write is theirs, not the program's output."""
+        results = []
+        for code in self.probes[1]:
+            try:
+                if isinstance(code, BaseException):
+                    raise code
+                value = eval(code, frame.f_globals, self.locals_of(frame))
+                r = self.repr(value)
+                # (str for a log message's parts; a container's is its repr, which is bounded)
+                text = r if isinstance(value, (list, tuple, dict, set, frozenset)) else str(value)
+                if len(text) > self.max_repr:
+                    text = text[: self.max_repr] + "…"
+                results.append({"value": r, "str": text, "type": type(value).__name__, "truth": bool(value)})
+            except self.TraceLimit:
+                raise
+            except BaseException as e:
+                results.append({"error": _error_text(e)})
+        self.take_stdout()
+        self.take_stderr()
+        self.write({"event": "probe", "at": self.events - 1, "results": results})
+
     def evaluate(self, frame, expression):
         """One expression in the program's frame, as a debugger's console evaluates it: its value's
         repr and objects (rooted at the expression), what it wrote, or the error it raised."""

@@ -7,6 +7,7 @@ exactly as `tracer.py PROGRAM --hybrid SPEC` writes them on the host. A request 
   {"program": PATH, "source": TEXT, "call"?: EXPR, "opts": {maxEvents, timeout, maxOutput, maxRepr, objects},
    "mounts"?: [FOLDER, ...], "cwd"?: FOLDER, "root"?: FOLDER, "paths"?: [FOLDER, ...], "hybrid"?: {"predict": [NAME, ...]}, "answers"?: [ANSWER, ...],
    "inspect"?: {"at": N, "expressions": [EXPR, ...], "up"?: K}, "statements"?: [{"at": N, "code": TEXT, "up"?: K}, ...],
+   "probes"?: {"places": [[FILE|null, LINE], ...], "expressions": [EXPR, ...]},
    "window"?: {"from": N} | {"skeleton": true}}
 
 or, for expressions over a state's values where no run of the program is there to ask (a recorded
@@ -388,6 +389,8 @@ def run(request):
     # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
     opts["inspect"] = req.get("inspect")
     opts["statements"] = req.get("statements")
+    # Expressions evaluated at every line event on some places (breakpoint conditions, log messages).
+    opts["probes"] = req.get("probes")
     # A long run: a window of its states, or its skeleton (tracer.Skeleton).
     opts["window"] = req.get("window")
     # Files under this folder are the user's (traced) as well as those beside the program.

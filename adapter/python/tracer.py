@@ -356,6 +356,21 @@ def _drain(stream):
     return data
 
 
+
+def _probes(probes):
+    """The places and the expressions (each compiled once, or the error its compiling raised) of
+    the "probes" option; None without one."""
+    if not probes:
+        return None
+    places = set((p[0] or None, int(p[1])) for p in probes.get("places") or ())
+    compiled = []
+    for e in probes.get("expressions") or ():
+        try:
+            compiled.append(compile(str(e), "<breakpoint condition>", "eval", dont_inherit=True))
+        except SyntaxError as ex:
+            compiled.append(ex)
+    return (places, compiled)
+
 class Run(_console.Console):
     """One traced program: its settings, its state while it runs, and the records it writes. What
     the debugger runs in its frames (inspect, statements) is the Console's part (console.py)."""
@@ -379,6 +394,9 @@ class Run(_console.Console):
         self.max_objects = int(opts["objects"])
         # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
         self.inspect = opts.get("inspect")
+        # {"places": [[FILE|null, LINE], ...], "expressions": [...]}: evaluated in the frame at every
+        # line event on those places (breakpoint conditions, log messages: Console.answer_probes).
+        self.probes = _probes(opts.get("probes"))
         # What the user ran at stops (the Debug Console, a value set): part of the run's input, by
         # the index of the record they were run at ([{"at": N, "code": TEXT, "up"?: K}, ...]).
         self.statements = {}
@@ -815,6 +833,8 @@ class Run(_console.Console):
         if err:
             record["stderr"] = err
         self.write(record)
+        if self.probes is not None and event == "line" and (rel or None, line) in self.probes[0]:
+            self.answer_probes(frame)
         if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
             self.answer_inspect(frame, record["depth"])
 

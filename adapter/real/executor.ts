@@ -3,7 +3,7 @@
 // sealed.ts). One interface, so that a predictor asks what a run can do, never which one it has.
 import { runTrace } from "./hostRun.js";
 import type { TraceOptions } from "./run.js";
-import { runSealed, type Inspect, type SealedResult, type Statement } from "./sealed.js";
+import { runSealed, type Inspect, type Probes, type SealedResult, type Statement } from "./sealed.js";
 
 /** One run: the tracer's options, and what is asked of the run where it repeats (Executor.repeats). */
 export interface RunRequest extends TraceOptions {
@@ -11,6 +11,8 @@ export interface RunRequest extends TraceOptions {
   inspect?: Inspect;
   /** Debug Console lines, each run in the frame at its event (the run's input). */
   statements?: readonly Statement[];
+  /** Expressions evaluated in the frame at every line event on some places (breakpoint conditions, log messages). */
+  probes?: Probes;
 }
 
 export interface Executor {
@@ -29,8 +31,8 @@ export interface Executor {
 export const HOST_EXECUTOR: Executor = {
   where: "host",
   repeats: false,
-  run: (program, { inspect, statements, ...trace }) => {
-    if (inspect || statements?.length) return Promise.reject(new Error("a run on this machine does not repeat: nothing can be asked of it at a stop"));
+  run: (program, { inspect, statements, probes, ...trace }) => {
+    if (inspect || statements?.length || probes) return Promise.reject(new Error("a run on this machine does not repeat: nothing can be asked of it at a stop"));
     return runTrace(program, trace);
   },
 };

@@ -65,6 +65,7 @@ interface RunRequest {
   answers?: HoleAnswer[];
   inspect?: Inspect;
   statements?: readonly Statement[];
+  probes?: Probes;
   /** As the tracer reads it: a seek's places as [file, line] (seekRequest). */
   window?: { from: number } | { seek: Record<string, unknown> } | { latest: Latest } | { skeleton: true };
 }
@@ -578,9 +579,36 @@ export async function sandboxFiles(program: string, opts: { root?: string; cwd?:
   return new SandboxFiles(roots);
 }
 
+/**
+ * Expressions evaluated in the program's frame at every line event on some places (a place: a
+ * frame's file, null the program's, and a line): breakpoint conditions and log messages, read
+ * where the run stands rather than rebuilt from reprs.
+ */
+export interface Probes {
+  places: [string | null, number][];
+  expressions: string[];
+}
+
+/** The probes' values at one line event of the run (its record's index), in the order asked. */
+export interface Probed {
+  at: number;
+  results: ValueResult[];
+}
+
+function readProbed(r: Record<string, unknown>): ValueResult[] {
+  const results = Array.isArray(r.results) ? r.results : [];
+  return results.map((x): ValueResult => {
+    const o = (typeof x === "object" && x !== null ? x : {}) as Record<string, unknown>;
+    if (typeof o.value !== "string" || typeof o.error === "string") return { error: typeof o.error === "string" ? o.error : "no value came back" };
+    const str = typeof o.str === "string" ? o.str : o.value;
+    return { value: o.value, str, type: typeof o.type === "string" ? o.type : "object", ...(typeof o.truth === "boolean" ? { truth: o.truth } : {}) };
+  });
+}
+
 /** A sealed run's result: the trace, and what the run did to the sandbox's files (nothing of it on disk) and met there. */
 export type SealedResult = TraceResult & {
   inspected?: Inspected[];
+  probed?: Probed[];
   executed?: Executed[];
   /** A window's: its first state's callers, innermost first. */
   callers?: Frame[];
@@ -601,7 +629,7 @@ export interface Executed {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; window?: Window } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -631,6 +659,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
     if (opts.inspect) request.inspect = opts.inspect;
     if (opts.statements?.length) request.statements = opts.statements;
+    if (opts.probes) request.probes = opts.probes;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
     const ran = await child.run(request, timeout, opts.signal, files);
     const records = new Records(file, where.root);
@@ -646,6 +675,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     let pending: { req: Parameters<typeof answerHole>[1]; frames: Frame[] } | undefined;
     let inspected: Inspected[] | undefined;
     const executed: Executed[] = [];
+    const probed: Probed[] = [];
     let skeleton: RunSkeleton | undefined;
     let callers: unknown;
     let windowRun: WindowRun | undefined;
@@ -668,6 +698,10 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
         inspected = readInspected(r);
         return false;
       }
+      if (r.event === "probe") {
+        if (opts.probes && Number.isInteger(r.at)) probed.push({ at: r.at as number, results: readProbed(r) });
+        return false;
+      }
       if (r.event === "statements") {
         if (opts.statements?.length && Number.isInteger(r.at)) executed.push({ at: r.at as number, results: readInspected(r) });
         return false;
@@ -684,6 +718,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
         ...records.result(source, { killed: false, code: 0, signal: null }),
         ...(inspected ? { inspected } : {}),
         ...(executed.length ? { executed } : {}),
+        ...(probed.length ? { probed } : {}),
         ...(callers !== undefined ? { callers: callerFrames(callers, file, where.root) } : {}),
         ...(skeleton ? { skeleton } : {}),
         ...(windowRun ? { window: windowRun } : {}),
