@@ -314,3 +314,23 @@ test("a breakpoint's condition and a log point's parts are read in the program's
     await s.dc.stop();
   }
 });
+
+test("a run of 200,000 iterations continues to where a breakpoint's condition holds, read in the program's frame as it runs: one run, not one per hit", T, async () => {
+  const program = join(dir, "long_condition.py");
+  writeFileSync(program, "total = 0\nfor i in range(200000):\n    total += i\nprint(total)\n");
+  const s = await openSession(120_000);
+  try {
+    const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 3, condition: "i == 150000 and total > 0" }]);
+    assert.equal(first.event, "stopped");
+    const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    const watch = async (expression: string): Promise<string> => (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "watch" })).body.result;
+    assert.equal(frame.line, 3);
+    assert.equal(await watch("i"), "150000");
+    assert.equal(await watch("total"), String((150000 * 149999) / 2));
+    // No other hit holds: the next Continue runs to the end.
+    const end = await stopAfter(s.dc, (dc) => dc.continueRequest({ threadId: THREAD }));
+    assert.equal(end.event, "terminated");
+  } finally {
+    await s.dc.stop();
+  }
+});

@@ -16,7 +16,7 @@ import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOpti
 import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
-import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek } from "../real/semantics.js";
+import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek, type SeekPlace } from "../real/semantics.js";
 import { cutText } from "../format/values.js";
 import { callersAt } from "./recorded.js";
 
@@ -158,7 +158,7 @@ export class LongRunPredictor implements Predictor {
     if (from === undefined || !Number.isInteger(from) || from < 0 || (this.end && from > this.end.events)) throw new Error("this state is not one of the run's");
     const signal = opts?.signal;
     const held = opts?.held === true;
-    const places = opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}) }));
+    const places = opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}), ...(b.condition ? { condition: b.condition } : {}) }));
     const w = this.windowOf(from) ?? (held ? notHeld() : await this.fetch(from, signal));
     // (what the run had printed by `from`, read before another window may take its place)
     const before = this.offset(from);
@@ -172,7 +172,14 @@ export class LongRunPredictor implements Predictor {
    * forwards past it, by a run that seeks where the move lands (semantics.ts's seekOf); back past
    * its start, over a window reaching back from here; else over the run's skeleton.
    */
-  private async move(w: Stretch, from: number, action: Action, places: { line: number; file?: string }[] | undefined, held: boolean, signal?: AbortSignal): Promise<number> {
+  private async move(w: Stretch, from: number, action: Action, places: SeekPlace[] | undefined, held: boolean, signal?: AbortSignal): Promise<number> {
+    // A Continue to a breakpoint with a condition is one run that seeks where the condition holds,
+    // read in the program's frame as it runs: neither a window nor the skeleton knows which hits
+    // stop, and each hit's condition asked apart costs a round trip (a run, past the windows).
+    if (action.kind === "continue" && places?.some((p) => p.condition !== undefined)) {
+      if (held) notHeld();
+      return this.seekTo(seekOf(w.frames[from - w.from], from, action, places)!, signal);
+    }
     const to = transitionWithin(viewOf(w), from, action, places, w.from);
     if (to !== undefined && (to < w.from + w.frames.length || w.final)) return to;
     if (this.skeleton) return transition(this.skeleton.places, from, action, places);

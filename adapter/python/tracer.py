@@ -357,6 +357,27 @@ def _drain(stream):
 
 
 
+def _seek_places(places):
+    """A Continue's seek: its places ([FILE, LINE] or [FILE, LINE, CONDITION]), each to the
+    compiled conditions of its breakpoints, None where one has none (or one that does not compile:
+    the move lands there, and the engine says why)."""
+    out = {}
+    for p in places:
+        key = (str(p[0] or ""), int(p[1]))
+        condition = p[2] if len(p) > 2 and p[2] else None
+        if key in out and out[key] is None:
+            continue
+        try:
+            code = None if condition is None else compile(str(condition), "<breakpoint condition>", "eval", dont_inherit=True)
+        except SyntaxError:
+            code = None
+        if code is None:
+            out[key] = None
+        else:
+            out.setdefault(key, []).append(code)
+    return out
+
+
 def _probes(probes):
     """The places and the expressions (each compiled once, or the error its compiling raised) of
     the "probes" option; None without one."""
@@ -419,7 +440,7 @@ class Run(_console.Console):
         if seek is not None:
             self.record_from = _NEVER
             places = seek.get("places")
-            self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else {(str(f or ""), int(line)) for f, line in places})
+            self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else _seek_places(places))
         # "latest": no state recorded, but the latest event before "before" no deeper than "depth" (a
         # Step Back's: Run.look); the run stops at "before".
         latest = window.get("latest")
@@ -428,7 +449,7 @@ class Run(_console.Console):
         if latest is not None:
             self.record_from = _NEVER
         # (a Continue's seek looks at line events on its lines only: a set of ints read first)
-        self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3]}
+        self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3].keys()}
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
         self.events = 0
@@ -652,7 +673,7 @@ class Run(_console.Console):
                 seek is not None
                 and self.events > seek[0]
                 and (self.seek_lines is None or frame.f_lineno in self.seek_lines)
-                and self.seeks(event, self.stack[frame][0], frame.f_lineno, self.files.get(frame.f_code.co_filename))
+                and self.seeks(event, self.stack[frame][0], frame.f_lineno, self.files.get(frame.f_code.co_filename), frame)
             ):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
@@ -686,19 +707,42 @@ class Run(_console.Console):
         if depth <= at_most:
             self.found = (self.events, event, depth)
 
-    def seeks(self, event, depth, line, rel):
+    def seeks(self, event, depth, line, rel, frame=None):
         """Whether a move lands on this event: the seek's form of adapter/real/semantics.ts's
         forward moves (seekOf there): the first later event no deeper than a depth (Step Over),
         the first that leaves or returns from a frame (Step Out), the first line on a breakpoint
-        (Continue), else the next one (Step Into)."""
+        whose condition holds in `frame` (Continue), else the next one (Step Into)."""
         _, depth_at_most, return_at, places = self.seek
         if depth_at_most is not None:
             return depth <= depth_at_most
         if return_at is not None:
             return depth < return_at or (depth == return_at and event == "return")
         if places is not None:
-            return event == "line" and (rel or "", line) in places
+            if event != "line" or (rel or "", line) not in places:
+                return False
+            conditions = places[(rel or "", line)]
+            return conditions is None or frame is None or self.holds(frame, conditions)
         return True
+
+    def holds(self, frame, conditions):
+        """Whether one of a breakpoint's conditions holds in the frame, as debugpy reads it there;
+        one that raises lands the move (the engine says it could not be evaluated). What a
+        condition writes is not the program's output."""
+        buf = self.stdout.buffer
+        mark = buf.tell()
+        try:
+            for code in conditions:
+                try:
+                    if eval(code, frame.f_globals, frame.f_locals):
+                        return True
+                except self.TraceLimit:
+                    raise
+                except BaseException:
+                    return True
+            return False
+        finally:
+            buf.seek(mark)
+            buf.truncate()
 
     def passed(self, frame, event, arg):
         """A line, return or exception event before the window: counted, and what the next events need of it kept."""

@@ -163,7 +163,7 @@ function seekRequest(s: Seek): Record<string, unknown> {
     after: s.after,
     ...(s.depth !== undefined ? { depth: s.depth } : {}),
     ...(s.returnAt !== undefined ? { returnAt: s.returnAt } : {}),
-    ...(s.places ? { places: s.places.map((p) => [p.file ?? "", p.line]) } : {}),
+    ...(s.places ? { places: s.places.map((p) => (p.condition ? [p.file ?? "", p.line, p.condition] : [p.file ?? "", p.line])) } : {}),
   };
 }
 

@@ -36,6 +36,9 @@ export function transition(frames: Places, i: number, action: Action, breakpoint
   return transitionWithin(frames, i, action, breakpoints, 0)!;
 }
 
+/** A breakpoint's place as a Continue's seek looks for it: with its condition, where it has one. */
+export type SeekPlace = BreakpointPlace & { condition?: string };
+
 /**
  * A forward move as what it looks for: the first later event that it lands on. A run can look
  * for it as it goes, its events unknown beforehand (a long run: adapter/python/tracer.py's
@@ -49,12 +52,12 @@ export interface Seek {
   depth?: number;
   /** Step Out: the first event that leaves this depth, or returns at it. */
   returnAt?: number;
-  /** Continue: the first line event on one of these places (none: the exit). */
-  places?: readonly BreakpointPlace[];
+  /** Continue: the first line event on one of these places where its condition holds, in the program's frame (none: the exit). */
+  places?: readonly SeekPlace[];
 }
 
 /** What `action` from event `i` (standing at `here`) looks for. */
-export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): Seek | undefined {
+export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly SeekPlace[]): Seek | undefined {
   // (from a return the frame is done: its caller's depth)
   const d = here.event === "return" ? here.depth - 1 : here.depth;
   switch (action.kind) {
