@@ -192,6 +192,22 @@ test("predictors import no DAP module and no @vscode/debugadapter, not even thro
   assert.deepEqual(engine, [], "predictors that import engine.ts");
 });
 
+/** What only the model needs: the rules that hold it to reachable states, its prompt dialects, its calibration. */
+const MODEL_ONLY = (f: string): boolean =>
+  f.startsWith("adapter/rules/") || ["adapter/model/dialect.ts", "adapter/model/native.ts", "adapter/model/instruct.ts", "adapter/model/calibration.ts"].includes(f);
+
+test("the model's own room: what only the model needs is imported by the model's files, the model-alone predictor and the tools that evaluate it, and never loaded by a mode that runs the program", () => {
+  const room = (f: string): boolean => isModel(f) || f.startsWith("adapter/rules/") || f === "adapter/predictors/model.ts";
+  const tools = (f: string): boolean => f.startsWith("adapter/tools/") || f.startsWith("adapter/cli/");
+  assert.ok(FILES.some(MODEL_ONLY), "the model's rules and dialects exist");
+  const direct = FILES.filter((f) => !room(f) && !tools(f)).flatMap((f) => IMPORTS.get(f)!.files.filter(MODEL_ONLY).map((d) => `${f} imports ${d}`));
+  assert.deepEqual(direct, [], "files outside the model's room that import what only the model needs");
+  // Record, replay, the long run and the engine run the program or walk its states: they load none of it.
+  const runs = (f: string): boolean => ["adapter/predictors/recorded.ts", "adapter/predictors/longRun.ts", "adapter/engine/engine.ts"].includes(f) || f.startsWith("adapter/real/");
+  assert.ok(FILES.filter(runs).length >= 4, "the files that run the program exist");
+  assert.deepEqual(reaching(runs, MODEL_ONLY, true), [], "a mode that runs the program loading what only the model needs");
+});
+
 test("DAP and MCP never import each other, and the session core imports neither, not even through another module: each protocol maps the one session", () => {
   const isMcp = inLayer("MCP");
   const isSession = inLayer("session");
