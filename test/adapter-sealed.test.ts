@@ -328,7 +328,7 @@ test("a run of 200,000 iterations continues to where a breakpoint's condition ho
     assert.equal(await watch("i"), "150000");
     assert.equal(await watch("total"), String((150000 * 149999) / 2));
     // No other hit holds: the next Continue runs to the end.
-    const end = await stopAfter(s.dc, (dc) => dc.continueRequest({ threadId: THREAD }));
+    const end = await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
     assert.equal(end.event, "terminated");
   } finally {
     await s.dc.stop();

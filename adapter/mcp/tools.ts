@@ -5,6 +5,9 @@ import { ToolArgs, ToolInputError, oneOf, readBreakpoint, readLine, shown } from
 import { LAUNCH_ARGS, MCP_MODES, type MoveKind, type SessionTable } from "./sessions.js";
 import { stopText, markSuffix, type StopView } from "./views.js";
 import type { Hole } from "../engine/predictor.js";
+import { GPU_SETTINGS } from "../model/backend.js";
+import { LAYOUTS } from "../pyread/layout.js";
+import { DIALECTS } from "../session/launch.js";
 
 /** A tool's answer: structured content, and a short text of it. */
 export interface Answer {
@@ -141,10 +144,10 @@ const START: Tool = {
       maxOutput: { type: "integer", minimum: 1 },
       maxRepr: { type: "integer", minimum: 1 },
       lowConfidence: { type: "number", minimum: 0, maximum: 1, description: "Predicted states below this confidence (the calibrated probability that the state is exact) are marked low (default 0.5)." },
-      gpu: { type: "string", enum: ["auto", "cuda", "metal", "vulkan", "cpu"] },
+      gpu: { type: "string", enum: [...GPU_SETTINGS] },
       threads: { type: "integer", minimum: 0 },
-      layout: { type: "string", enum: ["canonical", "original"] },
-      dialect: { type: "string", enum: ["auto", "native", "instruct"] },
+      layout: { type: "string", enum: [...LAYOUTS] },
+      dialect: { type: "string", enum: [...DIALECTS] },
     },
     ["program"],
   ),
