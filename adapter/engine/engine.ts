@@ -79,9 +79,14 @@ export class Engine {
     // Conditions and log messages: read in the program's frame where the predictor's run holds it
     // (one answer with hovers and the Debug Console), else over the state's values rebuilt from reprs.
     this.stops = new BreakpointStops(
-      async (path, expressions, signal) =>
-        (await abortable(this.predictor.valuesAt?.(path, expressions, { signal }) ?? Promise.resolve(undefined), signal)) ??
-        abortable(this.evaluator(namesOf(stackAt(path, this.predictor)), expressions, signal), signal),
+      async (path, expressions, signal) => {
+        // (a run that cannot be had for it, the values rebuilt from reprs answer instead)
+        const live = await abortable(this.predictor.valuesAt?.(path, expressions, { signal }) ?? Promise.resolve(undefined), signal).catch(() => {
+          signal?.throwIfAborted();
+          return undefined;
+        });
+        return live ?? abortable(this.evaluator(namesOf(stackAt(path, this.predictor)), expressions, signal), signal);
+      },
       (msg) => this.note(msg),
     );
   }
