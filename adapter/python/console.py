@@ -1,6 +1,7 @@
 """What the debugger runs in the program's own frames while the tracer runs it: expressions
 evaluated at a stop (`inspect`: hover, watch and MCP's evaluate in predict mode, answered by the
-sealed run stopped at that event) and the lines the user ran at stops (`statements`: the Debug
+sealed run stopped at that event), breakpoint conditions and log messages at every hit of a line
+(`probes`), and the lines the user ran at stops (`statements`: the Debug
 Console, a value set), which are part of the run's input and run again at the same events of every
 run. The methods of the tracer's Run (tracer.py) for these, kept apart from its recording: they
 read its stack, its captured output, its reprs and objects, and let its limits (Run.TraceLimit)
