@@ -2,8 +2,9 @@
 // loop runs about that many line events (`result = work(n)`, then `print(result)` on line 9):
 // the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
 // hover there, Step Back to the call (ours: debugpy has none); then in a second session from the
-// entry, Step Over the call. Each side's peak memory, adapter and all it started. Wall times in
-// ms, one sitting: a ratio is read beside the other side's on the same load.
+// entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
+// holds three quarters of the way through it. Each side's peak memory, adapter and all it
+// started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same load.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,8 @@ export interface LongRunSide {
   toBreakpoint: number;
   /** Step Over the call (debugpy: in a second session). */
   stepOver: number;
+  /** Continue from the entry to the loop's line where `i` is three quarters of its iterations (a third session). */
+  toCondition: number;
   /** Step Back from the breakpoint to the call's line (ours only). */
   stepBack?: number;
   /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
@@ -43,6 +46,8 @@ export interface LongRunRow {
 }
 
 const BREAKPOINT = 9;
+/** The loop's body, where the conditional breakpoint stands. */
+const LOOP_LINE = 4;
 const scriptFor = (iterations: number): string =>
   ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", `result = work(${iterations})`, "print(result)", ""].join("\n");
 
@@ -97,7 +102,7 @@ class LongSession extends DapSession {
 }
 
 /** One side's figures on one run. */
-async function measure(side: SideName, o: LongRunOptions, python: string, program: string): Promise<LongRunSide> {
+async function measure(side: SideName, o: LongRunOptions, python: string, program: string, iterations: number): Promise<LongRunSide> {
   const neural = side === "neural";
   const [cmd, args] = neural ? [process.execPath, [o.adapter]] : [python, ["-m", "debugpy.adapter"]];
   const launch = neural
@@ -131,7 +136,23 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     } finally {
       await b.close();
     }
-    return { firstStop, toBreakpoint: cont.ms, stepOver, ...(stepBack !== undefined ? { stepBack } : {}), hover, memoryMB };
+    // Continue to a conditional breakpoint in the loop, in a third session from the entry.
+    const target = Math.floor((iterations * 3) / 4);
+    let toCondition: number;
+    const c = await LongSession.open(side, cmd, args, launch, program, [], o.timeoutMs);
+    try {
+      await c.dap.request("setBreakpoints", { source: { path: program }, breakpoints: [{ line: LOOP_LINE, condition: `i == ${target}` }] }, o.timeoutMs);
+      const cond = await c.go("continue");
+      check("Continue to the condition", cond.line, LOOP_LINE);
+      const frame = await c.top();
+      const i = await c.dap.request<DebugProtocol.EvaluateResponse>("evaluate", { expression: "i", frameId: frame.id, context: "watch" }, o.timeoutMs);
+      if (i.msg.body?.result !== String(target)) throw new Error(`${side}: the conditional breakpoint stopped at i = ${i.msg.body?.result}, not ${target}`);
+      toCondition = cond.ms;
+      memoryMB = Math.max(memoryMB, c.peakMB());
+    } finally {
+      await c.close();
+    }
+    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), hover, memoryMB };
   } finally {
     await a.close();
   }
@@ -145,11 +166,12 @@ export async function runLongRuns(o: LongRunOptions): Promise<{ python: string; 
     for (const events of o.sizes) {
       const program = join(dir, `run_${events}.py`);
       // Two line events an iteration (the loop's test, its body).
-      writeFileSync(program, scriptFor(Math.max(1, Math.round(events / 2))));
+      const iterations = Math.max(1, Math.round(events / 2));
+      writeFileSync(program, scriptFor(iterations));
       o.log(`${events.toLocaleString("en-US")} events: ours`);
-      const neural = await measure("neural", o, python, program);
+      const neural = await measure("neural", o, python, program, iterations);
       o.log(`${events.toLocaleString("en-US")} events: debugpy`);
-      const debugpy = await measure("debugpy", o, python, program);
+      const debugpy = await measure("debugpy", o, python, program, iterations);
       rows.push({ events, neural, debugpy });
     }
   } finally {
@@ -162,15 +184,15 @@ export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): strin
   const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
   const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
-  out.push("events      side     first stop  continue to bp  step over  step back  hover  memory MB");
+  out.push("events      side     first stop  continue to bp  step over  step back  cond. bp  hover  memory MB");
   for (const row of r.rows)
     for (const side of ["neural", "debugpy"] as const) {
       const s = row[side];
       out.push(
-        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
       );
     }
   out.push("", "ours / debugpy:");
-  for (const row of r.rows) out.push(`  ${row.events.toLocaleString("en-US")} events: continue ${ratio(row.neural.toBreakpoint, row.debugpy.toBreakpoint)}, step over ${ratio(row.neural.stepOver, row.debugpy.stepOver)}, first stop ${ratio(row.neural.firstStop, row.debugpy.firstStop)}`);
+  for (const row of r.rows) out.push(`  ${row.events.toLocaleString("en-US")} events: continue ${ratio(row.neural.toBreakpoint, row.debugpy.toBreakpoint)}, step over ${ratio(row.neural.stepOver, row.debugpy.stepOver)}, conditional breakpoint ${ratio(row.neural.toCondition, row.debugpy.toCondition)}, first stop ${ratio(row.neural.firstStop, row.debugpy.firstStop)}`);
   return out.join("\n") + "\n";
 }
