@@ -101,6 +101,21 @@ test("a long run recorded a window at a time answers every move as the run recor
   // Every move: back over long calls, the run's skeleton.
   const { long, said } = await compare(ACTIONS);
   assert.ok(said.some((line) => line.includes(skeleton)), said.join("\n"));
+  // Continue past the windows, then Step Back from where it landed: the seek saw what is behind
+  // the landing (line 25 after the calls of line 24, siblings and recursion), so no run looks for it.
+  const landings = new Set<number>();
+  for (const bps of [[{ line: 25 }], [{ line: 18 }], BREAKPOINTS]) {
+    const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
+    for (const from of [0, 61, 500, 1234]) {
+      const landed = await fresh.predict([stateAt(from)], { kind: "continue" }, { breakpoints: bps });
+      if (landed.ref === undefined || landed.ref >= n) continue;
+      landings.add(landed.ref);
+      const want = await truth.predict([stateAt(landed.ref)], { kind: "inv_step_over" }, { breakpoints: bps });
+      const got = await fresh.predict([landed], { kind: "inv_step_over" }, { breakpoints: bps });
+      assert.equal(shown(got), shown(want), `Step Back from event ${landed.ref}, where a Continue from ${from} landed`);
+    }
+  }
+  assert.ok(landings.size >= 6, `${landings.size} landings`);
   // An expression in the program's frame at a state past the first window, and a line run there, kept.
   const k = whole.frames.findIndex((f, i) => i > 1000 && f.depth === 0 && f.event === "line" && f.line === 24);
   const here = stateAt(k);

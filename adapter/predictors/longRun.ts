@@ -68,6 +68,8 @@ export class LongRunPredictor implements Predictor {
   readonly python?: string;
   /** Made at the first move that neither the windows nor a seek can answer (sketch). */
   private skeleton?: RunSkeleton;
+  /** Where the last Continue's seek landed, and the latest earlier event at its depth (WindowRun's `behind`). */
+  private behind?: { at: number; before: number };
   private end?: End;
   /** The windows recorded, the latest first. */
   private windows: Stretch[];
@@ -188,6 +190,9 @@ export class LongRunPredictor implements Predictor {
       const seek = seekOf(w.frames[from - w.from], from, action, places);
       if (seek) return this.seekTo(seek, signal);
     } else {
+      // Back over from where a Continue landed: the seek saw the latest earlier event at its depth
+      // (never a return: where backOver lands), so no run looks for it.
+      if (action.kind === "inv_step_over" && this.behind?.at === from && w.frames[from - w.from]?.event === "line") return this.behind.before >= 0 ? this.behind.before : from - 1;
       if (w.from > this.aroundFrom(from)) {
         const back = await this.fetch(from, signal);
         const t = transitionWithin(viewOf(back), from, action, places, back.from);
@@ -217,6 +222,7 @@ export class LongRunPredictor implements Predictor {
       return result.window.events;
     }
     this.keep(at, result);
+    this.behind = result.window?.behind !== undefined ? { at, before: result.window.behind } : undefined;
     return at;
   }
 
@@ -280,6 +286,7 @@ export class LongRunPredictor implements Predictor {
     }
     // What the run was before the line is gone: its windows, its end and its skeleton (made again when a move needs it).
     this.windows = [];
+    this.behind = undefined;
     this.skeleton = undefined;
     this.end = undefined;
     this.keep(from, result);

@@ -450,6 +450,14 @@ class Run(_console.Console):
             self.record_from = _NEVER
         # (a Continue's seek looks at line events on its lines only: a set of ints read first)
         self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3].keys()}
+        # A Continue's seek keeps, by depth, the index of the call event that began the latest
+        # excursion into it (a call not right after a return at that depth: the event before it is
+        # its caller's). Where it lands, the latest earlier event at the landing's depth is "behind"
+        # it: the event just before, or, where that was a return, the event before the excursion
+        # it ended. A Step Back from there needs no run to find where it goes. Only calls are kept:
+        # the line events of a long loop cost nothing more.
+        self.excursions = {} if self.seek_lines is not None else None
+        self.behind = None
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
         self.events = 0
@@ -501,6 +509,8 @@ class Run(_console.Console):
             window = {"event": "window", "from": self.record_from if self.record_from != _NEVER else None, "events": self.events}
             if self.latest is not None:
                 window["latest"] = None if self.found is None else {"at": self.found[0], "event": self.found[1], "depth": self.found[2]}
+            if self.behind is not None:
+                window["behind"] = self.behind
             self.write(window)
         record = {"event": "exit", "status": status}
         if value is not None:
@@ -657,6 +667,9 @@ class Run(_console.Console):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
         if self.events < self.skip_until:
+            excursions = self.excursions
+            if excursions is not None and (self.returned is None or self.returned[0] != (depth or 0)):
+                excursions[depth or 0] = self.events
             if self.skeleton is not None:
                 self.skeleton.add("call", frame.f_lineno or frame.f_code.co_firstlineno, depth or 0, rel, self.output + self.stdout.buffer.tell())
             self.skip()
@@ -677,6 +690,9 @@ class Run(_console.Console):
             ):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
+                if self.excursions is not None:
+                    self.behind = self.behind_landing(self.stack[frame][0])
+                    self.excursions = None
             if self.latest is not None:
                 self.look(event, self.stack[frame][0])
             if self.events < self.skip_until:
@@ -706,6 +722,15 @@ class Run(_console.Console):
             self.limit("seek")
         if depth <= at_most:
             self.found = (self.events, event, depth)
+
+    def behind_landing(self, depth):
+        """The latest event before a Continue's landing (a line event at `depth`) at that depth, none
+        of them a return: the one just before, or, where that was a return from a call this line
+        made, the event before the first call of those (see excursions); -1 where there is none."""
+        returned = self.returned
+        if returned is not None and returned[0] == depth + 1 and depth + 1 in self.excursions:
+            return self.excursions[depth + 1] - 1
+        return self.events - 1
 
     def seeks(self, event, depth, line, rel, frame=None):
         """Whether a move lands on this event: the seek's form of adapter/real/semantics.ts's

@@ -89,6 +89,8 @@ export interface WindowRun {
   events: number;
   /** A move back's: the latest event it looked for (null: none). */
   latest?: { at: number; event: EventKind; depth: number } | null;
+  /** A Continue's seek: the latest event before where it landed at the landing's depth, never a return (-1: none). */
+  behind?: number;
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
@@ -687,7 +689,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       }
       if (r.event === "window" && opts.window && !windowRun) {
         if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from)))
-          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}) };
+          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {
