@@ -79,7 +79,7 @@ C().m()
 
 test("executable lines are a superset of every line CPython reports, and exclude docstrings, else, finally, global, bare annotations", async () => {
   const src = await parsePython(CONSTRUCTS);
-  const dir = mkdtempSync(join(tmpdir(), "ndbg-pysource-"));
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-parse-"));
   try {
     const prog = join(dir, "constructs.py");
     writeFileSync(prog, CONSTRUCTS);
@@ -88,7 +88,7 @@ test("executable lines are a superset of every line CPython reports, and exclude
     const lines = new Set(src.lines);
     const reported = [...new Set(run.frames.filter((f) => f.event === "line").map((f) => f.line))];
     assert.ok(reported.length > 20);
-    for (const l of reported) assert.ok(lines.has(l), `CPython stopped on line ${l}, which pysource does not list (${src.lines.join(",")})`);
+    for (const l of reported) assert.ok(lines.has(l), `CPython stopped on line ${l}, which the parse does not list (${src.lines.join(",")})`);
     // Call events stand on a function's call line (its first decorator), or line 1 for <module>.
     for (const f of run.frames.filter((x) => x.event === "call")) {
       if (f.func === "<module>") assert.equal(f.line, 1);
