@@ -37,6 +37,7 @@ class Console:
         written, each to its repr and truth (a breakpoint's condition, a log message's parts), or
         the error it raised: a {"event": "probe", "at": N, "results": [...]} record. What they
         write is theirs, not the program's output."""
+        mark = self.stdout.buffer.tell()
         results = []
         for code in self.probes[1]:
             try:
@@ -53,7 +54,7 @@ class Console:
                 raise
             except BaseException as e:
                 results.append({"error": _error_text(e)})
-        self.take_stdout()
+        self.taken_back(mark)
         self.take_stderr()
         self.write({"event": "probe", "at": self.events - 1, "results": results})
 
@@ -108,8 +109,7 @@ class Console:
     def execute(self, frame, text):
         """A line of the Debug Console: an expression's value (as evaluate gives it), or a statement
         run (value ""), or the error it raised; what it wrote is its own, not the program's output."""
-        buf = self.stdout.buffer
-        mark = buf.tell()
+        mark = self.stdout.buffer.tell()
         try:
             try:
                 code = compile(text, "<debug console>", "eval", dont_inherit=True)
@@ -123,9 +123,17 @@ class Console:
             raise
         except BaseException as e:
             result = {"error": _error_text(e)}
+        said = self.taken_back(mark)
+        if said:
+            result["stdout"] = said.decode("utf-8", "backslashreplace")
+        return result
+
+    def taken_back(self, mark):
+        """What the debugger's own evaluation wrote to stdout since `mark` (a position in its
+        buffer), taken out of it: it is not the program's output, nor counted as it."""
+        buf = self.stdout.buffer
         said = buf.getvalue()[mark:]
         if said:
             buf.seek(mark)
             buf.truncate()
-            result["stdout"] = said.decode("utf-8", "backslashreplace")
-        return result
+        return said

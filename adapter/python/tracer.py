@@ -367,11 +367,8 @@ def _seek_places(places):
         condition = p[2] if len(p) > 2 and p[2] else None
         if key in out and out[key] is None:
             continue
-        try:
-            code = None if condition is None else compile(str(condition), "<breakpoint condition>", "eval", dont_inherit=True)
-        except SyntaxError:
-            code = None
-        if code is None:
+        code = None if condition is None else _condition(condition)
+        if code is None or isinstance(code, SyntaxError):
             out[key] = None
         else:
             out.setdefault(key, []).append(code)
@@ -384,13 +381,15 @@ def _probes(probes):
     if not probes:
         return None
     places = set((p[0] or None, int(p[1])) for p in probes.get("places") or ())
-    compiled = []
-    for e in probes.get("expressions") or ():
-        try:
-            compiled.append(compile(str(e), "<breakpoint condition>", "eval", dont_inherit=True))
-        except SyntaxError as ex:
-            compiled.append(ex)
-    return (places, compiled)
+    return (places, [_condition(e) for e in probes.get("expressions") or ()])
+
+
+def _condition(text):
+    """A breakpoint's condition (or a log message's part) compiled once, or the SyntaxError it raised."""
+    try:
+        return compile(str(text), "<breakpoint condition>", "eval", dont_inherit=True)
+    except SyntaxError as e:
+        return e
 
 class Run(_console.Console):
     """One traced program: its settings, its state while it runs, and the records it writes. What
@@ -753,8 +752,7 @@ class Run(_console.Console):
         """Whether one of a breakpoint's conditions holds in the frame, as debugpy reads it there;
         one that raises lands the move (the engine says it could not be evaluated). What a
         condition writes is not the program's output."""
-        buf = self.stdout.buffer
-        mark = buf.tell()
+        mark = self.stdout.buffer.tell()
         try:
             for code in conditions:
                 try:
@@ -766,8 +764,7 @@ class Run(_console.Console):
                     return True
             return False
         finally:
-            buf.seek(mark)
-            buf.truncate()
+            self.taken_back(mark)
 
     def passed(self, frame, event, arg):
         """A line, return or exception event before the window: counted, and what the next events need of it kept."""
