@@ -459,6 +459,9 @@ class Run(_console.Console):
         self.behind = None
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
+        # Whether a line before the window may be counted with nothing else read (local_trace): not
+        # for a skeleton, a move back's run or a seek that lands on any line; not once stopped.
+        self.lean = self.skeleton is None and self.latest is None and (self.seek is None or self.seek_lines is not None)
         self.events = 0
         self.output = 0  # bytes of stdout already attributed to records
         self.err_output = 0  # bytes of stderr already attributed to records
@@ -568,6 +571,7 @@ class Run(_console.Console):
         # Tracing stops here; the exit record follows when the program has unwound (or the watchdog
         # writes it, should the program swallow TraceLimit and go on).
         self.stopped = reason
+        self.lean = False
         self.kill_at = min(self.kill_at, _monotonic() + _GRACE)
         raise TraceLimit(reason)
 
@@ -677,6 +681,18 @@ class Run(_console.Console):
         return self.local_trace
 
     def local_trace(self, frame, event, arg):
+        if event == "line" and self.lean and self.events < self.skip_until:
+            # The fast path of a long run's counting (millions of events): a line before the window
+            # that no seek looks at is passed() inline, a method call being most of its cost.
+            lines = self.seek_lines
+            if lines is None or frame.f_lineno not in lines:
+                self.events += 1
+                if not self.events & 4095:
+                    self.limits()
+                self.returned = None
+                if self.exc_lasti:
+                    self.exc_lasti.pop(frame, None)
+                return self.local_trace
         if self.stopped:
             return None
         if event == "line" or event == "return" or event == "exception":
@@ -708,7 +724,15 @@ class Run(_console.Console):
         are counted, and once the window has begun, recorded (local_trace)."""
         if self.events >= self.skip_until or self.stopped:
             return self.local_trace(frame, event, arg)
-        if event == "line" or event == "return" or event == "exception":
+        if event == "line":
+            # passed(), inline (see local_trace)
+            self.events += 1
+            if not self.events & 4095:
+                self.limits()
+            self.returned = None
+            if self.exc_lasti:
+                self.exc_lasti.pop(frame, None)
+        elif event == "return" or event == "exception":
             self.passed(frame, event, arg)
         return self.count_trace
 
