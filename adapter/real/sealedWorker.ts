@@ -30,6 +30,7 @@
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import { sandboxFs, type FsAnswer, type FsRequest } from "./sandboxFs.js";
+import { SEALED_PYTHON_FILES } from "./sealedFiles.js";
 
 const readSync = fs.readSync;
 const writeSync = fs.writeSync;
@@ -154,7 +155,7 @@ interface Pyodide {
 }
 
 /**
- * The interpreter's memory just after Pyodide has loaded, from the parent (snapshot "load": a
+ * The interpreter's memory just after Pyodide has loaded and the runner is imported, from the parent (snapshot "load": a
  * line {"snapshot": N} on the channel, then N bytes), which loads in a fifth of the time; or
  * made here for the parent to keep (snapshot "make"). Either way taken and restored in the same
  * realm, after the same cuts above, with the same options: the same interpreter as a plain load.
@@ -176,6 +177,17 @@ function readSnapshot(): Uint8Array {
     at += n;
   }
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * The tracer, the files it loads (its console, processes and holes) and the sealed runner, in the
+ * in-memory file system under /sealed (which no snapshot holds: written at every start), and the
+ * runner imported where the snapshot has not imported it already.
+ */
+function importRunner(pyodide: Pyodide): void {
+  pyodide.FS.mkdirTree("/sealed");
+  for (const name of SEALED_PYTHON_FILES) pyodide.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
+  pyodide.runPython("import sys\nif 'sealed' not in sys.modules:\n    sys.path.insert(0, '/sealed'); import sealed; sys.path.remove('/sealed')");
 }
 
 let py: Pyodide;
@@ -202,6 +214,9 @@ try {
   }
   if (!loaded && snapshotArg === "make") {
     loaded = await loadPyodide({ ...options, _makeSnapshot: true });
+    // The runner is imported before the snapshot is taken (a quarter of a second of every start
+    // from it: the tracer compiled, the standard modules it reads imported).
+    importRunner(loaded);
     send({ event: "snapshot", data: Buffer.from(loaded.makeMemorySnapshot()).toString("base64") });
     snapshot = "made";
   }
@@ -211,11 +226,7 @@ try {
   quit(1);
   throw e;
 }
-// The tracer, the files it loads (its console, processes and holes) and the sealed runner go into
-// the in-memory file system under /sealed.
-py.FS.mkdirTree("/sealed");
-for (const name of ["tracer.py", "console.py", "processes.py", "holes.py", "sealed.py"]) py.FS.writeFile(`/sealed/${name}`, readFileSync(`${pythonDir}/${name}`, "utf8"));
-py.runPython("import sys; sys.path.insert(0, '/sealed'); import sealed; sys.path.remove('/sealed')");
+importRunner(py);
 const runner = py.globals.get("sealed") as { run: PyProxyFn; seal: PyProxyFn; notices: PyProxyFn };
 const run = runner.run;
 const notices = runner.notices;
