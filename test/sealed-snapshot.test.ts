@@ -6,10 +6,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, buildDist } from "./support/dist.js";
+import { snapshotFile } from "../adapter/real/sealed.js";
+import { SEALED_PYTHON_FILES } from "../adapter/real/sealedFiles.js";
 
 const T = { timeout: 240_000 };
 let cache = "";
@@ -52,4 +54,23 @@ test("the first worker makes the snapshot, the next loads from it and runs the p
   assert.equal(damaged.snapshot, "made");
   assert.equal(damaged.states, made.states);
   assert.deepEqual(snapshots(), [file]);
+});
+
+test("the snapshot is named for the runner's Python files it holds compiled: another tracer never loads an old one", () => {
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-snapshot-name-"));
+  try {
+    const where = { pyodide: join(dir, "pyodide"), worker: join(dir, "sealed.mjs"), python: join(dir, "python") };
+    mkdirSync(where.pyodide);
+    mkdirSync(where.python);
+    writeFileSync(join(where.pyodide, "package.json"), JSON.stringify({ version: "0.27.7" }));
+    writeFileSync(where.worker, "// the worker");
+    for (const name of SEALED_PYTHON_FILES) writeFileSync(join(where.python, name), `# ${name}\n`);
+    const first = snapshotFile(where);
+    assert.match(first ?? "", /pyodide-0\.27\.7-[0-9a-f]{16}\.snapshot$/);
+    assert.equal(snapshotFile(where), first);
+    writeFileSync(join(where.python, "console.py"), "# console.py, changed\n");
+    assert.notEqual(snapshotFile(where), first);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

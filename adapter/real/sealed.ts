@@ -212,7 +212,7 @@ const MAX_SNAPSHOT = 256 * 1024 * 1024;
  * it) and the runner's Python files (which it holds compiled), so that another build never reads
  * it. The worker makes it the first time (it loads in 0.3 s from it, against 1.6 s).
  */
-function snapshotFile(where: { pyodide: string; worker: string; python: string }): string | undefined {
+export function snapshotFile(where: { pyodide: string; worker: string; python: string }): string | undefined {
   try {
     const version = (JSON.parse(readFileSync(path.join(where.pyodide, "package.json"), "utf8")) as { version?: string }).version ?? "unknown";
     const hash = createHash("sha256").update(readFileSync(where.worker));
