@@ -94,6 +94,7 @@ import threading
 import time
 import types
 import warnings
+from dis import findlinestarts as _line_starts
 
 # CPython 3.12 writes a traced frame's locals back after each trace call, and warns where an inlined
 # comprehension's variable is unbound ("assigning None to unbound local"): the tracer's doing, never
@@ -456,6 +457,10 @@ class Run(_console.Console):
         # it ended. A Step Back from there needs no run to find where it goes. Only calls are kept:
         # the line events of a long loop cost nothing more.
         self.excursions = {} if self.seek_lines is not None else None
+        self.landing = {}  # code -> whether a Continue's seek may land in its frames (may_land)
+        # The local trace functions, bound once: what a trace function returns is called at the
+        # frame's next event, and a bound method made at each event is a fifth of the fast path.
+        self.local, self.counting = self.local_trace, self.count_trace
         self.behind = None
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
@@ -658,14 +663,14 @@ class Run(_console.Console):
             # Frames deeper than the move back's depth cannot hold what it looks for: only counted.
             if (depth or 0) > self.latest[1]:
                 self.skip()
-                return self.count_trace
+                return self.counting
             self.look("call", depth or 0)
         elif seek is not None and self.events > seek[0]:
             if seek[1] is not None or seek[2] is not None:
                 # A Step Over or Step Out lands in a frame on the stack when it began: a frame
                 # entered since is deeper, and its events are only counted (count_trace).
                 self.skip()
-                return self.count_trace
+                return self.counting
             if self.seeks("call", depth or 0, frame.f_lineno or frame.f_code.co_firstlineno, rel):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
@@ -676,9 +681,22 @@ class Run(_console.Console):
             if self.skeleton is not None:
                 self.skeleton.add("call", frame.f_lineno or frame.f_code.co_firstlineno, depth or 0, rel, self.output + self.stdout.buffer.tell())
             self.skip()
+            if self.lean and self.seek_lines is not None and not self.may_land(frame.f_code, rel):
+                # A Continue's seek cannot land in this frame: none of its lines is a breakpoint's.
+                return self.counting
         else:
             self.event(frame, "call", None, rel)
-        return self.local_trace
+        return self.local
+
+    def may_land(self, code, rel):
+        """Whether a Continue's seek may land in a frame of `code` (in user file `rel`): one of the
+        lines its code runs on is one of the seek's places. Once a code."""
+        known = self.landing.get(code)
+        if known is None:
+            places = self.seek[3]
+            lines = (line for _, _, line in code.co_lines()) if hasattr(code, "co_lines") else (line for _, line in _line_starts(code))
+            known = self.landing[code] = any((rel or "", line) in places for line in lines)
+        return known
 
     def local_trace(self, frame, event, arg):
         if event == "line" and self.lean and self.events < self.skip_until:
@@ -692,7 +710,7 @@ class Run(_console.Console):
                 self.returned = None
                 if self.exc_lasti:
                     self.exc_lasti.pop(frame, None)
-                return self.local_trace
+                return self.local
         if self.stopped:
             return None
         if event == "line" or event == "return" or event == "exception":
@@ -717,7 +735,7 @@ class Run(_console.Console):
                 self.passed(frame, event, arg)
             else:
                 self.event(frame, event, arg, self.files.get(frame.f_code.co_filename))
-        return self.local_trace
+        return self.local
 
     def count_trace(self, frame, event, arg):
         """The local trace function of a frame a seek passes over (see global_trace): its events
@@ -734,7 +752,7 @@ class Run(_console.Console):
                 self.exc_lasti.pop(frame, None)
         elif event == "return" or event == "exception":
             self.passed(frame, event, arg)
-        return self.count_trace
+        return self.counting
 
     def look(self, event, depth):
         """A move back's run (Step Back): the latest event no deeper than its depth, kept until the
