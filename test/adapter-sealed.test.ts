@@ -317,16 +317,21 @@ test("a breakpoint's condition and a log point's parts are read in the program's
 
 test("a run of 200,000 iterations continues to where a breakpoint's condition holds, read in the program's frame as it runs: one run, not one per hit", T, async () => {
   const program = join(dir, "long_condition.py");
-  writeFileSync(program, "total = 0\nfor i in range(200000):\n    total += i\nprint(total)\n");
+  writeFileSync(program, "class Box:\n    def __init__(self):\n        self.n = 0\n\n\nbox = Box()\ntotal = 0\nfor i in range(200000):\n    box.n += 1\n    total += i\nprint(total)\n");
   const s = await openSession(120_000);
   try {
-    const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 3, condition: "i == 150000 and total > 0" }]);
+    const output: string[] = [];
+    s.dc.on("output", (e: DebugProtocol.OutputEvent) => output.push(e.body.output));
+    // (on an object: its repr is no value, so only the program's frame can tell whether it holds)
+    const { first } = await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 10, condition: "box.n == 150000 and total > 0" }]);
     assert.equal(first.event, "stopped");
     const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
     const watch = async (expression: string): Promise<string> => (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "watch" })).body.result;
-    assert.equal(frame.line, 3);
-    assert.equal(await watch("i"), "150000");
-    assert.equal(await watch("total"), String((150000 * 149999) / 2));
+    assert.equal(frame.line, 10);
+    assert.equal(await watch("i"), "149999");
+    assert.equal(await watch("total"), String((149999 * 149998) / 2));
+    // The stop is told as the run read the condition there, with no note that it could not be read.
+    assert.ok(!output.join("").includes("could not be evaluated"), output.join(""));
     // No other hit holds: the next Continue runs to the end.
     const end = await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
     assert.equal(end.event, "terminated");

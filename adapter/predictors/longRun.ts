@@ -12,6 +12,7 @@
 // run's event indices as refs, as a recording's: everything the engine does over one run's
 // events (Step Back, Reverse Continue, data breakpoints) works the same.
 import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
+import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import type { HybridOracle, TraceOptions } from "../real/run.js";
@@ -70,6 +71,8 @@ export class LongRunPredictor implements Predictor {
   private skeleton?: RunSkeleton;
   /** Where the last Continue's seek landed, and the latest earlier event at its depth (WindowRun's `behind`). */
   private behind?: { at: number; before: number };
+  /** Where the last Continue's seek landed because a condition held, and what its conditions read there (WindowRun's `held`). */
+  private held?: { at: number; values: Map<string, ValueResult> };
   private end?: End;
   /** The windows recorded, the latest first. */
   private windows: Stretch[];
@@ -223,6 +226,7 @@ export class LongRunPredictor implements Predictor {
     }
     this.keep(at, result);
     this.behind = result.window?.behind !== undefined ? { at, before: result.window.behind } : undefined;
+    this.held = result.window?.held ? { at, values: result.window.held } : undefined;
     return at;
   }
 
@@ -269,6 +273,18 @@ export class LongRunPredictor implements Predictor {
     return inspectedValue(answer);
   }
 
+  /**
+   * Breakpoint conditions where a Continue's seek landed because one held: read there by the run
+   * that landed, in the program's frame (an object's attributes and all); undefined elsewhere (the
+   * engine reads them over the state's values then).
+   */
+  async valuesAt(history: readonly Predicted[], expressions: readonly string[]): Promise<ValueResult[] | undefined> {
+    const last = history.at(-1);
+    const held = this.held;
+    if (!held || last?.ref !== held.at || !this.same(last) || !expressions.every((e) => held.values.has(e))) return undefined;
+    return expressions.map((e) => held.values.get(e)!);
+  }
+
   /** A line of the Debug Console, its effects kept: it joins the run's input, and the run's skeleton and window are made again with it (HybridPredictor.execute). */
   async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
     const last = history.at(-1);
@@ -287,6 +303,7 @@ export class LongRunPredictor implements Predictor {
     // What the run was before the line is gone: its windows, its end and its skeleton (made again when a move needs it).
     this.windows = [];
     this.behind = undefined;
+    this.held = undefined;
     this.skeleton = undefined;
     this.end = undefined;
     this.keep(from, result);

@@ -43,20 +43,27 @@ class Console:
             try:
                 if isinstance(code, BaseException):
                     raise code
-                value = eval(code, frame.f_globals, self.locals_of(frame))
-                r = self.repr(value)
-                # (str for a log message's parts; a container's is its repr, which is bounded)
-                text = r if isinstance(value, (list, tuple, dict, set, frozenset)) else str(value)
-                if len(text) > self.max_repr:
-                    text = text[: self.max_repr] + "…"
-                results.append({"value": r, "str": text, "type": type(value).__name__, "truth": bool(value)})
+                results.append(self.probe_result(eval(code, frame.f_globals, self.locals_of(frame))))
             except self.TraceLimit:
                 raise
             except BaseException as e:
-                results.append({"error": _error_text(e)})
+                results.append(self.probe_error(e))
         self.taken_back(mark)
         self.take_stderr()
         self.write({"event": "probe", "at": self.events - 1, "results": results})
+
+    def probe_result(self, value):
+        """A probe's answer for a value (raises where its str or truth does): its repr, str, type and truth."""
+        r = self.repr(value)
+        # (str for a log message's parts; a container's is its repr, which is bounded)
+        text = r if isinstance(value, (list, tuple, dict, set, frozenset)) else str(value)
+        if len(text) > self.max_repr:
+            text = text[: self.max_repr] + "…"
+        return {"value": r, "str": text, "type": type(value).__name__, "truth": bool(value)}
+
+    @staticmethod
+    def probe_error(e):
+        return {"error": _error_text(e)}
 
     def evaluate(self, frame, expression):
         """One expression in the program's frame, as a debugger's console evaluates it: its value's

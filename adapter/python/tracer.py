@@ -360,8 +360,8 @@ def _drain(stream):
 
 def _seek_places(places):
     """A Continue's seek: its places ([FILE, LINE] or [FILE, LINE, CONDITION]), each to the
-    compiled conditions of its breakpoints, None where one has none (or one that does not compile:
-    the move lands there, and the engine says why)."""
+    conditions of its breakpoints (text, compiled), None where one has none (or one that does not
+    compile: the move lands there, and the engine says why)."""
     out = {}
     for p in places:
         key = (str(p[0] or ""), int(p[1]))
@@ -372,7 +372,7 @@ def _seek_places(places):
         if code is None or isinstance(code, SyntaxError):
             out[key] = None
         else:
-            out.setdefault(key, []).append(code)
+            out.setdefault(key, []).append((str(condition), code))
     return out
 
 
@@ -462,6 +462,7 @@ class Run(_console.Console):
         # frame's next event, and a bound method made at each event is a fifth of the fast path.
         self.local, self.counting = self.local_trace, self.count_trace
         self.behind = None
+        self.held = None  # what the conditions read where a Continue's seek landed (holds)
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
         # Whether a line before the window may be counted with nothing else read (local_trace): not
@@ -518,6 +519,8 @@ class Run(_console.Console):
                 window["latest"] = None if self.found is None else {"at": self.found[0], "event": self.found[1], "depth": self.found[2]}
             if self.behind is not None:
                 window["behind"] = self.behind
+            if self.held is not None:
+                window["held"] = self.held
             self.write(window)
         record = {"event": "exit", "status": status}
         if value is not None:
@@ -795,18 +798,38 @@ class Run(_console.Console):
         one that raises lands the move (the engine says it could not be evaluated). What a
         condition writes is not the program's output."""
         mark = self.stdout.buffer.tell()
+        values = []
         try:
-            for code in conditions:
+            for text, code in conditions:
                 try:
-                    if eval(code, frame.f_globals, frame.f_locals):
-                        return True
+                    value = eval(code, frame.f_globals, frame.f_locals)
+                    truth = bool(value)
+                    values.append((text, value, None))
+                    if truth:
+                        break
                 except self.TraceLimit:
                     raise
-                except BaseException:
-                    return True
-            return False
+                except BaseException as e:
+                    values.append((text, None, e))
+                    break
+            else:
+                return False
+            # Where the move lands: what each condition read there, so that the debugger need not
+            # read it again (from the state's reprs, where an object has no value: "held").
+            self.held = {"conditions": [text for text, _, _ in values], "results": [self.held_result(value, e) for _, value, e in values]}
+            return True
         finally:
             self.taken_back(mark)
+
+    def held_result(self, value, error):
+        try:
+            if error is not None:
+                raise error
+            return self.probe_result(value)
+        except self.TraceLimit:
+            raise
+        except BaseException as e:
+            return self.probe_error(e)
 
     def passed(self, frame, event, arg):
         """A line, return or exception event before the window: counted, and what the next events need of it kept."""

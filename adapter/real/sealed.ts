@@ -92,6 +92,8 @@ export interface WindowRun {
   latest?: { at: number; event: EventKind; depth: number } | null;
   /** A Continue's seek: the latest event before where it landed at the landing's depth, never a return (-1: none). */
   behind?: number;
+  /** A Continue's seek that landed where a condition held: each condition read there, in the program's frame, by its text. */
+  held?: Map<string, ValueResult>;
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
@@ -601,6 +603,15 @@ export interface Probed {
   results: ValueResult[];
 }
 
+/** A window record's "held": {"conditions": [TEXT, ...], "results": [...]} (probe results), by condition. */
+function readHeld(held: unknown): { held?: Map<string, ValueResult> } {
+  if (typeof held !== "object" || held === null) return {};
+  const { conditions } = held as { conditions?: unknown };
+  if (!Array.isArray(conditions)) return {};
+  const results = readProbed(held as Record<string, unknown>);
+  return { held: new Map(conditions.flatMap((c, k): [string, ValueResult][] => (typeof c === "string" && results[k] ? [[c, results[k]]] : []))) };
+}
+
 function readProbed(r: Record<string, unknown>): ValueResult[] {
   const results = Array.isArray(r.results) ? r.results : [];
   return results.map((x): ValueResult => {
@@ -693,7 +704,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       }
       if (r.event === "window" && opts.window && !windowRun) {
         if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from)))
-          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}) };
+          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}), ...readHeld(r.held) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {
