@@ -195,6 +195,51 @@ test("a run of 1,000,000 events is debugged as a short one: its states are recor
   }
 });
 
+test("Pause stops a run that never ends where it is, as debugpy's does: the state there is exact, and the session goes on (step, step back, continue, pause again)", T, async () => {
+  const program = join(dir, "spin.py");
+  writeFileSync(program, ["def spin(box):", "    while True:", "        box['n'] += 1", "", "", "box = {'n': 0}", "spin(box)", ""].join("\n"));
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: true }, program);
+    const count = async (): Promise<number> => {
+      const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+      return Number((await s.dc.evaluateRequest({ expression: "box['n']", frameId: frame.id, context: "watch" })).body.result);
+    };
+    // Continue runs on with no breakpoint to stop it; Pause a while later lands where the run is
+    // (the run that a Continue makes goes again through all before where it began: not there).
+    const pauseSoon = async (ms: number): Promise<DebugProtocol.Event> => {
+      const stopped = stopAfter(s.dc, async (dc) => {
+        await dc.continueRequest(THREAD);
+        await new Promise((res) => setTimeout(res, ms));
+        await dc.pauseRequest(THREAD);
+      });
+      return stopped;
+    };
+    const paused = await pauseSoon(1000);
+    assert.equal(paused.event, "stopped");
+    assert.equal((paused as DebugProtocol.StoppedEvent).body.reason, "pause");
+    const stack = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+    assert.deepEqual(stack.map((f) => f.name), ["spin", "<module>"]);
+    assert.ok([2, 3].includes(stack[0].line), `paused on line ${stack[0].line}`);
+    // Far past the run's first window (10,000 events): where the run was, not where it began.
+    const first = await count();
+    assert.ok(first > 20_000, `paused at n = ${first}`);
+    // The session goes on from there: a step and a step back are the run's own states.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    const stepped = await count();
+    assert.ok(stepped === first + 1, `stepped from n = ${first} to ${stepped}`);
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.equal(await count(), first);
+    const again = await pauseSoon(2500);
+    assert.equal((again as DebugProtocol.StoppedEvent).body.reason, "pause");
+    assert.ok((await count()) > first, "a second pause lands later in the run");
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them", T, async () => {
   const program = join(dir, "console.py");
   writeFileSync(

@@ -15,6 +15,12 @@ export class Inflight {
     }
   }
 
+  /** Whether a move is in flight. */
+  moving(): boolean {
+    for (const { move } of this.work.values()) if (move) return true;
+    return false;
+  }
+
   /** A cancel request: the work of request `key`, if any, is aborted. */
   cancel(key: number): void {
     this.work.get(key)?.ctl.abort(new DOMException("cancelled", "AbortError"));

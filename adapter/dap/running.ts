@@ -33,6 +33,8 @@ import { Arrival } from "./arrival.js";
 const MAX_MESSAGE = 2_000;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
+/** How long a move asked to pause in place may take to land (its run polls every 50 ms) before it is stopped instead. */
+const PAUSE_GRACE_MS = 2_000;
 
 export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -83,6 +85,8 @@ export abstract class RunningSession extends LoggingDebugSession {
   private readonly modelNews = new ModelNews();
   /** Work in flight, by request seq, so cancel / pause / terminate can abort it. */
   protected readonly inflight = new Inflight();
+  /** A pause asked of the move under way, to land where its run is: the timer that stops the move should it not (pauseRequest). */
+  private pausing?: NodeJS.Timeout;
   /** Which exceptions stop a continue (kept for restarts and the next launch). */
   protected exceptionStops = readExceptionFilters([]);
   private configurationDone!: Promise<void>;
@@ -301,8 +305,15 @@ export abstract class RunningSession extends LoggingDebugSession {
   }
 
   protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
-    // States come one at a time: pausing means stopping the move being worked out, which then
-    // reports a stop with reason "pause"; with none in flight the thread is stopped already.
+    // A move under way whose run can pause (a long sealed run's seek) lands where the run is, as
+    // debugpy pauses a running program, and is told as a pause (move); one that does not land
+    // within PAUSE_GRACE_MS (a loop in C code) or cannot pause is stopped, and stays where it
+    // began. With none in flight the thread is stopped already.
+    if (this.inflight.moving() && !this.pausing && this.predictor?.pause?.(true)) {
+      this.pausing = setTimeout(() => this.inflight.abort("paused", true), PAUSE_GRACE_MS);
+      this.sendResponse(response);
+      return;
+    }
     const aborted = this.inflight.abort("paused", true);
     this.sendResponse(response);
     if (!aborted && this.engine && !this.ended && this.view.frames.length) {
@@ -328,8 +339,10 @@ export abstract class RunningSession extends LoggingDebugSession {
   private async move(seq: number, kind: MoveKind, m: Move): Promise<void> {
     try {
       const overStopped = await this.inflight.run(seq, true, (signal) => this.core!.move(m, signal));
-      if (!this.ended) this.arrival.tell(kind, { overStopped });
+      const paused = this.endPause();
+      if (!this.ended) this.arrival.tell(kind, { overStopped, ...(paused ? { override: "pause" } : {}) });
     } catch (e) {
+      this.endPause();
       if (this.ended || !this.engine) return;
       if (isAbort(e)) this.arrival.tell("step", { override: "pause" });
       else {
@@ -337,6 +350,15 @@ export abstract class RunningSession extends LoggingDebugSession {
         this.arrival.tell("step");
       }
     }
+  }
+
+  /** The move is over, and a pause asked of it in place with it: whether one was. */
+  private endPause(): boolean {
+    if (!this.pausing) return false;
+    clearTimeout(this.pausing);
+    this.pausing = undefined;
+    this.predictor?.pause?.(false);
+    return true;
   }
 
   /** Acknowledges a move request at once (the thread runs until the stopped event), then moves. */

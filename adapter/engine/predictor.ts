@@ -207,5 +207,11 @@ export interface Predictor {
    * the line's result; undefined where the predictor cannot (the line is then only evaluated).
    */
   execute?(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined>;
+  /**
+   * A pause (`true`): the run that the move under way waits on stops where it is, and the move
+   * lands there, as a debugger pauses a running program; until the move is over (`false`). Whether
+   * this predictor's runs pause so: a move that cannot is aborted instead, and stays where it began.
+   */
+  pause?(asked: boolean): boolean;
   dispose(): Promise<void> | void;
 }

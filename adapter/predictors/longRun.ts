@@ -78,6 +78,8 @@ export class LongRunPredictor implements Predictor {
   private windows: Stretch[];
   private statements: Statement[] = [];
   private readonly size: number;
+  /** Aborted while a pause is asked: the seek under way lands where the run is (runSealed's `pause`). */
+  private pausing = new AbortController();
 
   private constructor(
     readonly program: string,
@@ -116,7 +118,15 @@ export class LongRunPredictor implements Predictor {
       window,
       ...(this.statements.length ? { statements: this.statements } : {}),
       ...(signals.length ? { signal: AbortSignal.any(signals) } : {}),
+      pause: this.pausing.signal,
     });
+  }
+
+  /** A seek (Continue, or Step Over or Out past the windows) lands where the run is when paused: an event's index is an address as good as a breakpoint's. */
+  pause(asked: boolean): boolean {
+    if (asked) this.pausing.abort();
+    else if (this.pausing.signal.aborted) this.pausing = new AbortController();
+    return true;
   }
 
   /** A window's run kept: the latest first, a few at most; where the run ended within it, its end. */

@@ -373,6 +373,19 @@ def _write_program(program, source):
         f.write(source)
 
 
+_read = os.read
+
+
+def _pause_asked():
+    """Whether the debugger asks the run under way to pause. The worker answers a read of this
+    interpreter's standard input (fd 0, which has nothing else to give: the program's sys.stdin is
+    empty) by asking the parent, which says "pause" while a pause is pending (sealedWorker.ts)."""
+    try:
+        return _read(0, 16).strip() == b"pause"
+    except OSError:
+        return False
+
+
 def run(request):
     req = _loads(request)
     if "evaluate" in req:
@@ -404,8 +417,10 @@ def run(request):
     opts["statements"] = req.get("statements")
     # Expressions evaluated at every line event on some places (breakpoint conditions, log messages).
     opts["probes"] = req.get("probes")
-    # A long run: a window of its states, or its skeleton (tracer.Skeleton).
+    # A long run: a window of its states, or its skeleton (tracer.Skeleton); a seek lands where
+    # the debugger pauses it.
     opts["window"] = req.get("window")
+    opts["pause"] = _pause_asked
     # Files under this folder are the user's (traced) as well as those beside the program.
     opts["root"] = req.get("root")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None

@@ -172,6 +172,8 @@ DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr"
 # After a limit, or the time limit, how long the program may take to stop before the watchdog ends
 # the process.
 _GRACE = 0.5
+# How often a seek asks whether the debugger wants the run paused (Run.limits), in seconds.
+_PAUSE_POLL = 0.05
 
 
 def _library_prefixes():
@@ -458,6 +460,9 @@ class Run(_console.Console):
         # the line events of a long loop cost nothing more.
         self.excursions = {} if self.seek_lines is not None else None
         self.landing = {}  # code -> whether a Continue's seek may land in its frames (may_land)
+        # A seek under way lands where the run is when the debugger pauses it: `pause` says whether
+        # it asks to (the sealed runner's), read every _PAUSE_POLL seconds (limits).
+        self.pause = opts.get("pause") if self.seek is not None else None
         # The local trace functions, bound once: what a trace function returns is called at the
         # frame's next event, and a bound method made at each event is a fifth of the fast path.
         self.local, self.counting = self.local_trace, self.count_trace
@@ -484,6 +489,7 @@ class Run(_console.Console):
         self.cut = False  # stdout went past maxOutput
         self.start = _monotonic()
         self.deadline = self.start + self.timeout
+        self.next_poll = self.start + _PAUSE_POLL
         self.kill_at = self.deadline + _GRACE
         self.stdout = _capture()
         self.stderr = _capture()
@@ -858,10 +864,25 @@ class Run(_console.Console):
             self.limits()
 
     def limits(self):
-        if _monotonic() > self.deadline:
+        now = _monotonic()
+        if now > self.deadline:
             self.limit("time")
         if self.output + self.stdout.buffer.tell() > self.max_output:
             self.limit("output")
+        # (a pause lands past where the move began: before it, the run is still on its way there)
+        if self.pause is not None and now >= self.next_poll and self.seek is not None and self.events > self.seek[0]:
+            self.next_poll = now + _PAUSE_POLL
+            if self.pause():
+                self.pause_here()
+
+    def pause_here(self):
+        """The debugger pauses a seek under way: the move lands on the next event, wherever it is
+        (an address as good as any other: the same run reaches it again)."""
+        self.record_from = self.skip_until = self.events
+        self.seek = None
+        self.seek_lines = None
+        self.excursions = None
+        self.lean = False
 
     def refuse(self):
         """Raises the program's RecursionError where Python would (Python itself has headroom left).

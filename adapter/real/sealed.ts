@@ -421,8 +421,8 @@ export class SealedChild {
   }
 
   /** Runs one request; the time limit kills the child (a new one serves the next run). `files` answers the run's requests for the user's files. */
-  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
-    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files));
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
+    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files, pause));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -445,19 +445,20 @@ export class SealedChild {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
     try {
-      return await this.runWarm(request, timeoutS, signal, files);
+      return await this.runWarm(request, timeoutS, signal, files, pause);
     } finally {
       this.running = false;
       this.closeWhenIdle();
     }
   }
 
-  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles): Promise<WorkerRun> {
+  /** `pause`, once aborted: the run's seek lands where the run is at its next poll (sealedWorker.ts's pauseAsked). */
+  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -475,6 +476,10 @@ export class SealedChild {
         // The program opens or imports a file of the user's: answered here, path checked (workspace.ts).
         if (answer.event === "fs") {
           proc.send(files ? files.answer(answer as unknown as FsRequest) : { errno: "ENOENT" });
+          continue;
+        }
+        if (answer.event === "poll") {
+          proc.send({ pause: pause?.aborted === true });
           continue;
         }
         if (answer.event === "done" && typeof answer.records === "string")
@@ -646,7 +651,8 @@ export interface Executed {
  * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
  * (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
+/** `pause`: once aborted, a window's seek under way lands where the run is at its next poll. */
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -678,7 +684,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (opts.statements?.length) request.statements = opts.statements;
     if (opts.probes) request.probes = opts.probes;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
-    const ran = await child.run(request, timeout, opts.signal, files);
+    const ran = await child.run(request, timeout, opts.signal, files, opts.pause);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };

@@ -9,7 +9,8 @@
 // captured here: no stream or socket object exists in this realm for a program to reach (the first
 // thing in may be the interpreter's memory as Pyodide loads, kept by the parent: readSnapshot). While a
 // run goes on, the worker asks the parent for the user's folders and files on the same channel
-// ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts).
+// ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts), and whether the
+// debugger pauses the run ({"event": "poll"}: pauseAsked).
 //
 // The layers, outermost first:
 // 1. Node's permission model: reading only Pyodide's files and the tracer's, no writes, no child
@@ -200,7 +201,8 @@ try {
     env: { PYTHONHASHSEED: "0", HOME: "/home/user", USER: "user", PYTHONDONTWRITEBYTECODE: "1" },
     stdout: () => undefined,
     stderr: () => undefined,
-    stdin: () => null,
+    // Standard input is the debugger's pause line (pauseAsked): the program's sys.stdin is empty.
+    stdin: () => (pauseAsked() ? "pause" : null),
     packages: [],
   };
   let loaded: Pyodide | undefined;
@@ -271,6 +273,22 @@ function ask(request: FsRequest): FsAnswer {
   }
 }
 const files = sandboxFs(py.FS, py.ERRNO_CODES, ask, MAX_WRITE);
+
+/**
+ * Whether the parent asks the run under way to pause: a seek's tracer reads fd 0 every 50 ms
+ * (sealed.py's _pause_asked), and each read asks here ({"event": "poll"}, answered {"pause": bool}).
+ * The channel is one request, one answer: the parent cannot speak while the run holds this thread.
+ */
+function pauseAsked(): boolean {
+  send({ event: "poll" });
+  const line = nextLine();
+  if (line === undefined) quit(0); // the parent is gone
+  try {
+    return (JSON.parse(line!) as { pause?: unknown }).pause === true;
+  } catch {
+    return false;
+  }
+}
 
 send({ event: "ready", python, pyodide: py.version, snapshot });
 
