@@ -107,6 +107,51 @@ test("a program that replaces json.dumps and os.write and calls sys.settrace(Non
   sealedChild().close();
 });
 
+// More of the same: print, sys.stdout and sys.monitoring taken, modules the tracer imports
+// removed from sys.modules, and an object whose __repr__, __eq__ and __del__ raise.
+const FIGHTS_MORE = `import builtins, io, json, sys
+class Loud:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+    def __eq__(self, other):
+        raise RuntimeError("no eq")
+    __hash__ = object.__hash__
+    def __del__(self):
+        raise RuntimeError("no del")
+real_print = builtins.print
+builtins.print = lambda *a, **k: real_print("printed:", *a, **k)
+if hasattr(sys, "monitoring"):
+    sys.monitoring.use_tool_id(3, "mine")
+sys.stdout, kept = io.StringIO(), sys.stdout
+sys.stdout = kept
+for name in ("json", "io", "linecache", "traceback", "os"):
+    sys.modules.pop(name, None)
+x = Loud()
+y = [x, 1]
+del x, y
+def f(n):
+    return n + 1
+total = f(41)
+print(total)
+`;
+
+test("a program that takes print, sys.stdout and sys.monitoring, removes the tracer's modules from sys.modules and raises in __repr__, __eq__ and __del__ is traced to its end, in record and predict modes", async () => {
+  const file = program(FIGHTS_MORE);
+  const python = spawnSync("python3", [file], { encoding: "utf8" }).stdout;
+  assert.equal(python, "printed: 42\n");
+  // (line 13 runs where sys.monitoring is: 3.12 and later, as the sealed CPython)
+  const hostMonitors = spawnSync("python3", ["-c", "import sys; print(hasattr(sys, 'monitoring'))"], { encoding: "utf8" }).stdout.trim() === "True";
+  for (const [r, monitors] of [[await runTrace(file), hostMonitors], [await runSealed(file), true]] as const) {
+    assert.equal(r.exit.status, "normal", r.exit.value);
+    assert.equal(r.frames.map((f) => f.stdout ?? "").join("") + (r.exit.stdout ?? ""), python);
+    assert.equal(r.frames.find((f) => f.line === 20 && f.event === "line")?.locals.x, "<repr failed: RuntimeError>");
+    assert.ok(r.frames.some((f) => f.func === "f" && f.event === "return" && f.value === "42"), "f's frame was traced");
+    const lines = r.frames.filter((f) => f.depth === 0 && f.event === "line").map((f) => f.line);
+    assert.deepEqual(lines, [1, 2, 10, 11, 12, ...(monitors ? [13] : []), 14, 15, ...[16, 17, 16, 17, 16, 17, 16, 17, 16, 17], 16, 18, 19, 20, 21, 23, 24]);
+  }
+  sealedChild().close();
+});
+
 test("a 256 MiB bytearray local is cut while its repr is written", async () => {
   const t0 = performance.now();
   const r = await trace("big = bytearray(256 * 1024 * 1024)\nshared = [[[0] * 1000] * 1000] * 1000\ndone = 1\n", { maxRepr: 100, timeout: 30 });
