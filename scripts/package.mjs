@@ -14,7 +14,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { checkPackage, forTarget, lock, LLAMA_BINARIES, platformOnly, TARGETS } from "./vsix-contents.mjs";
+import { checkPackage, forTarget, lock, LLAMA_BINARIES, platformOnly, PYODIDES, TARGETS } from "./vsix-contents.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const arg = (name) => {
@@ -101,7 +101,7 @@ function packageTarget(target, out) {
   mkdirSync(stage, { recursive: true });
   // The manifest as published; its dependencies are the packages the bundles load, so that
   // vsce's dependency listing (npm list) picks exactly the staged node_modules.
-  const RUNTIME = ["node-llama-cpp", "web-tree-sitter", "tree-sitter-python", "pyodide"];
+  const RUNTIME = ["node-llama-cpp", "web-tree-sitter", "tree-sitter-python", ...PYODIDES];
   const manifest = { ...pkg, dependencies: Object.fromEntries(RUNTIME.map((n) => [n, pkg.dependencies[n]])) };
   delete manifest.devDependencies;
   delete manifest.scripts;
@@ -114,8 +114,8 @@ function packageTarget(target, out) {
   for (const d of ["dist", "syntaxes", "models"]) {
     if (existsSync(join(root, d))) cpSync(join(root, d), join(stage, d), { recursive: true, filter: (p) => !p.endsWith(".map") && p !== vsixDir });
   }
-  // pyodide: the sealed CPython of predict mode (dist/sealed.mjs loads it from node_modules).
-  const { installed, foreign } = closure(["node-llama-cpp", "web-tree-sitter", "pyodide"], target);
+  // pyodide and its aliases: the sealed CPythons of predict mode (dist/sealed.mjs loads them from node_modules).
+  const { installed, foreign } = closure(["node-llama-cpp", "web-tree-sitter", ...PYODIDES], target);
   for (const [at] of installed) cpSync(join(root, at), join(stage, at), { recursive: true, dereference: true });
   for (const [at, { name, entry }] of foreign) unpackForeign(name, entry, join(stage, at));
   // tree-sitter-python: only its wasm grammar is loaded.

@@ -9,6 +9,10 @@ import yauzl from "yauzl";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+/** The Pyodide packages: one per sealed CPython carried (adapter/real/sealed.ts's SEALED_PYTHONS), "pyodide" and its aliases. */
+export const PYODIDES = Object.entries(pkg.dependencies)
+  .filter(([name, spec]) => name === "pyodide" || String(spec).startsWith("npm:pyodide@"))
+  .map(([name]) => name);
 export const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")).packages;
 
 /**
@@ -85,7 +89,7 @@ export async function checkPackage(file, target) {
     has(`models/${g}`, "bundled model");
     has(`models/${g.replace(/\.gguf$/, ".calibration.json")}`, "model calibration");
   }
-  for (const f of ["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"]) has(`node_modules/pyodide/${f}`, "Pyodide");
+  for (const p of PYODIDES) for (const f of ["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"]) has(`node_modules/${p}/${f}`, "Pyodide");
   for (const f of PYTHON_FILES) has(`dist/python/${f}`, "Python file of the adapter");
   has("dist/adapter.js", "adapter");
   has("dist/sealed.mjs", "sealed worker");

@@ -138,13 +138,20 @@ test("a file that does not parse is predicted by the model, and the Debug Consol
   }
 });
 
-test("a launch that asks for another Python version is told which one the sealed run has", T, async () => {
-  const s = await openSession(120_000);
-  try {
-    await launchToFirstStop(s.dc, { program: shop, mode: "predict", pythonVersion: "3.11", stopOnEntry: true }, shop);
-    assert.match(s.text(), /predict · the sealed run has CPython 3\.12 only: its states are 3\.12's, not 3\.11's/);
-  } finally {
-    await s.dc.stop();
+test("the sealed CPython is the launch's Python version where one is carried (3.12, 3.13); one that is not is told which one the run has", T, async () => {
+  const program = join(dir, "version.py");
+  writeFileSync(program, "import sys\nversion = '%d.%d' % sys.version_info[:2]\ndone = True\n");
+  for (const [asked, runs] of [["3.13", "3.13"], ["3.12", "3.12"], ["3.11", "3.12"]]) {
+    const s = await openSession(120_000);
+    try {
+      await launchToFirstStop(s.dc, { program, mode: "predict", pythonVersion: asked, stopOnEntry: false }, program, [{ line: 3 }]);
+      assert.equal((await inspect(s.dc)).vars.find((v) => v.name === "version")?.value, `'${runs}'`);
+      assert.match(s.text(), new RegExp(`predict · the program runs sealed \\(CPython ${runs.replace(".", "\\.")} in WebAssembly`));
+      if (asked !== runs) assert.match(s.text(), /predict · the sealed run has CPython 3\.12 and 3\.13 only: its states are 3\.12's, not 3\.11's/);
+      else assert.doesNotMatch(s.text(), /the sealed run has CPython/);
+    } finally {
+      await s.dc.stop();
+    }
   }
 });
 

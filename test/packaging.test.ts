@@ -45,7 +45,7 @@ const common = [
   "node_modules/node-llama-cpp/package.json",
   `models/${model}`,
   `models/${model.replace(/\.gguf$/, ".calibration.json")}`,
-  ...["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"].map((f) => `node_modules/pyodide/${f}`),
+  ...["pyodide", "pyodide-313"].flatMap((p) => ["pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide.mjs"].map((f) => `node_modules/${p}/${f}`)),
   ...readdirSync(join(ROOT, "adapter", "python")).filter((f) => f.endsWith(".py")).map((f) => `dist/python/${f}`),
   "dist/adapter.js",
   "dist/sealed.mjs",
@@ -73,6 +73,10 @@ test("a package's check: its own binaries pass; another platform's binaries or n
 
     r = check(vsix(dir, mac.filter((f) => !f.startsWith("models/") && !f.startsWith("node_modules/pyodide/pyodide.asm.wasm"))), "darwin-arm64");
     assert.deepEqual(r.faults.sort(), [`no bundled model (models/${model})`, `no model calibration (models/${model.replace(/\.gguf$/, ".calibration.json")})`, "no Pyodide (node_modules/pyodide/pyodide.asm.wasm)"].sort());
+
+    // Each sealed CPython carried is its own Pyodide.
+    r = check(vsix(dir, mac.filter((f) => f !== "node_modules/pyodide-313/python_stdlib.zip")), "darwin-arm64");
+    assert.deepEqual(r.faults, ["no Pyodide (node_modules/pyodide-313/python_stdlib.zip)"]);
 
     r = check(vsix(dir, mac.filter((f) => f !== "dist/python/console.py" && f !== "dist/python/guard.py")), "darwin-arm64");
     assert.deepEqual(r.faults, ["no Python file of the adapter (dist/python/console.py)", "no Python file of the adapter (dist/python/guard.py)"]);

@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runSealed, SealedChild } from "../adapter/real/sealed.js";
+import { runSealed, SEALED_PYTHONS, SealedChild } from "../adapter/real/sealed.js";
 import { type TraceResult } from "../adapter/real/run.js";
 import { runTrace } from "../adapter/real/hostRun.js";
 
@@ -24,7 +24,9 @@ let outDir = "";
 let server: Server;
 let port = 0;
 let connections = 0;
-const executor = new SealedChild();
+// Every sealed CPython carried (SEALED_PYTHONS) meets every attack: each has its own Pyodide.
+const executors = Object.keys(SEALED_PYTHONS).map((version) => new SealedChild(version));
+const executor = executors[0];
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), "ndbg-hostile-"));
@@ -39,11 +41,11 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   port = (server.address() as { port: number }).port;
-  await executor.warm();
+  for (const e of executors) await e.warm();
 });
 
 after(() => {
-  executor.close();
+  for (const e of executors) e.close();
   server.close();
   rmSync(dir, { recursive: true, force: true });
   delete process.env.NDBG_HOSTILE_CANARY;
@@ -77,7 +79,7 @@ function childrenOf(pid: number): number[] {
 }
 
 /** Runs an attack sealed and checks, from inside and outside, that nothing got through. */
-async function contained(name: string, code: string, opts: { timeout?: number; maxOutput?: number } = {}): Promise<TraceResult> {
+async function contained(name: string, code: string, opts: { timeout?: number; maxOutput?: number } = {}, executor = executors[0]): Promise<TraceResult> {
   const before = connections;
   const r = await runSealed(program(name, code), { timeout: opts.timeout ?? 5, ...(opts.maxOutput ? { maxOutput: opts.maxOutput } : {}) }, executor);
   const text = output(r);
@@ -186,9 +188,9 @@ print("ESCAPED" if seen else "no", seen)`,
   ["raise", `raise RuntimeError("boom")`],
 ];
 
-for (const [name, code] of ATTACKS) {
-  test(`sealed: ${name} is contained`, async () => {
-    const r = await contained(name.replace(/\W+/g, "_"), code, name === "a loop in C" || name === "a loop forever" ? { timeout: 1 } : name === "megabytes of output" ? { maxOutput: 100_000 } : {});
+for (const [executor, [name, code]] of executors.flatMap((e) => ATTACKS.map((a) => [e, a] as const))) {
+  test(`sealed ${executor.version}: ${name} is contained`, async () => {
+    const r = await contained(name.replace(/\W+/g, "_"), code, name === "a loop in C" || name === "a loop forever" ? { timeout: 1 } : name === "megabytes of output" ? { maxOutput: 100_000 } : {}, executor);
     // The sandbox answers the next run, whatever this one did.
     const next = await runSealed(program("next", `print(6 * 7)`), {}, executor);
     assert.equal(next.exit.status, "normal", `after ${name}: ${next.exit.value}`);
@@ -231,13 +233,13 @@ const FILE_ATTACKS: [string, string, (folder: string) => void][] = [
   }],
 ];
 
-for (const [name, code, setup] of FILE_ATTACKS) {
-  test(`sealed: ${name} is contained`, async () => {
-    const folder = join(dir, name.replace(/\W+/g, "_"));
+for (const [executor, [name, code, setup]] of executors.flatMap((e) => FILE_ATTACKS.map((a) => [e, a] as const))) {
+  test(`sealed ${executor.version}: ${name} is contained`, async () => {
+    const folder = join(dir, `${executor.version}_${name.replace(/\W+/g, "_")}`);
     mkdirSync(folder, { recursive: true });
     setup(folder);
     // (writing 256 MiB into the in-memory files takes seconds on a loaded machine: the time limit is not what this attack tests)
-    const r = await contained(name.replace(/\W+/g, "_"), code, name.startsWith("gigabytes") ? { timeout: 30 } : {});
+    const r = await contained(`${executor.version}_${name.replace(/\W+/g, "_")}`, code, name.startsWith("gigabytes") ? { timeout: 30 } : {}, executor);
     const text = output(r);
     if (name === "a 2 GB file") assert.match(text, /^2147483648\nrefused: \[Errno \d+\] File too large/m);
     if (name === "100,000 small files") assert.match(text, /^10000\n10000\n/);
@@ -260,16 +262,18 @@ test("the host tracer is no sandbox: the same attacks get through there, so the 
   assert.ok(output(env).includes(CANARY));
 });
 
-test("a sealed run is a pure function of its program: clocks, random numbers and hashes are the same every run", async () => {
-  const code = `import time, random, os, uuid, datetime\nprint(time.time(), time.perf_counter(), random.random(), os.urandom(4).hex(), uuid.uuid4(), hash("abc"), datetime.datetime.now())\ntime.sleep(30)\nprint(time.monotonic())`;
-  const a = await runSealed(program("pure", code), { timeout: 5 }, executor);
-  const b = await runSealed(program("pure", code), { timeout: 5 }, executor);
-  assert.equal(a.exit.status, "normal", a.exit.value);
-  assert.equal(output(a), output(b));
-  // time.sleep(30) took no real time (the run's limit is 5 s) and moved the program's clock on.
-  const [first, second] = a.frames.map((f) => f.stdout).filter(Boolean) as string[];
-  assert.ok(Number(second.trim()) - Number(first.split(" ")[1]) >= 30, `${first} / ${second}`);
-});
+for (const executor of executors) {
+  test(`a sealed run (${executor.version}) is a pure function of its program: clocks, random numbers and hashes are the same every run`, async () => {
+    const code = `import time, random, os, uuid, datetime\nprint(time.time(), time.perf_counter(), random.random(), os.urandom(4).hex(), uuid.uuid4(), hash("abc"), datetime.datetime.now())\ntime.sleep(30)\nprint(time.monotonic())`;
+    const a = await runSealed(program("pure", code), { timeout: 5 }, executor);
+    const b = await runSealed(program("pure", code), { timeout: 5 }, executor);
+    assert.equal(a.exit.status, "normal", a.exit.value);
+    assert.equal(output(a), output(b));
+    // time.sleep(30) took no real time (the run's limit is 5 s) and moved the program's clock on.
+    const [first, second] = a.frames.map((f) => f.stdout).filter(Boolean) as string[];
+    assert.ok(Number(second.trim()) - Number(first.split(" ")[1]) >= 30, `${first} / ${second}`);
+  });
+}
 
 test("the executor outlives a run it had to kill, and its process is gone", async () => {
   const pid = executor.pid;

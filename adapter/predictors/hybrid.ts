@@ -147,7 +147,7 @@ export class HybridPredictor implements Predictor {
         fill: (req, frames) => this.fill(req, frames, fills),
         found: (holes) => {
           this.holes = holes;
-          if (run === 1) this.opts.console?.(describeHoles(holes, sealed));
+          if (run === 1) this.opts.console?.(describeHoles(holes, sealed ? (trace.sealedPython ?? SEALED_PYTHON) : undefined));
         },
         standIn: (name) => run === 1 && this.opts.console?.(`${this.say} · module ${name} is not ${sealed ? "in the sandbox" : "installed"}: it stands in, and its calls are predicted`),
       },
@@ -714,15 +714,15 @@ export function describeSandbox(sandbox: { wrote: readonly Written[]; notices: r
   return [...sandbox.notices, lines.join("\n")];
 }
 
-/** The console line that names the holes found before the run; `sealed`: predict mode's sealed run. */
-export function describeHoles(h: HoleList, sealed = false): string {
+/** The console line that names the holes found before the run; `sealed`: predict mode's sealed run, its CPython's version. */
+export function describeHoles(h: HoleList, sealed?: string): string {
   const parts = [
     ...Object.entries(h.functions).map(([q, why]) => `${q}() (${why === "listed" ? "listed in predict" : "not written yet"})`),
     ...h.names.map((n) => `${n} (defined nowhere)`),
   ];
   const unknown = h.unknown.length ? `; listed in predict but not defined: ${h.unknown.join(", ")}` : "";
   if (sealed) {
-    const how = `predict · the program runs sealed (CPython ${SEALED_PYTHON} in WebAssembly, in a locked-down process: nothing it does reaches this machine); its states are exact`;
+    const how = `predict · the program runs sealed (CPython ${sealed} in WebAssembly, in a locked-down process: nothing it does reaches this machine); its states are exact`;
     return parts.length
       ? `${how}, and the model predicts only its holes: ${parts.join(", ")}; modules the sandbox lacks stand in as they are imported${unknown}`
       : `${how}; no holes found before the run: modules the sandbox lacks stand in as they are imported, and the model predicts their calls${unknown}`;

@@ -16,6 +16,8 @@ export interface TraceOptions {
   call?: string;
   /** Python interpreter (a setting); default: see findPython. */
   python?: string;
+  /** The sealed run's CPython, its minor version (sealed.ts's SEALED_PYTHONS; default SEALED_PYTHON). */
+  sealedPython?: string;
   /** Limit on recorded events (default 10000). */
   maxEvents?: number;
   /** Wall-clock limit in seconds (default 10). */

@@ -19,15 +19,32 @@ import { cacheRoot, under } from "../system/paths.js";
 import { normalizeSource, type EventKind, type Frame, type Objects } from "../format/trajectory.js";
 import type { Answer, Evaluation, PythonAsk, ValueResult } from "../format/values.js";
 import { DEFAULT_TIMEOUT_S, KILL_MARGIN_S, Records, TRACE_LIMITS, answerHole, checkObjects, checkOptions, checkProgram, entryCall, holeRecord, readProgram, tracerScript, type HoleAnswer, type TraceOptions, type TraceResult } from "./run.js";
-import { findPython } from "./hostRun.js";
+import { findPython, whichPython } from "./hostRun.js";
 import type { FsRequest, Written } from "./sandboxFs.js";
 import { SEALED_PYTHON_FILES } from "./sealedFiles.js";
 import { RunSkeleton } from "./skeleton.js";
 import type { Seek } from "./semantics.js";
 import { SandboxFiles, projectRoot, sitePackages, type SandboxRoot } from "./workspace.js";
 
-/** The CPython the sealed run has: Pyodide 0.27 is CPython 3.12. */
+/**
+ * The sealed CPythons carried, by minor version, each an npm package of Pyodide's: 0.27 is CPython
+ * 3.12, 0.29 is 3.13 (0.28 too; 0.29 is that line's newest). Pyodide 314 (3.14) runs the tracer,
+ * but its WebAssembly module holds its memory itself: the cap on a program's memory (layer 5)
+ * cannot reach it, so it is not carried.
+ */
+export const SEALED_PYTHONS: Readonly<Record<string, string>> = { "3.12": "pyodide", "3.13": "pyodide-313" };
+/** The sealed CPython where the session's Python is none of those carried. */
 export const SEALED_PYTHON = "3.12";
+
+/**
+ * The sealed CPython of a session: the minor version it names (`named`), else that of the user's
+ * Python (`python`, as findPython finds it: the run reads its packages), where one of
+ * SEALED_PYTHONS; else SEALED_PYTHON.
+ */
+export async function sealedPythonFor(named: string | undefined, python?: string): Promise<string> {
+  const version = named ?? (await whichPython(python).then((p) => p.version, () => undefined));
+  return version !== undefined && Object.hasOwn(SEALED_PYTHONS, version) ? version : SEALED_PYTHON;
+}
 /** WebAssembly memory a program may use (MiB): past it, MemoryError in the program. */
 const MEMORY_MIB = 512;
 /** JavaScript heap of the child (MiB). */
@@ -181,7 +198,7 @@ function callerFrames(raw: unknown, file: string, root: string): Frame[] {
 }
 
 /** The files of the sandbox: Pyodide's folder, the worker and the tracer's Python. */
-function locate(): { pyodide: string; worker: string; python: string } {
+function locate(version: string): { pyodide: string; worker: string; python: string } {
   const dirs: string[] = [];
   try {
     dirs.push(path.dirname(fileURLToPath(import.meta.url)));
@@ -198,9 +215,9 @@ function locate(): { pyodide: string; worker: string; python: string } {
   if (!worker) throw new SealedUnavailableError(`the sealed executor is not built (dist/sealed.mjs not found beside ${dirs.join(", ")}): run npm run build`);
   let pyodide: string;
   try {
-    pyodide = path.dirname(createRequire(worker).resolve("pyodide/package.json"));
+    pyodide = path.dirname(createRequire(worker).resolve(`${SEALED_PYTHONS[version]}/package.json`));
   } catch {
-    throw new SealedUnavailableError("Pyodide is not installed (the npm package pyodide): the sealed run needs it");
+    throw new SealedUnavailableError(`Pyodide is not installed (the npm package ${SEALED_PYTHONS[version]}): the sealed run of CPython ${version} needs it`);
   }
   return { pyodide, worker, python: path.dirname(tracerScript()) };
 }
@@ -267,8 +284,8 @@ class SealedProcess {
   /** It was given the kept snapshot. */
   private readonly loading: boolean;
 
-  constructor() {
-    const where = locate();
+  constructor(version: string) {
+    const where = locate(version);
     this.snapshot = snapshotFile(where);
     const kept = readSnapshot(this.snapshot);
     this.loading = kept !== undefined;
@@ -392,6 +409,9 @@ type WorkerRun = { records: string; wrote: Written[]; notices: string[] } | { ki
 /** The sealed child of this process: one warm locked-down process, one run at a time. */
 export class SealedChild {
   private proc?: SealedProcess;
+  /** The minor version of its CPython (SEALED_PYTHONS). */
+  constructor(readonly version: string = SEALED_PYTHON) {}
+
   private queue: Promise<unknown> = Promise.resolve();
   /** How many child processes were started (a new one after each that was killed or died). */
   starts = 0;
@@ -406,13 +426,13 @@ export class SealedChild {
   /** Starts the child (if none is up) and waits until Pyodide has loaded. */
   warm(): Promise<SealedInfo> {
     if (!this.proc || this.proc.exited) {
-      const proc = (this.proc = new SealedProcess());
+      const proc = (this.proc = new SealedProcess(this.version));
       this.starts++;
       // A kept snapshot that kills the worker as it loads (a damaged file: Pyodide aborts the
       // process) is removed, and another worker starts, making it anew.
       this.ready = proc.ready.catch((e: unknown) => {
         if (!proc.dropSnapshot()) throw e;
-        this.proc = new SealedProcess();
+        this.proc = new SealedProcess(this.version);
         this.starts++;
         return this.proc.ready;
       });
@@ -504,11 +524,18 @@ export class SealedChild {
   }
 }
 
-let shared: SealedChild | undefined;
-/** The sealed child of this process, shared by its sessions. */
-export function sealedChild(): SealedChild {
-  shared ??= new SealedChild();
-  return shared;
+const shared = new Map<string, SealedChild>();
+/** The sealed child of this process for CPython `version` (SEALED_PYTHONS), shared by its sessions. */
+export function sealedChild(version = SEALED_PYTHON): SealedChild {
+  if (!Object.hasOwn(SEALED_PYTHONS, version)) throw new SealedUnavailableError(`the sealed run has no CPython ${version} (it has ${Object.keys(SEALED_PYTHONS).join(" and ")})`);
+  let child = shared.get(version);
+  if (!child) shared.set(version, (child = new SealedChild(version)));
+  return child;
+}
+
+/** Closes every sealed child of this process (a command that is done). */
+export function closeSealedChildren(): void {
+  for (const child of shared.values()) child.close();
 }
 
 /** How long one batch of expressions over values may take (seconds): past it the child is killed. */
@@ -647,12 +674,12 @@ export interface Executed {
 
 /**
  * Traces one program in the sealed executor, as runTrace does on the host: same options (`python`
- * aside: the sealed CPython is SEALED_PYTHON), same result. With `hybrid`, holes are answered by its
- * oracle; each answer costs a run from the start. Rejects when the sealed run cannot be had here
- * (SealedUnavailableError) or for a missing program.
+ * aside: the sealed CPython is `sealedPython`, one of SEALED_PYTHONS), same result. With `hybrid`,
+ * holes are answered by its oracle; each answer costs a run from the start. `pause`, once aborted:
+ * a window's seek under way lands where the run is at its next poll. Rejects when the sealed run
+ * cannot be had here (SealedUnavailableError) or for a missing program.
  */
-/** `pause`: once aborted, a window's seek under way lands where the run is at its next poll. */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild()): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild(opts.sealedPython)): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);

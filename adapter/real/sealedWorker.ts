@@ -104,7 +104,7 @@ const NATIVE = ["binding", "_linkedBinding", "dlopen"] as const;
 const cuts = new Map<string, () => never>();
 for (const name of NATIVE) {
   const refuse = (n?: unknown): never => {
-    if (name === "binding" && n === "constants") return constants.default as never;
+    if (name === "binding" && n === "constants") return { ...constants.default, fs: constants.default } as never;
     throw new Error(`process.${name} is not available in the sandbox`);
   };
   cuts.set(name, refuse);
@@ -127,7 +127,8 @@ if (uncut) {
 // the tracer's time limit reads them.
 const EPOCH = Date.UTC(2026, 0, 1);
 Date.now = () => EPOCH;
-// os.urandom and the seeding of random read crypto.getRandomValues: a seeded generator (xorshift).
+// os.urandom and the seeding of random read crypto.getRandomValues (Pyodide 0.27) or node:crypto's
+// randomFillSync (later ones): both a seeded generator (xorshift).
 let seed = 1;
 const random = (buf: ArrayBufferView): ArrayBufferView => {
   const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -141,6 +142,7 @@ const random = (buf: ArrayBufferView): ArrayBufferView => {
 };
 const webcrypto = globalThis.crypto as unknown as { getRandomValues: unknown };
 Object.defineProperty(webcrypto, "getRandomValues", { value: random, configurable: false, writable: false });
+Object.defineProperty((await import("node:crypto")).default, "randomFillSync", { value: random, configurable: false, writable: false });
 
 interface PyProxyFn {
   (...args: unknown[]): unknown;

@@ -4,7 +4,7 @@
 import { dirname } from "node:path";
 import { Engine } from "../engine/engine.js";
 import type { Predictor } from "../engine/predictor.js";
-import { evaluateValues } from "../real/sealed.js";
+import { SEALED_PYTHONS, evaluateValues, sealedPythonFor } from "../real/sealed.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import { ComparePredictor, startComparison } from "../predictors/compare.js";
@@ -71,11 +71,14 @@ export function comparisonOf(p: Predictor): ComparePredictor | undefined {
 /** Predict mode: the program runs sealed and the model fills its holes (adapter/predictors/sealed.ts). */
 async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const { createSealedPredictor } = await import("../predictors/sealed.js");
-  const { SEALED_PYTHON } = await import("../real/sealed.js");
-  if (config.pythonVersion !== undefined && config.pythonVersion !== SEALED_PYTHON)
-    hooks.console?.(`predict · the sealed run has CPython ${SEALED_PYTHON} only: its states are ${SEALED_PYTHON}'s, not ${config.pythonVersion}'s ("compute": false has the model predict ${config.pythonVersion}'s)`);
+  const sealedPython = await sealedPythonFor(config.pythonVersion, config.python);
+  if (config.pythonVersion !== undefined && config.pythonVersion !== sealedPython) {
+    const carried = Object.keys(SEALED_PYTHONS).join(" and ");
+    hooks.console?.(`predict · the sealed run has CPython ${carried} only: its states are ${sealedPython}'s, not ${config.pythonVersion}'s ("compute": false has the model predict ${config.pythonVersion}'s)`);
+  }
   return createSealedPredictor(config.program, {
     ...runOptions(config, hooks),
+    sealedPython,
     predict: config.predict,
     answersFile: await answersFile(config, hooks),
     ...holeModel(config),

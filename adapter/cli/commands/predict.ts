@@ -9,7 +9,7 @@
 import { Engine } from "../../engine/engine.js";
 import { ModelPredictor, type ModelPredictorOptions } from "../../predictors/model.js";
 import { createSealedPredictor } from "../../predictors/sealed.js";
-import { sealedChild } from "../../real/sealed.js";
+import { closeSealedChildren, sealedPythonFor } from "../../real/sealed.js";
 import { checkPythonVersion } from "../../model/pyversion.js";
 import { whichPython } from "../../real/hostRun.js";
 import { disposeAll } from "../../model/backend.js";
@@ -104,6 +104,7 @@ export function run(argv: string[]): Promise<number> {
         ? await model()
         : await createSealedPredictor(positionals[0], {
             ...(values.call !== undefined ? { call: values.call } : {}),
+            sealedPython: await sealedPythonFor(pythonVersion),
             model: (source) => model({ source, call: undefined }),
             everyState: () => model(),
             ...(values.model !== undefined ? { modelFile: values.model } : {}),
@@ -144,7 +145,7 @@ export function run(argv: string[]): Promise<number> {
       if (values.stats && predictor instanceof ModelPredictor) process.stderr.write(JSON.stringify({ model: predictor.describe(), steps: predictor.stats }) + "\n");
     } finally {
       await predictor.dispose?.();
-      sealedChild().close();
+      closeSealedChildren();
       await disposeAll();
     }
     return failed ? 1 : 0;
