@@ -116,6 +116,19 @@ test("a long run recorded a window at a time answers every move as the run recor
     }
   }
   assert.ok(landings.size >= 6, `${landings.size} landings`);
+  // Step Over a call past the windows, then Step Back from where it landed: every event between is
+  // deeper, so where the Step Over began is the latest earlier event at its depth.
+  let past = 0;
+  for (const from of whole.frames.flatMap((f, i) => (f.depth === 0 && f.event === "line" && f.line === 24 ? [i] : [])).slice(0, 10)) {
+    const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
+    const landed = await fresh.predict([stateAt(from)], { kind: "step_over" });
+    assert.equal(shown(landed), shown(await truth.predict([stateAt(from)], { kind: "step_over" })), `Step Over from event ${from}`);
+    if (landed.ref! - from > WINDOW) past++;
+    const back = await fresh.predict([landed], { kind: "inv_step_over" });
+    assert.equal(shown(back), shown(await truth.predict([stateAt(landed.ref!)], { kind: "inv_step_over" })), `Step Back from event ${landed.ref}, where a Step Over from ${from} landed`);
+    assert.equal(back.ref, from);
+  }
+  assert.ok(past >= 3, `${past} Step Overs past a window`);
   // An expression in the program's frame at a state past the first window, and a line run there, kept.
   const k = whole.frames.findIndex((f, i) => i > 1000 && f.depth === 0 && f.event === "line" && f.line === 24);
   const here = stateAt(k);

@@ -69,7 +69,7 @@ export class LongRunPredictor implements Predictor {
   readonly python?: string;
   /** Made at the first move that neither the windows nor a seek can answer (sketch). */
   private skeleton?: RunSkeleton;
-  /** Where the last Continue's seek landed, and the latest earlier event at its depth (WindowRun's `behind`). */
+  /** Where the last Continue's (or Step Over's) seek landed, and the latest earlier event at its depth (WindowRun's `behind`; a Step Over's start). */
   private behind?: { at: number; before: number };
   /** Where the last Continue's seek landed because a condition held, and what its conditions read there (WindowRun's `held`). */
   private held?: { at: number; values: Map<string, ValueResult> };
@@ -200,11 +200,20 @@ export class LongRunPredictor implements Predictor {
     if (this.skeleton) return transition(this.skeleton.places, from, action, places);
     if (held) notHeld();
     if (to !== undefined) {
-      const seek = seekOf(w.frames[from - w.from], from, action, places);
-      if (seek) return this.seekTo(seek, signal);
+      const here = w.frames[from - w.from];
+      const seek = seekOf(here, from, action, places);
+      if (seek) {
+        const at = await this.seekTo(seek, signal);
+        // Back over from where a Step Over landed at its own depth: every event between is
+        // deeper, so the latest earlier one at that depth is where it began (never a return).
+        const lw = this.windowOf(at);
+        const landed = lw?.frames[at - lw.from];
+        if (action.kind === "step_over" && landed && here && landed.depth === here.depth && here.event !== "return") this.behind = { at, before: from };
+        return at;
+      }
     } else {
-      // Back over from where a Continue landed: the seek saw the latest earlier event at its depth
-      // (never a return: where backOver lands), so no run looks for it.
+      // Back over from where a Continue or a Step Over landed: the seek saw the latest earlier
+      // event at its depth (never a return: where backOver lands), so no run looks for it.
       if (action.kind === "inv_step_over" && this.behind?.at === from && w.frames[from - w.from]?.event === "line") return this.behind.before >= 0 ? this.behind.before : from - 1;
       if (w.from > this.aroundFrom(from)) {
         const back = await this.fetch(from, signal);

@@ -33,6 +33,8 @@ export interface LongRunSide {
   toCondition: number;
   /** Step Back from the breakpoint to the call's line (ours only). */
   stepBack?: number;
+  /** Step Back after the Step Over, to the call's line (ours only). */
+  backOver?: number;
   /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
   hover: number;
   /** Peak resident memory of the adapter and of what it started, MB. */
@@ -126,12 +128,18 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     let memoryMB = a.peakMB();
     // Step Over the call, in a second session from the entry (where nothing of the run is known yet).
     let stepOver: number;
+    let backOver: number | undefined;
     const b = await LongSession.open(side, cmd, args, launch, program, [], o.timeoutMs);
     try {
       check("the entry", (await b.go("next")).line, BREAKPOINT - 1);
       const over = await b.go("next");
       check("Step Over", over.line, BREAKPOINT);
       stepOver = over.ms;
+      if (neural) {
+        const back = await b.go("stepBack");
+        check("Step Back after the Step Over", back.line, BREAKPOINT - 1);
+        backOver = back.ms;
+      }
       memoryMB = Math.max(memoryMB, b.peakMB());
     } finally {
       await b.close();
@@ -152,7 +160,7 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     } finally {
       await c.close();
     }
-    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), hover, memoryMB };
+    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, memoryMB };
   } finally {
     await a.close();
   }
@@ -184,12 +192,12 @@ export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): strin
   const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
   const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
-  out.push("events      side     first stop  continue to bp  step over  step back  cond. bp  hover  memory MB");
+  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  memory MB");
   for (const row of r.rows)
     for (const side of ["neural", "debugpy"] as const) {
       const s = row[side];
       out.push(
-        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
       );
     }
   out.push("", "ours / debugpy:");
