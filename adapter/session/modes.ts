@@ -71,6 +71,9 @@ export function comparisonOf(p: Predictor): ComparePredictor | undefined {
 /** Predict mode: the program runs sealed and the model fills its holes (adapter/predictors/sealed.ts). */
 async function createSealed(config: LaunchConfig, hooks: PredictorHooks): Promise<Predictor> {
   const { createSealedPredictor } = await import("../predictors/sealed.js");
+  // The default sealed CPython loads while the user's Python is asked its version (a tenth of a
+  // second): the session's runs need it where that is 3.12, its evaluations over values always.
+  evaluateValues.warm();
   const sealedPython = await sealedPythonFor(config.pythonVersion, config.python);
   if (config.pythonVersion !== undefined && config.pythonVersion !== sealedPython) {
     const carried = Object.keys(SEALED_PYTHONS).join(" and ");
