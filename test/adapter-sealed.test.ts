@@ -247,6 +247,29 @@ test("Pause stops a run that never ends where it is, as debugpy's does: the stat
   }
 });
 
+test("Pause of a long run that is in C code (it runs no Python line to stop on) stops the move where it began, and the session goes on", T, async () => {
+  const program = join(dir, "spin_c.py");
+  writeFileSync(program, ["def spin(n):", "    for i in range(n):", "        pass", "", "", "spin(20000)", "import itertools", "total = sum(itertools.count())", ""].join("\n"));
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: true }, program);
+    const line = async (): Promise<number> => (await s.dc.stackTraceRequest(THREAD)).body.stackFrames[0].line;
+    const entry = await line();
+    const paused = await stopAfter(s.dc, async (dc) => {
+      await dc.continueRequest(THREAD);
+      await new Promise((res) => setTimeout(res, 1500));
+      await dc.pauseRequest(THREAD);
+    });
+    assert.equal((paused as DebugProtocol.StoppedEvent).body.reason, "pause");
+    assert.equal(await line(), entry);
+    // The session goes on from there, in a sealed child started anew.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal(await line(), 6);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them", T, async () => {
   const program = join(dir, "console.py");
   writeFileSync(

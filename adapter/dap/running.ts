@@ -33,8 +33,6 @@ import { Arrival } from "./arrival.js";
 const MAX_MESSAGE = 2_000;
 /** How long launch waits for configurationDone before it starts anyway. */
 const CONFIGURATION_TIMEOUT_MS = 10_000;
-/** How long a move asked to pause in place may take to land (its run polls every 50 ms) before it is stopped instead. */
-const PAUSE_GRACE_MS = 2_000;
 
 export const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -85,8 +83,8 @@ export abstract class RunningSession extends LoggingDebugSession {
   private readonly modelNews = new ModelNews();
   /** Work in flight, by request seq, so cancel / pause / terminate can abort it. */
   protected readonly inflight = new Inflight();
-  /** A pause asked of the move under way, to land where its run is: the timer that stops the move should it not (pauseRequest). */
-  private pausing?: NodeJS.Timeout;
+  /** A pause was asked of the move under way, to land where its run is (pauseRequest). */
+  private pausing = false;
   /** Which exceptions stop a continue (kept for restarts and the next launch). */
   protected exceptionStops = readExceptionFilters([]);
   private configurationDone!: Promise<void>;
@@ -306,11 +304,11 @@ export abstract class RunningSession extends LoggingDebugSession {
 
   protected override pauseRequest(response: DebugProtocol.PauseResponse): void {
     // A move under way whose run can pause (a long sealed run's seek) lands where the run is, as
-    // debugpy pauses a running program, and is told as a pause (move); one that does not land
-    // within PAUSE_GRACE_MS (a loop in C code) or cannot pause is stopped, and stays where it
-    // began. With none in flight the thread is stopped already.
+    // debugpy pauses a running program, and is told as a pause (move); the predictor stops one
+    // that cannot (a loop in C code: the run goes silent), which then stays where it began, as a
+    // move of a predictor that cannot pause does. With none in flight the thread is stopped already.
     if (this.inflight.moving() && !this.pausing && this.predictor?.pause?.(true)) {
-      this.pausing = setTimeout(() => this.inflight.abort("paused", true), PAUSE_GRACE_MS);
+      this.pausing = true;
       this.sendResponse(response);
       return;
     }
@@ -355,8 +353,7 @@ export abstract class RunningSession extends LoggingDebugSession {
   /** The move is over, and a pause asked of it in place with it: whether one was. */
   private endPause(): boolean {
     if (!this.pausing) return false;
-    clearTimeout(this.pausing);
-    this.pausing = undefined;
+    this.pausing = false;
     this.predictor?.pause?.(false);
     return true;
   }

@@ -210,7 +210,8 @@ export interface Predictor {
   /**
    * A pause (`true`): the run that the move under way waits on stops where it is, and the move
    * lands there, as a debugger pauses a running program; until the move is over (`false`). Whether
-   * this predictor's runs pause so: a move that cannot is aborted instead, and stays where it began.
+   * this predictor's moves pause so: each then ends, landed or rejected as aborted (where its run
+   * cannot stop: it stays where it began). A move of a predictor that cannot is aborted.
    */
   pause?(asked: boolean): boolean;
   dispose(): Promise<void> | void;

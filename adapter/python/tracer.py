@@ -461,8 +461,9 @@ class Run(_console.Console):
         self.excursions = {} if self.seek_lines is not None else None
         self.landing = {}  # code -> whether a Continue's seek may land in its frames (may_land)
         # A seek under way lands where the run is when the debugger pauses it: `pause` says whether
-        # it asks to (the sealed runner's), read every _PAUSE_POLL seconds (limits).
-        self.pause = opts.get("pause") if self.seek is not None else None
+        # it asks to (the sealed runner's), read every _PAUSE_POLL seconds (limits) by every run, so
+        # that the debugger sees it go on (a run still on its way to where the move began, say).
+        self.pause = opts.get("pause")
         # The local trace functions, bound once: what a trace function returns is called at the
         # frame's next event, and a bound method made at each event is a fifth of the fast path.
         self.local, self.counting = self.local_trace, self.count_trace
@@ -869,10 +870,11 @@ class Run(_console.Console):
             self.limit("time")
         if self.output + self.stdout.buffer.tell() > self.max_output:
             self.limit("output")
-        # (a pause lands past where the move began: before it, the run is still on its way there)
-        if self.pause is not None and now >= self.next_poll and self.seek is not None and self.events > self.seek[0]:
+        if self.pause is not None and now >= self.next_poll:
             self.next_poll = now + _PAUSE_POLL
-            if self.pause():
+            # (a pause lands past where the move began: before it, the run is still on its way
+            # there, and the debugger keeps asking until it lands)
+            if self.pause() and self.seek is not None and self.events > self.seek[0]:
                 self.pause_here()
 
     def pause_here(self):
@@ -922,10 +924,7 @@ class Run(_console.Console):
     def event(self, frame, event, arg, rel):
         if self.events >= self.record_from + self.max_events or (self.skeleton is not None and self.events >= self.max_events):
             self.limit("events")
-        if _monotonic() > self.deadline:
-            self.limit("time")
-        if self.output + self.stdout.buffer.tell() > self.max_output:
-            self.limit("output")
+        self.limits()
         self.events += 1
         code = frame.f_code
         place = self.stack.get(frame)

@@ -45,6 +45,9 @@ export async function sealedPythonFor(named: string | undefined, python?: string
   const version = named ?? (await whichPython(python).then((p) => p.version, () => undefined));
   return version !== undefined && Object.hasOwn(SEALED_PYTHONS, version) ? version : SEALED_PYTHON;
 }
+
+/** How long a run asked to pause may go without polling (it polls every 50 ms) before it is killed: a loop in C code. */
+const PAUSE_SILENCE_MS = 1_000;
 /** WebAssembly memory a program may use (MiB): past it, MemoryError in the program. */
 const MEMORY_MIB = 512;
 /** JavaScript heap of the child (MiB). */
@@ -477,17 +480,33 @@ export class SealedChild {
     }
   }
 
-  /** `pause`, once aborted: the run's seek lands where the run is at its next poll (sealedWorker.ts's pauseAsked). */
+  /**
+   * `pause`, once aborted: the run's seek lands where the run is at its next poll past where the
+   * move began (sealedWorker.ts's pauseAsked; the run polls every 50 ms however it goes). A run
+   * that does not poll for PAUSE_SILENCE_MS once a pause is asked (a loop in C code) is killed,
+   * and rejects as aborted: the move stays where it began.
+   */
   private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
+    let silent = false;
     const stop = (): void => {
       killed = true;
       proc.kill();
     };
     const timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
     signal?.addEventListener("abort", stop, { once: true });
+    let silence: NodeJS.Timeout | undefined;
+    const listen = (): void => {
+      clearTimeout(silence);
+      silence = setTimeout(() => {
+        silent = true;
+        stop();
+      }, PAUSE_SILENCE_MS);
+    };
+    if (pause?.aborted) listen();
+    else pause?.addEventListener("abort", listen, { once: true });
     try {
       files?.startRun();
       proc.send(request);
@@ -499,6 +518,7 @@ export class SealedChild {
           continue;
         }
         if (answer.event === "poll") {
+          if (pause?.aborted) listen();
           proc.send({ pause: pause?.aborted === true });
           continue;
         }
@@ -509,10 +529,13 @@ export class SealedChild {
       }
     } catch (e) {
       signal?.throwIfAborted();
+      if (silent) throw new DOMException("the run did not pause (it spends its time in code that runs no Python line)", "AbortError");
       if (killed) return { killed: true };
       return { died: e instanceof Error ? e.message : String(e) };
     } finally {
       clearTimeout(timer);
+      clearTimeout(silence);
+      pause?.removeEventListener("abort", listen);
       signal?.removeEventListener("abort", stop);
     }
   }
