@@ -172,7 +172,7 @@ DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr"
 # After a limit, or the time limit, how long the program may take to stop before the watchdog ends
 # the process.
 _GRACE = 0.5
-# How often a seek asks whether the debugger wants the run paused (Run.limits), in seconds.
+# How often a run asks whether the debugger pauses it (Run.limits), in seconds.
 _PAUSE_POLL = 0.05
 
 
@@ -829,9 +829,11 @@ class Run(_console.Console):
             self.taken_back(mark)
 
     def held_result(self, value, error):
+        """What a condition read where the move landed, as a probe answers it: its value, or the
+        error it raised (or its repr or str raises)."""
+        if error is not None:
+            return self.probe_error(error)
         try:
-            if error is not None:
-                raise error
             return self.probe_result(value)
         except self.TraceLimit:
             raise

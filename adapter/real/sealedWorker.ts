@@ -263,33 +263,33 @@ for (const name of ["process", "require", "global", "console", "WebAssembly", "m
   }
 }
 
-// The user's folders, mounted for each run (sandboxFs.ts): every file comes from the parent, which checks its path.
-function ask(request: FsRequest): FsAnswer {
-  send({ event: "fs", ...request });
+/**
+ * One request to the parent on the channel, and its answer: one line, parsed (`fallback` where it
+ * is not JSON). The channel is one request, one answer: the parent cannot speak while a run holds
+ * this thread.
+ */
+function askParent<T>(request: object, fallback: T): T {
+  send(request);
   const line = nextLine();
   if (line === undefined) quit(0); // the parent is gone
   try {
-    return JSON.parse(line!) as FsAnswer;
+    return JSON.parse(line!) as T;
   } catch {
-    return { errno: "EIO" };
+    return fallback;
   }
 }
+
+// The user's folders, mounted for each run (sandboxFs.ts): every file comes from the parent, which checks its path.
+const ask = (request: FsRequest): FsAnswer => askParent<FsAnswer>({ event: "fs", ...request }, { errno: "EIO" });
 const files = sandboxFs(py.FS, py.ERRNO_CODES, ask, MAX_WRITE);
 
 /**
- * Whether the parent asks the run under way to pause: a seek's tracer reads fd 0 every 50 ms
- * (sealed.py's _pause_asked), and each read asks here ({"event": "poll"}, answered {"pause": bool}).
- * The channel is one request, one answer: the parent cannot speak while the run holds this thread.
+ * Whether the parent asks the run under way to pause: the tracer of every run reads fd 0 every
+ * 50 ms (sealed.py's _pause_asked), and each read asks here ({"event": "poll"}, answered
+ * {"pause": bool}).
  */
 function pauseAsked(): boolean {
-  send({ event: "poll" });
-  const line = nextLine();
-  if (line === undefined) quit(0); // the parent is gone
-  try {
-    return (JSON.parse(line!) as { pause?: unknown }).pause === true;
-  } catch {
-    return false;
-  }
+  return askParent<{ pause?: unknown }>({ event: "poll" }, {}).pause === true;
 }
 
 send({ event: "ready", python, pyodide: py.version, snapshot });
