@@ -340,13 +340,55 @@ test("every run starts in a clean interpreter: what a run changed in a module is
     const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
     assert.equal(frame.line, 5);
     const repl = (expression: string): Promise<string> => s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" }).then((r) => r.body.result);
-    // Each evaluation runs the program again to this stop, from a clean interpreter: the run's own changes are there, no earlier run's.
+    // Each line runs the program again to this stop, from a clean interpreter: the run's own changes are there, no earlier run's.
     assert.equal(await repl("before"), "3.141592653589793");
     assert.equal(await repl("math.pi"), "3");
     assert.equal(await repl("before + 0"), "3.141592653589793");
     assert.equal(await repl("json.dumps is None"), "True");
   } finally {
     await s.dc.stop();
+  }
+});
+
+test("an expression asked at a stop is answered by the run held there, as debugpy's live frame answers it: the first runs the program to the stop, the next need no run (what a call did is there for them), another stop starts afresh; a short run and one of 1,000,000 events", T, async () => {
+  const counter = ["class Counter:", "    def __init__(self):", "        self.calls = 0", "", "    def bump(self):", "        self.calls += 1", "        return self.calls", "", ""];
+  const programs = [
+    { name: "held_short.py", lines: [...counter, "c = Counter()", "total = 0", "for i in range(3):", "    total += i", "print(total)", ""], stop: 14, result: "total", value: "3" },
+    { name: "held_long.py", lines: [...counter, "def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", "c = Counter()", "result = work(500000)", "print(result)", ""], stop: 19, result: "result", value: "41666541666750000" },
+  ];
+  for (const p of programs) {
+    const program = join(dir, p.name);
+    writeFileSync(program, p.lines.join("\n"));
+    const s = await openSession(120_000);
+    try {
+      await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: p.stop }]);
+      const watch = async (expression: string): Promise<string> => {
+        const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+        return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "watch" })).body.result;
+      };
+      assert.equal((await inspect(s.dc)).frame.line, p.stop, p.name);
+      // Run again for each, both would be 1: the second is the held run's, whose object the first call changed.
+      assert.equal(await watch("c.bump()"), "1", p.name);
+      assert.equal(await watch("c.bump()"), "2", p.name);
+      assert.equal(await watch(`${p.result} + 0`), p.value, p.name);
+      // The state shown is the run's own: the watches' calls are no part of it.
+      const { vars } = await inspect(s.dc);
+      const c = vars.find((v) => v.name === "c");
+      assert.ok(c && c.variablesReference > 0, p.name);
+      const fields = (await s.dc.variablesRequest({ variablesReference: c.variablesReference })).body.variables;
+      assert.equal(fields.find((v) => v.name === "calls")?.value, "0", p.name);
+      // Another stop (one back) is another run's: its first call is 1 again.
+      await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+      assert.notEqual((await inspect(s.dc)).frame.line, p.stop, p.name);
+      assert.equal(await watch("c.bump()"), "1", p.name);
+      // A move lets the held run go: the session goes on to the end with the program's output.
+      const end = await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
+      assert.equal(end.event, "stopped");
+      assert.equal((await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD))).event, "terminated", p.name);
+      assert.match(s.text(), new RegExp(`^${p.value}$`, "m"), p.name);
+    } finally {
+      await s.dc.stop();
+    }
   }
 });
 

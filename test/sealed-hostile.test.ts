@@ -138,6 +138,7 @@ const ATTACKS: [string, string][] = [
   ["BuiltinImporter", `import importlib.machinery as m\nspec = m.BuiltinImporter.find_spec("_pyodide_core")\nprint("ESCAPED" if spec else "no", spec)\nif spec: print("ESCAPED", m.BuiltinImporter.create_module(spec))`],
   ["the zip's bytes still hold pyodide", `import sys\nraw = b"".join(open(p, "rb").read() for p in sys.path if p.endswith(".zip"))\nprint("ESCAPED" if b"pyodide/" in raw or b"ctypes/" in raw else "no", len(raw))`],
   ["standard input, the debugger's pause line", `import os\ndata = b"".join(os.read(0, 64) for _ in range(200))\nprint("ESCAPED" if data else "no", data[:40])`],
+  ["a held stop's answers forged on standard output", `import os\nos.write(1, b'{"results": [{"value": "forged"}]}\\n')\ndata = b"".join(os.read(0, 64) for _ in range(200))\nprint("ESCAPED" if data.strip(b"{}\\n") else "no", data[:40])`],
   ["the zip still has pyodide", `import zipfile, sys\nz = [p for p in sys.path if p.endswith(".zip")]\nnames = [n for p in z for n in zipfile.ZipFile(p).namelist() if n.startswith(("pyodide", "_pyodide", "ctypes"))]\nprint("ESCAPED" if names else "no", names[:3])`],
   [
     "a JS proxy through gc",

@@ -19,6 +19,7 @@ import { mentions } from "../pyread/expressions.js";
 import { RETURN_VALUE, type Evaluated, type Guess, type RanLine, type Hole, type Predicted, type PredictOptions, type Predictor } from "../engine/predictor.js";
 import { type LimitReason, type HoleAnswer, type HoleList, type HoleRequest, type TraceOptions } from "../real/run.js";
 import { HOST_EXECUTOR, type Executor, type RunRequest } from "../real/executor.js";
+import { HeldStop } from "../real/heldStop.js";
 import { inspectedValue, SEALED_PYTHON, statementResult, withStatement, type Executed, type SealedResult, type Statement } from "../real/sealed.js";
 import type { Written } from "../real/sandboxFs.js";
 import type { ValueType } from "../format/valueType.js";
@@ -66,6 +67,8 @@ export class HybridPredictor implements Predictor {
   readonly eventByEvent = true;
   /** The holes of the current run. */
   fills: HoleFill[] = [];
+  /** The run held at the stop the last expression was asked at (predict mode). */
+  private readonly stop = new HeldStop();
   holes?: HoleList;
   /** Marked values by the recording's frames (and the copies handed out). */
   private guesses = new WeakMap<Frame, Map<string, Guess>>();
@@ -431,9 +434,11 @@ export class HybridPredictor implements Predictor {
     const last = history.at(-1);
     const ref = last?.ref;
     if (!this.executor.repeats || ref === undefined || !last || !this.ran(last)) return undefined;
-    const result = await this.again({ inspect: { at: ref, expressions: [expression], ...(frame ? { up: frame } : {}) } }, opts?.signal);
-    const answer = result.inspected?.[0];
-    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${result.exit.status}${result.exit.value ? `: ${cut(result.exit.value)}` : ""})`);
+    const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
+    // The run held at this stop answers, else one runs to it and stays there (HeldStop).
+    const got = await this.stop.ask(JSON.stringify([ref, this.statements, this.fills]), question, (hold) => this.again({ inspect: { at: ref, ...question }, hold }, opts?.signal));
+    const answer = Array.isArray(got) ? got[0] : got.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${Array.isArray(got) ? "no answer" : `${got.exit.status}${got.exit.value ? `: ${cut(got.exit.value)}` : ""}`})`);
     return inspectedValue(answer);
   }
 
@@ -462,7 +467,7 @@ export class HybridPredictor implements Predictor {
   }
 
   /** The program run sealed again as this run ran (its statements, every hole answered as before), with what is asked of it. */
-  private again(ask: Pick<RunRequest, "inspect" | "probes">, signal?: AbortSignal): Promise<SealedResult> {
+  private again(ask: Pick<RunRequest, "inspect" | "hold" | "probes">, signal?: AbortSignal): Promise<SealedResult> {
     const { predict, model: _m, console: _c, executor: _e, ...trace } = this.opts;
     const signals = [trace.signal, signal].filter((x): x is AbortSignal => x !== undefined);
     const fills = this.fills;
@@ -518,6 +523,7 @@ export class HybridPredictor implements Predictor {
   }
 
   async dispose(): Promise<void> {
+    this.stop.release();
     const model = this.model;
     this.model = undefined;
     await (await model?.catch(() => undefined))?.dispose();

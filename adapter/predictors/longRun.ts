@@ -14,7 +14,8 @@
 import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
-import { inspectedValue, runSealed, statementResult, withStatement, type SealedResult, type Statement, type Window } from "../real/sealed.js";
+import { inspectedValue, runSealed, statementResult, withStatement, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
+import { HeldStop } from "../real/heldStop.js";
 import type { HybridOracle, TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
 import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek, type SeekPlace } from "../real/semantics.js";
@@ -80,6 +81,8 @@ export class LongRunPredictor implements Predictor {
   private readonly size: number;
   /** Aborted while a pause is asked: the seek under way lands where the run is (runSealed's `pause`). */
   private pausing = new AbortController();
+  /** The run held at the stop the last expression was asked at. */
+  private readonly stop = new HeldStop();
 
   private constructor(
     readonly program: string,
@@ -109,7 +112,7 @@ export class LongRunPredictor implements Predictor {
     return (this.skeleton = result.skeleton);
   }
 
-  private runWith(window: Window, extra: Partial<TraceOptions> & { inspect?: { at: number; expressions: readonly string[]; up?: number } } = {}, signal?: AbortSignal): Promise<SealedResult> {
+  private runWith(window: Window, extra: Partial<TraceOptions> & { inspect?: Inspect; hold?: Hold } = {}, signal?: AbortSignal): Promise<SealedResult> {
     const { console: _c, signal: own, ...trace } = this.opts;
     const signals = [own, signal].filter((x): x is AbortSignal => x !== undefined);
     return runSealed(this.program, {
@@ -282,13 +285,15 @@ export class LongRunPredictor implements Predictor {
     return w && callersAt(w.frames, ref! - w.from, w.callers);
   }
 
-  /** An expression in the program's frame at this state: the program runs again up to it, then the expression there. */
+  /** An expression in the program's frame at this state: by the run held there (HeldStop), else the program runs again up to it and stays there. */
   async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
     const last = history.at(-1);
     if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
-    const result = await this.runWith({ from: last.ref }, { maxEvents: 1, inspect: { at: last.ref, expressions: [expression], ...(frame ? { up: frame } : {}) } }, opts?.signal);
-    const answer = result.inspected?.[0];
-    if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${result.exit.status})`);
+    const at = last.ref;
+    const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
+    const got = await this.stop.ask(JSON.stringify([at, this.statements]), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
+    const answer = Array.isArray(got) ? got[0] : got.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${Array.isArray(got) ? "no answer" : got.exit.status})`);
     return inspectedValue(answer);
   }
 
@@ -347,5 +352,7 @@ export class LongRunPredictor implements Predictor {
     return name === RETURN_VALUE ? "a return value is the function's own: set the values it is computed from" : undefined;
   }
 
-  dispose(): void {}
+  dispose(): void {
+    this.stop.release();
+  }
 }

@@ -26,10 +26,18 @@ class Console:
 
     def answer_inspect(self, frame, depth):
         """The expressions of `inspect`, evaluated in the frame it names at this record (`frame`,
-        at `depth`, or a caller "up" levels below); the run stops here."""
-        target = self.caller(frame, depth, int(self.inspect.get("up") or 0))
-        results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in self.inspect.get("expressions") or ()]
-        self.write({"event": "inspect", "results": results})
+        at `depth`, or a caller "up" levels below); the run stops here. A run held here (the
+        sealed runner's `hold`) gives each answer to the debugger, which asks the next question at
+        this record in its live frames, or lets the run go: no run again for each expression."""
+        question = self.inspect
+        while question is not None:
+            target = self.caller(frame, depth, int(question.get("up") or 0))
+            results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in question.get("expressions") or ()]
+            if self.hold is None:
+                self.write({"event": "inspect", "results": results})
+                break
+            question = self.hold(results)
+            self.rearm()
         self.limit("inspect")
 
     def answer_probes(self, frame):

@@ -29,6 +29,9 @@ value: an expression that reads it gets an error that says so, with "unknown": N
 With "inspect" the run stops at its N-th record, after an "inspect" record that holds each
 expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
+With "hold": true in it, the run is held there instead: each answer goes out on fd 1 as
+{"results": [...]}, and the next question ({"expressions": [...], "up"?: K}) comes in on fd 0 as
+{"question": {...}}; any other line lets the run go on to its "inspect" limit (_held).
 
 "statements" are what the user ran at stops (the Debug Console, a value set), the run's input:
 each runs in the frame of the N-th record (or its K-th traced caller's) before that record is
@@ -386,6 +389,30 @@ def _pause_asked():
         return False
 
 
+_write = os.write
+
+
+def _held(results):
+    """A run held at a stop (inspect's "hold"): the answers go to the debugger on this interpreter's
+    standard output (fd 1: the program's prints are the tracer's, caught in Python) and the next
+    question comes back on its standard input, which the worker answers by asking the parent
+    (sealedWorker.ts); None lets the run go."""
+    line = (_dumps({"results": results}) + "\n").encode("utf-8")
+    while line:
+        line = line[_write(1, line):]
+    answer = b""
+    while not answer.endswith(b"\n"):
+        chunk = _read(0, 1 << 16)
+        if not chunk:
+            return None
+        answer += chunk
+    try:
+        question = _loads(answer.decode("utf-8")).get("question")
+    except (ValueError, AttributeError):
+        return None
+    return question if isinstance(question, dict) else None
+
+
 def run(request):
     req = _loads(request)
     if "evaluate" in req:
@@ -414,6 +441,10 @@ def run(request):
     opts = tracer._options(req.get("opts") or {})
     # Evaluations in the frame of one state: the run stops there (the program's live objects, sealed).
     opts["inspect"] = req.get("inspect")
+    # ... and, asked to, held there: each expression the debugger asks at that stop is answered in
+    # its live frames until it lets the run go (_held).
+    if isinstance(opts["inspect"], dict) and opts["inspect"].get("hold"):
+        opts["hold"] = _held
     opts["statements"] = req.get("statements")
     # Expressions evaluated at every line event on some places (breakpoint conditions, log messages).
     opts["probes"] = req.get("probes")

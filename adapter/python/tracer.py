@@ -417,6 +417,9 @@ class Run(_console.Console):
         self.max_objects = int(opts["objects"])
         # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
         self.inspect = opts.get("inspect")
+        # Where the runner can hold the run at that record (the sealed one's): a function given each
+        # answer, which returns the next question there ({"expressions", "up"?}), or None to go on.
+        self.hold = opts.get("hold")
         # {"places": [[FILE|null, LINE], ...], "expressions": [...]}: evaluated in the frame at every
         # line event on those places (breakpoint conditions, log messages: Console.answer_probes).
         self.probes = _probes(opts.get("probes"))
@@ -878,6 +881,12 @@ class Run(_console.Console):
             # there, and the debugger keeps asking until it lands)
             if self.pause() and self.seek is not None and self.events > self.seek[0]:
                 self.pause_here()
+
+    def rearm(self):
+        """The run's time limit, from now: a run held at a stop spends its time waiting for the
+        debugger's next question, which has the whole limit (Console.answer_inspect)."""
+        self.deadline = _monotonic() + self.timeout
+        self.kill_at = self.deadline + _GRACE
 
     def pause_here(self):
         """The debugger pauses a seek under way: the move lands on the next event, wherever it is

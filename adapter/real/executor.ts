@@ -3,12 +3,14 @@
 // sealed.ts). One interface, so that a predictor asks what a run can do, never which one it has.
 import { runTrace } from "./hostRun.js";
 import type { TraceOptions } from "./run.js";
-import { runSealed, type Inspect, type Probes, type SealedResult, type Statement } from "./sealed.js";
+import { runSealed, type Hold, type Inspect, type Probes, type SealedResult, type Statement } from "./sealed.js";
 
 /** One run: the tracer's options, and what is asked of the run where it repeats (Executor.repeats). */
 export interface RunRequest extends TraceOptions {
   /** Expressions evaluated in the frame at an event of the run. */
   inspect?: Inspect;
+  /** The run held there, answering the next expressions asked (heldStop.ts). */
+  hold?: Hold;
   /** Debug Console lines, each run in the frame at its event (the run's input). */
   statements?: readonly Statement[];
   /** Expressions evaluated in the frame at every line event on some places (breakpoint conditions, log messages). */
@@ -31,8 +33,8 @@ export interface Executor {
 export const HOST_EXECUTOR: Executor = {
   where: "host",
   repeats: false,
-  run: (program, { inspect, statements, probes, ...trace }) => {
-    if (inspect || statements?.length || probes) return Promise.reject(new Error("a run on this machine does not repeat: nothing can be asked of it at a stop"));
+  run: (program, { inspect, hold, statements, probes, ...trace }) => {
+    if (inspect || hold || statements?.length || probes) return Promise.reject(new Error("a run on this machine does not repeat: nothing can be asked of it at a stop"));
     return runTrace(program, trace);
   },
 };

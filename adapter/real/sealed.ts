@@ -84,7 +84,7 @@ interface RunRequest {
   paths?: string[];
   hybrid?: { predict: readonly string[] };
   answers?: HoleAnswer[];
-  inspect?: Inspect;
+  inspect?: Inspect & { hold?: true };
   statements?: readonly Statement[];
   probes?: Probes;
   /** As the tracer reads it: a seek's places as [file, line] (seekRequest). */
@@ -117,11 +117,21 @@ export interface WindowRun {
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
-export interface Inspect {
+export interface Inspect extends Question {
   at: number;
+}
+
+/** Expressions to evaluate in the frame of a state, or its `up`-th traced caller's. */
+export interface Question {
   expressions: readonly string[];
   up?: number;
 }
+
+/**
+ * A run held where it inspects (runSealed's `hold`): given each answer there, the next question
+ * in its live frames, or undefined to let the run go (heldStop.ts).
+ */
+export type Hold = (answers: Inspected[]) => Promise<Question | undefined>;
 
 /**
  * A line the user ran at a stop (the Debug Console, a value set): part of the run's input, run in
@@ -152,6 +162,16 @@ export function inspectedValue(answer: Inspected): { value: string; objects?: Ob
 
 /** One expression's value in the program's frame (Evaluated's fields), or the error it raised ("NameError: name 'x' is not defined"). */
 export type Inspected = { value: string; type?: string; path?: string; objects?: Objects; stdout?: string } | { error: string; stdout?: string };
+
+/** A held run's answers (its line on the channel, {"results": [...]}), checked as the inspect record's. */
+function heldAnswers(line: unknown): Inspected[] | undefined {
+  try {
+    const r = JSON.parse(String(line)) as unknown;
+    return typeof r === "object" && r !== null && Array.isArray((r as { results?: unknown }).results) ? readInspected(r as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The inspect record's results, each checked: the program shares the channel and could write one. */
 function readInspected(r: Record<string, unknown>): Inspected[] {
@@ -444,8 +464,10 @@ export class SealedChild {
   }
 
   /** Runs one request; the time limit kills the child (a new one serves the next run). `files` answers the run's requests for the user's files. */
-  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
-    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files, pause));
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
+    // A run held at a stop holds this child: it goes on to its end for the next request.
+    this.letGo?.();
+    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files, pause, hold));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -461,6 +483,8 @@ export class SealedChild {
 
   private idle?: NodeJS.Timeout;
   private running = false;
+  /** Lets the run held at a stop go on (runWarm), while one is. */
+  private letGo?: () => void;
 
   private closeWhenIdle(): void {
     clearTimeout(this.idle);
@@ -468,12 +492,12 @@ export class SealedChild {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
     try {
-      return await this.runWarm(request, timeoutS, signal, files, pause);
+      return await this.runWarm(request, timeoutS, signal, files, pause, hold);
     } finally {
       this.running = false;
       this.closeWhenIdle();
@@ -486,7 +510,7 @@ export class SealedChild {
    * that does not poll for PAUSE_SILENCE_MS once a pause is asked (a loop in C code) is killed,
    * and rejects as aborted: the move stays where it began.
    */
-  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal): Promise<WorkerRun> {
+  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -495,7 +519,7 @@ export class SealedChild {
       killed = true;
       proc.kill();
     };
-    const timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+    let timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
     signal?.addEventListener("abort", stop, { once: true });
     let silence: NodeJS.Timeout | undefined;
     const listen = (): void => {
@@ -520,6 +544,24 @@ export class SealedChild {
         if (answer.event === "poll") {
           if (pause?.aborted) listen();
           proc.send({ pause: pause?.aborted === true });
+          continue;
+        }
+        // Held at a stop: the next question waits for the debugger (no time limit while it does),
+        // or the next request lets the run go (letGo).
+        if (answer.event === "held") {
+          const answers = hold && heldAnswers((answer as { line?: unknown }).line);
+          if (!answers) {
+            proc.send({});
+            continue;
+          }
+          clearTimeout(timer);
+          const next = await new Promise<Question | undefined>((resolve) => {
+            this.letGo = () => resolve(undefined);
+            hold(answers).then(resolve, () => resolve(undefined));
+          });
+          this.letGo = undefined;
+          timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+          proc.send(next ? { question: next } : {});
           continue;
         }
         if (answer.event === "done" && typeof answer.records === "string")
@@ -702,7 +744,7 @@ export interface Executed {
  * a window's seek under way lands where the run is at its next poll. Rejects when the sealed run
  * cannot be had here (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild(opts.sealedPython)): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; hold?: Hold; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild(opts.sealedPython)): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -730,11 +772,11 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     const call = entryCall(opts.call);
     const request: RunRequest = { program: file, source: text, opts: numbers, ...where, ...(call !== undefined ? { call } : {}) };
     if (oracle) Object.assign(request, { hybrid: { predict: oracle.predict ?? [] }, answers });
-    if (opts.inspect) request.inspect = opts.inspect;
+    if (opts.inspect) request.inspect = { ...opts.inspect, ...(opts.hold ? { hold: true as const } : {}) };
     if (opts.statements?.length) request.statements = opts.statements;
     if (opts.probes) request.probes = opts.probes;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
-    const ran = await child.run(request, timeout, opts.signal, files, opts.pause);
+    const ran = await child.run(request, timeout, opts.signal, files, opts.pause, opts.hold);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };

@@ -10,7 +10,8 @@
 // thing in may be the interpreter's memory as Pyodide loads, kept by the parent: readSnapshot). While a
 // run goes on, the worker asks the parent for the user's folders and files on the same channel
 // ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts), and whether the
-// debugger pauses the run ({"event": "poll"}: pauseAsked).
+// debugger pauses the run ({"event": "poll"}: pauseAsked), and, for a run held at a stop, the next
+// expression to answer there ({"event": "held"}: nextQuestion).
 //
 // The layers, outermost first:
 // 1. Node's permission model: reading only Pyodide's files and the tracer's, no writes, no child
@@ -44,6 +45,8 @@ const [pyodideDir, pythonDir, memoryArg, snapshotArg] = process.argv.slice(2);
 const MEMORY_MIB = Math.max(64, Number(memoryArg) || 1024);
 /** Bytes a run may write to the in-memory file system in all (its files live in this process's memory). */
 const MAX_WRITE = 256 * 1024 * 1024;
+/** The last line the interpreter wrote on its standard output: a held run's answers (nextQuestion). */
+let heldAnswers: string | undefined;
 
 function send(message: unknown): void {
   let data = Buffer.from(JSON.stringify(message) + "\n", "utf8");
@@ -201,10 +204,14 @@ try {
     indexURL: `${pyodideDir}/`,
     // Deterministic string hashes (set orders), as the host tracer runs with PYTHONHASHSEED=0.
     env: { PYTHONHASHSEED: "0", HOME: "/home/user", USER: "user", PYTHONDONTWRITEBYTECODE: "1" },
-    stdout: () => undefined,
+    // Standard output is where a run held at a stop writes its answers (sealed.py's _held: the
+    // program's prints are caught in Python); standard input gives the parent's next question to
+    // them, else the debugger's pause line (pauseAsked). The program's sys.stdin is empty.
+    stdout: (line: string) => {
+      heldAnswers = line;
+    },
     stderr: () => undefined,
-    // Standard input is the debugger's pause line (pauseAsked): the program's sys.stdin is empty.
-    stdin: () => (pauseAsked() ? "pause" : null),
+    stdin: () => (heldAnswers !== undefined ? nextQuestion() : pauseAsked() ? "pause" : null),
     packages: [],
   };
   let loaded: Pyodide | undefined;
@@ -292,6 +299,17 @@ function pauseAsked(): boolean {
   return askParent<{ pause?: unknown }>({ event: "poll" }, {}).pause === true;
 }
 
+/**
+ * A run held at a stop: its answers (the last line it wrote on fd 1) go to the parent, whose
+ * answer, one line, is the next question ({"question": ...}) or lets the run go. A program's own
+ * line on fd 1 reaches the parent the same way, which answers it only while it holds a run.
+ */
+function nextQuestion(): string {
+  const line = heldAnswers!;
+  heldAnswers = undefined;
+  return JSON.stringify(askParent<object>({ event: "held", line }, {})) + "\n";
+}
+
 send({ event: "ready", python, pyodide: py.version, snapshot });
 
 // ---- the loop: one request, one run, one answer ----
@@ -322,6 +340,7 @@ for (;;) {
   if (line === undefined) quit(0);
   if (!line!.trim()) continue;
   seed = 1;
+  heldAnswers = undefined;
   let records: string;
   // A program's run mounts the user's folders and reports what it wrote; an evaluation over
   // values (the runner's "evaluate") touches no file, and is answered at once.

@@ -1,7 +1,8 @@
 // ndbg bench --runs: long runs beside debugpy, in one sitting. For each size, a script whose
 // loop runs about that many line events (`result = work(n)`, then `print(result)` on line 9):
 // the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
-// hover there, Step Back to the call (ours: debugpy has none); then in a second session from the
+// hover there, two watch expressions that need the program's frame (the first at a stop, then
+// another), Step Back to the call (ours: debugpy has none); then in a second session from the
 // entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
 // holds three quarters of the way through it. Each side's peak memory, adapter and all it
 // started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same load.
@@ -37,6 +38,10 @@ export interface LongRunSide {
   backOver?: number;
   /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
   hover: number;
+  /** A watch expression that needs the frame (`result + 1`) at the breakpoint: the first asked there. */
+  watch: number;
+  /** Another (`result * 2`) right after it. */
+  watchAgain: number;
   /** Peak resident memory of the adapter and of what it started, MB. */
   memoryMB: number;
 }
@@ -90,11 +95,13 @@ class LongSession extends DapSession {
     return st.msg.body.stackFrames[0];
   }
 
-  async hover(expression: string): Promise<number> {
+  async hover(expression: string, context = "hover", want?: string): Promise<number> {
     const frame = await this.top();
     const t0 = performance.now();
-    await this.dap.request("evaluate", { expression, frameId: frame.id, context: "hover" }, this.timeoutMs);
-    return performance.now() - t0;
+    const r = await this.dap.request<DebugProtocol.EvaluateResponse>("evaluate", { expression, frameId: frame.id, context }, this.timeoutMs);
+    const ms = performance.now() - t0;
+    if (want !== undefined && r.msg.body?.result !== want) throw new Error(`${this.side}: ${expression} is ${r.msg.body?.result ?? r.msg.message}, not ${want}`);
+    return ms;
   }
 
   peakMB(): number {
@@ -119,6 +126,10 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     const cont = await a.go("continue");
     check("Continue", cont.line, BREAKPOINT);
     const hover = await a.hover("result");
+    const n = BigInt(iterations);
+    const result = ((n - 1n) * n * (2n * n - 1n)) / 6n;
+    const watch = await a.hover("result + 1", "watch", String(result + 1n));
+    const watchAgain = await a.hover("result * 2", "watch", String(result * 2n));
     let stepBack: number | undefined;
     if (neural) {
       const back = await a.go("stepBack");
@@ -160,7 +171,7 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     } finally {
       await c.close();
     }
-    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, memoryMB };
+    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, watch, watchAgain, memoryMB };
   } finally {
     await a.close();
   }
@@ -192,12 +203,12 @@ export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): strin
   const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
   const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
-  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  memory MB");
+  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  watch  watch again  memory MB");
   for (const row of r.rows)
     for (const side of ["neural", "debugpy"] as const) {
       const s = row[side];
       out.push(
-        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), ms(s.watch).padStart(6), ms(s.watchAgain).padStart(12), s.memoryMB.toFixed(0).padStart(10)].join(" "),
       );
     }
   out.push("", "ours / debugpy:");
