@@ -15,7 +15,8 @@ interface Held {
   next?: (q: Question | undefined) => void;
   /** Takes the answers to the question asked (undefined: the run ended first). */
   answers?: (a: Inspected[] | undefined) => void;
-  done: boolean;
+  /** The run's end. */
+  run?: Promise<SealedResult>;
 }
 
 export class HeldStop {
@@ -44,10 +45,12 @@ export class HeldStop {
         next(question);
       });
       if (answers) return answers;
-      // (let go meanwhile: a run anew)
+      // Let go before it took the question: a run anew; ended by it (its time limit), why.
+      const ended = await h.run!.catch(() => undefined);
+      if (ended && ended.limit !== "inspect") return ended;
     }
     this.release();
-    const held: Held = { key, done: false };
+    const held: Held = { key };
     this.held = held;
     const first = new Promise<Inspected[] | undefined>((resolve) => (held.answers = resolve));
     const hold: Hold = (answers) => {
@@ -55,7 +58,10 @@ export class HeldStop {
       held.answers = undefined;
       take?.(answers);
       return new Promise((resolve) => {
-        const idle = setTimeout(() => resolve(undefined), IDLE_MS);
+        const idle = setTimeout(() => {
+          held.next = undefined;
+          resolve(undefined);
+        }, IDLE_MS);
         idle.unref();
         held.next = (q) => {
           clearTimeout(idle);
@@ -63,12 +69,11 @@ export class HeldStop {
         };
       });
     };
-    const run = start(hold).finally(() => {
-      held.done = true;
+    const run = (held.run = start(hold).finally(() => {
       held.next = undefined;
       held.answers?.(undefined);
       if (this.held === held) this.held = undefined;
-    });
+    }));
     run.catch(() => undefined); // (where the answers come first, the run's end is nobody's)
     return (await Promise.race([first, run])) ?? run;
   }
