@@ -6,7 +6,7 @@
 // every bad call a tool error, every wait bounded, every process gone when the client goes.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -406,6 +406,34 @@ test("predict mode's sealed run: objects come with what they hold, and evaluate 
     await refused(c, "evaluate", { sessionId: id, expression: "cart.missing()" }, /AttributeError: 'Cart' object has no attribute 'missing'/);
   } finally {
     await c.close();
+  }
+});
+
+test("a move of a run that never ends pauses where the program is after pauseAfter seconds, as a debugger's Pause does: the state is exact and the session goes on", { timeout: 180_000 }, async () => {
+  const { client: c } = await serve();
+  const dir = mkdtempSync(join(tmpdir(), "ndbg-mcp-pause-"));
+  try {
+    const program = join(dir, "spin.py");
+    writeFileSync(program, "def spin():\n    n = 0\n    while True:\n        n += 1\n\n\nspin()\n");
+    const id = (await ok(c, "start_session", { program })).s.sessionId;
+    await refused(c, "continue", { sessionId: id, pauseAfter: 0 }, /"pauseAfter" must be a whole number from 1/);
+    const first = await ok(c, "continue", { sessionId: id, pauseAfter: 1 });
+    assert.equal(first.s.reason, "pause", first.text);
+    assert.equal(first.s.frame.func, "spin");
+    assert.ok([3, 4].includes(first.s.frame.line), first.text);
+    const n = (stop: Answer["s"]): number => Number(stop.locals.find((v: { name: string }) => v.name === "n").value);
+    // Far past the first 10,000 events the session recorded at its start: the run went on to where it was paused.
+    assert.ok(n(first.s) > 10_000, first.text);
+    // Exact there: two steps over (the loop's test and its body) come back to the same line with one more.
+    await ok(c, "step_over", { sessionId: id });
+    const body = await ok(c, "step_over", { sessionId: id });
+    assert.deepEqual([body.s.frame.line, n(body.s)], [first.s.frame.line, n(first.s) + 1], body.text);
+    const again = await ok(c, "continue", { sessionId: id, pauseAfter: 1 });
+    assert.equal(again.s.reason, "pause");
+    assert.ok(n(again.s) > n(body.s), again.text);
+  } finally {
+    await c.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -125,19 +125,32 @@ export class McpSession implements Viewed {
 
   // ---- moving ----
 
-  async move(kind: MoveKind, client?: AbortSignal): Promise<StopView> {
+  /**
+   * One move. A move still under way after `pauseAfterS` seconds (default: 2 s less than the run's
+   * time limit) pauses where its run is, as the adapter's Pause does (a long sealed run's seek lands
+   * there; one in C code stays where it began): an agent gets a state of the program back, not an
+   * error at the step deadline nor the run's limit.
+   */
+  async move(kind: MoveKind, client?: AbortSignal, pauseAfterS = Math.max(1, this.config.timeout - 2)): Promise<StopView> {
     const what = kind.replace(/_/g, " ");
     return this.call(client, what, async (signal) => {
       const e = this.engine;
       const back = kind === "step_back" || kind === "reverse_continue";
       if (!back && e.ended) throw new ToolInputError(`the program has ended (${this.exitWords()}): step back to look at earlier states, or end the session`);
+      let paused = false;
+      const pause = setTimeout(() => (paused = this.predictor.pause?.(true) === true), pauseAfterS * 1000);
       let overStopped: boolean;
       try {
         overStopped = await this.core.move(CORE_MOVES[kind], signal);
       } catch (err) {
+        if (paused && isAbort(err) && !signal.aborted) return this.stop("pause");
         if (isAbort(err) || signal.aborted) throw err;
         throw new ToolInputError(`could not ${back ? "go back" : "go on"}: ${errorText(err)}; ${this.where()}`);
+      } finally {
+        clearTimeout(pause);
+        if (paused) this.predictor.pause?.(false);
       }
+      if (paused) return this.stop("pause");
       // (a Step Over stopped by a breakpoint inside its call is told as a breakpoint's stop)
       return this.stop(back ? "back" : kind === "continue" || overStopped ? "continue" : "step");
     });

@@ -45,7 +45,7 @@ const STOP = {
   properties: {
     sessionId: { type: "string" },
     mode: { type: "string" },
-    reason: { type: "string", enum: ["entry", "step", "breakpoint", "exception", "hole", "exit", "back", "edited"] },
+    reason: { type: "string", enum: ["entry", "step", "breakpoint", "exception", "hole", "exit", "back", "edited", "pause"] },
     hole: { type: "object" },
     position: { type: "object" },
     frame: { type: "object" },
@@ -93,18 +93,34 @@ const shape = (properties: Record<string, unknown>, required: string[] = []): Re
 
 const stopAnswer = (v: StopView): Answer => ({ structured: v as unknown as Record<string, unknown>, text: stopText(v) });
 
-/** A tool that moves the session: its one argument is the session. */
+/** The longest a move may run before it pauses, in seconds (a day). */
+const MAX_PAUSE_AFTER_S = 86_400;
+
+/** A tool that moves the session: its arguments are the session, and when a move still under way pauses. */
 function moveTool(name: string, kind: MoveKind, title: string, description: string): Tool {
   return {
     name,
     title,
     description,
-    inputSchema: object({ sessionId: SESSION }, ["sessionId"]),
+    inputSchema: object(
+      {
+        sessionId: SESSION,
+        pauseAfter: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_PAUSE_AFTER_S,
+          description:
+            'Seconds after which a move still under way pauses where the program is, as a debugger\'s Pause does (predict mode\'s runs past maxSteps: a long loop, a program that never ends); the answer\'s reason is then "pause". Default: 2 s less than the session\'s run time limit ("timeout", 10 s: 8 s), so that the move stops at a state of the program rather than at that limit.',
+        },
+      },
+      ["sessionId"],
+    ),
     outputSchema: STOP as unknown as Tool["outputSchema"],
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(raw, sessions, signal) {
-      const id = new ToolArgs(raw, name, ["sessionId"]).sessionId();
-      return stopAnswer(await sessions.get(id).move(kind, signal));
+      const args = new ToolArgs(raw, name, ["sessionId", "pauseAfter"]);
+      const id = args.sessionId();
+      return stopAnswer(await sessions.get(id).move(kind, signal, args.integer("pauseAfter", 1, MAX_PAUSE_AFTER_S)));
     },
   };
 }

@@ -72,7 +72,7 @@ export interface StopView {
   sessionId: string;
   mode: LaunchConfig["mode"];
   /** Why the session stands here. */
-  reason: "entry" | "step" | "breakpoint" | "exception" | "hole" | "exit" | "back" | "edited";
+  reason: "entry" | "step" | "breakpoint" | "exception" | "hole" | "exit" | "back" | "edited" | "pause";
   /** At a hole the model answered (reason "hole"): its suggestion, to take (continue) or answer (set_variable on `variable`). */
   hole?: Hole;
   /** Where it stands in the states it knows: index (0-based) of count. */

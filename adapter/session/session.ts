@@ -17,7 +17,7 @@ import { unmarked } from "./marks.js";
 import { comparisonOf, createEngine, createPredictor, modelPredicts, type PredictorHooks } from "./modes.js";
 
 /** How the session came to its current state. */
-export type Moved = "entry" | "step" | "continue" | "back" | "edited";
+export type Moved = "entry" | "step" | "continue" | "back" | "edited" | "pause";
 
 /**
  * Why the session stands where it stands after a move, from the engine alone (a protocol adds what
