@@ -155,6 +155,22 @@ test("the sealed CPython is the launch's Python version where one is carried (3.
   }
 });
 
+test("expressions over a state's values are the session's CPython's too: a 3.13 run's log point past its first window reads 3.13", T, async () => {
+  const program = join(dir, "minor.py");
+  writeFileSync(program, "import sys\nversion = '%d.%d' % sys.version_info[:2]\nfor i in range(6000):\n    pass\ndone = True\nend = 1\n");
+  for (const minor of ["13", "12"]) {
+    const s = await openSession(120_000);
+    try {
+      await launchToFirstStop(s.dc, { program, mode: "predict", pythonVersion: `3.${minor}`, stopOnEntry: false }, program, [{ line: 5, logMessage: "minor {__import__('sys').version_info[1]} of {version}" }, { line: 6 }]);
+      assert.equal((await inspect(s.dc)).frame.line, 6);
+      assert.match(s.text(), /predict · the run goes past 10,000 events/);
+      assert.match(s.text(), new RegExp(`^minor ${minor} of 3\\.${minor}$`, "m"));
+    } finally {
+      await s.dc.stop();
+    }
+  }
+});
+
 test("a run of 1,000,000 events is debugged as a short one: its states are recorded a window at a time, by running it again to where a move lands", T, async () => {
   const program = join(dir, "long.py");
   writeFileSync(

@@ -613,9 +613,12 @@ const EVALUATE_TIMEOUT_S = 5;
  * evaluator of Python where no run of the program is there to ask. Rejects
  * (SealedUnavailableError) where the sealed CPython cannot be had.
  */
-export const askPython: PythonAsk = async (names, entries, opts = {}) => {
+export const askPython: PythonAsk = (names, entries, opts = {}) => askPythonIn(SEALED_PYTHON, names, entries, opts);
+
+/** askPython by the sealed CPython `version` (SEALED_PYTHONS). */
+async function askPythonIn(version: string, ...[names, entries, opts = {}]: Parameters<PythonAsk>): Promise<Answer[]> {
   if (!entries.length) return [];
-  const executor = sealedChild();
+  const executor = sealedChild(version);
   const request = { evaluate: { names, expressions: entries, reads: true, ...(opts.hidden?.length ? { hidden: opts.hidden } : {}) } };
   const ran = await executor.run(request, EVALUATE_TIMEOUT_S, opts.signal);
   if ("killed" in ran) return entries.map(() => ({ error: `the evaluation took longer than ${EVALUATE_TIMEOUT_S} s` }));
@@ -625,16 +628,19 @@ export const askPython: PythonAsk = async (names, entries, opts = {}) => {
 };
 
 /**
- * Expressions over a state's values (askPython, expressions only): the engine's evaluator of
- * conditions, log messages and the Debug Console; `warm` starts the sealed CPython ahead.
+ * Expressions over a state's values (askPython, expressions only) by the sealed CPython `version`
+ * (a session's own minor version where one is carried, SEALED_PYTHONS): the engine's evaluator of
+ * conditions, log messages and the Debug Console.
  */
-export const evaluateValues = Object.assign(
+export const valuesEvaluator =
+  (version = SEALED_PYTHON) =>
   async (names: Record<string, string>, expressions: readonly string[], signal?: AbortSignal): Promise<ValueResult[]> => {
-    const answers = await askPython(names, expressions, { signal });
+    const answers = await askPythonIn(version, names, expressions, { signal });
     return answers.map((a) => ("value" in a || "error" in a ? a : { error: "no value came back" }));
-  },
-  { warm: (): void => sealedChild().prepare() },
-);
+  };
+
+/** valuesEvaluator of the default CPython; `warm` starts it ahead. */
+export const evaluateValues = Object.assign(valuesEvaluator(), { warm: (): void => sealedChild().prepare() });
 
 /** One answer of `evaluate`, checked (an expression can print, but never writes the channel: still, trust nothing). */
 function readAnswer(x: unknown): Answer {

@@ -4,7 +4,7 @@
 import { dirname } from "node:path";
 import { Engine } from "../engine/engine.js";
 import type { Predictor } from "../engine/predictor.js";
-import { SEALED_PYTHONS, evaluateValues, sealedPythonFor } from "../real/sealed.js";
+import { SEALED_PYTHONS, evaluateValues, sealedPythonFor, valuesEvaluator } from "../real/sealed.js";
 import { RecordedPredictor } from "../predictors/recorded.js";
 import type { ModelStatus } from "../predictors/model.js";
 import { ComparePredictor, startComparison } from "../predictors/compare.js";
@@ -168,10 +168,13 @@ export function modelPredicts(config: LaunchConfig | undefined, predictor: Predi
  * breakpoints in the calls it steps over where the states of a run come one by one: record,
  * replay of a run, hybrid, predict mode's sealed run (not compare mode, whose real side follows
  * each action as one, nor a replayed session's saved stops; the model alone is given the
- * breakpoints with every prediction). Expressions over states are CPython's, sealed.
+ * breakpoints with every prediction). Expressions over states are CPython's, sealed: the session's
+ * minor version where it is one of those carried, else the default.
  */
 export function createEngine(predictor: Predictor, config: LaunchConfig): Engine {
   const stepOverStops = config.mode !== "compare" && predictor.eventByEvent === true;
   const maxEvents = modelPredicts(config, predictor) ? PREDICTED_EVENTS : config.maxSteps;
-  return new Engine(predictor, { maxSteps: config.maxSteps, maxEvents, stepOverStops, evaluator: evaluateValues });
+  // (by the session's own minor version where one is carried: the program's Python)
+  const python = predictor.python !== undefined && predictor.python in SEALED_PYTHONS ? predictor.python : undefined;
+  return new Engine(predictor, { maxSteps: config.maxSteps, maxEvents, stepOverStops, evaluator: valuesEvaluator(python) });
 }
