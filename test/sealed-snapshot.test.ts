@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, buildDist } from "./support/dist.js";
@@ -40,9 +40,17 @@ function adapter(): { snapshot: string; states: string } {
 
 const snapshots = (): string[] => readdirSync(join(cache, "ndbg", "sealed")).filter((f) => f.endsWith(".snapshot"));
 
-test("the first worker makes the snapshot, the next loads from it and runs the program to the same states; a damaged one is dropped", T, () => {
+test("the first worker makes the snapshot, the next loads from it and runs the program to the same states; a damaged one is dropped; another build's of the same Pyodide goes", T, () => {
+  // Another build's snapshot of the same Pyodide (gone when this one is kept), and another Pyodide's (kept).
+  const dir = join(cache, "ndbg", "sealed");
+  mkdirSync(dir, { recursive: true });
+  const version = (JSON.parse(readFileSync(join(ROOT, "node_modules", "pyodide", "package.json"), "utf8")) as { version: string }).version;
+  const [stale, other] = [`pyodide-${version}-0123456789abcdef.snapshot`, "pyodide-0.1.0-0123456789abcdef.snapshot"];
+  for (const f of [stale, other]) writeFileSync(join(dir, f), "an old snapshot");
   const made = adapter();
   assert.equal(made.snapshot, "made");
+  assert.ok(!snapshots().includes(stale) && snapshots().includes(other), snapshots().join(", "));
+  rmSync(join(dir, other));
   const [file] = snapshots();
   assert.match(file, /^pyodide-\d+\.\d+\.\d+-[0-9a-f]{16}\.snapshot$/);
   const loaded = adapter();

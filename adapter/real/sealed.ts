@@ -10,7 +10,7 @@
 // warm between runs; killed when a run outlives its time (a loop in C code) and started again.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -276,13 +276,22 @@ function readSnapshot(file: string | undefined): Buffer | undefined {
   }
 }
 
-/** Keeps the snapshot the worker made (a new file, renamed into place: no reader meets half of it); a cache that cannot be written only costs the next start its speed. */
+/**
+ * Keeps the snapshot the worker made (a new file, renamed into place: no reader meets half of it);
+ * a cache that cannot be written only costs the next start its speed. The same Pyodide's snapshots
+ * of other builds go (20 MB each: one a version of the extension), each made again by its build
+ * should it still run.
+ */
 function keepSnapshot(file: string, base64: string): void {
   try {
-    mkdirSync(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    mkdirSync(dir, { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, Buffer.from(base64, "base64"), { flag: "wx" });
     renameSync(tmp, file);
+    const name = path.basename(file);
+    const same = name.replace(/[0-9a-f]{16}\.snapshot$/, "");
+    for (const old of readdirSync(dir)) if (old !== name && old.startsWith(same) && /^[0-9a-f]{16}\.snapshot$/.test(old.slice(same.length))) rmSync(path.join(dir, old), { force: true });
   } catch {
     // (a read-only cache, a race with another adapter: the next start makes it again)
   }
