@@ -286,63 +286,73 @@ test("Pause of a long run that is in C code (it runs no Python line to stop on) 
   }
 });
 
-test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them", T, async () => {
-  const program = join(dir, "console.py");
-  writeFileSync(
-    program,
-    [
-      "class Cart:",
-      "    def __init__(self):",
-      "        self.items = []",
-      "",
-      "    def add(self, name, qty):",
-      "        self.items.append((name, qty))",
-      "",
-      "",
-      "def total(prices):",
-      "    cart = Cart()",
-      "    count = len(prices)",
-      '    cart.add("book", count)',
-      "    return count, len(cart.items)",
-      "",
-      "",
-      "result = total([3, 4])",
-      "print(result)",
-      "",
-    ].join("\n"),
-  );
-  const s = await openSession(120_000);
-  try {
-    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: 12 }]);
-    const repl = async (expression: string): Promise<string> => {
-      const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
-      return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" })).body.result;
-    };
-    const local = async (name: string): Promise<string | undefined> => (await inspect(s.dc)).vars.find((v) => v.name === name)?.value;
-    // A statement rebinds a function's local; a method call changes an object: the state shows both.
-    assert.equal(await repl("count = 10"), "");
-    assert.equal(await local("count"), "10");
-    assert.equal(await repl('cart.add("pen", 1)'), "None");
-    assert.equal(await repl("cart.items"), "[('pen', 1)]");
-    await assert.rejects(repl("missing + 1"), /NameError: name 'missing' is not defined/);
-    // The run goes on from there.
-    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
-    assert.equal((await inspect(s.dc)).frame.line, 13);
-    assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
-    // Back over the line and forward again: the statements are the run's input, run again where they were.
-    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
-    assert.deepEqual([(await inspect(s.dc)).frame.line, await local("count")], [12, "10"]);
-    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
-    assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
-    // Setting a variable is a statement too: any local, to any expression of the frame.
-    const { vars, scope } = await inspect(s.dc);
-    assert.ok(vars.some((v) => v.name === "count"));
-    const set = await s.dc.setVariableRequest({ variablesReference: scope.variablesReference, name: "count", value: "count * 2" });
-    assert.equal(set.body.value, "20");
-    await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
-    assert.match(s.text(), /\(20, 2\)/);
-  } finally {
-    await s.dc.stop();
+test("the Debug Console runs statements in the stopped frame, as debugpy's does: their effects stay, a value set is one, and stepping back and forth replays them; in a short run and at a stop past a long run's first window (where the run held there runs them)", T, async () => {
+  // The long run: 12,000 events before the call, so that its stops lie past the first window.
+  for (const pad of [[], ["for _ in range(6000):", "    pass"]]) {
+    const program = join(dir, `console${pad.length}.py`);
+    const at = (line: number): number => line + pad.length;
+    writeFileSync(
+      program,
+      [
+        ...pad,
+        "class Cart:",
+        "    def __init__(self):",
+        "        self.items = []",
+        "",
+        "    def add(self, name, qty):",
+        "        self.items.append((name, qty))",
+        "",
+        "",
+        "def total(prices):",
+        "    cart = Cart()",
+        "    count = len(prices)",
+        '    cart.add("book", count)',
+        "    return count, len(cart.items)",
+        "",
+        "",
+        "result = total([3, 4])",
+        "print(result)",
+        "",
+      ].join("\n"),
+    );
+    const s = await openSession(120_000);
+    try {
+      await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: at(12) }]);
+      assert.equal(/the run goes past 10,000 events/.test(s.text()), pad.length > 0);
+      const repl = async (expression: string): Promise<string> => {
+        const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+        return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" })).body.result;
+      };
+      const local = async (name: string): Promise<string | undefined> => (await inspect(s.dc)).vars.find((v) => v.name === name)?.value;
+      // A statement rebinds a function's local; a method call changes an object: the state shows both.
+      assert.equal(await repl("count = 10"), "");
+      assert.equal(await local("count"), "10");
+      assert.equal(await repl('cart.add("pen", 1)'), "None");
+      assert.equal(await repl("cart.items"), "[('pen', 1)]");
+      assert.equal(await repl("count + 1"), "11");
+      await assert.rejects(repl("missing + 1"), /NameError: name 'missing' is not defined/);
+      // The caller's frame, from the stack, as the lines left it.
+      const stack = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+      assert.deepEqual(stack.map((f) => [f.name, f.line]), [["total", at(12)], ["<module>", at(16)]]);
+      // The run goes on from there.
+      await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+      assert.equal((await inspect(s.dc)).frame.line, at(13));
+      assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
+      // Back over the line and forward again: the statements are the run's input, run again where they were.
+      await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+      assert.deepEqual([(await inspect(s.dc)).frame.line, await local("count")], [at(12), "10"]);
+      await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+      assert.equal(await repl("cart.items"), "[('pen', 1), ('book', 10)]");
+      // Setting a variable is a statement too: any local, to any expression of the frame.
+      const { vars, scope } = await inspect(s.dc);
+      assert.ok(vars.some((v) => v.name === "count"));
+      const set = await s.dc.setVariableRequest({ variablesReference: scope.variablesReference, name: "count", value: "count * 2" });
+      assert.equal(set.body.value, "20");
+      await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
+      assert.match(s.text(), /\(20, 2\)/);
+    } finally {
+      await s.dc.stop();
+    }
   }
 });
 

@@ -95,30 +95,28 @@ const stopAnswer = (v: StopView): Answer => ({ structured: v as unknown as Recor
 
 /** The longest a move may run before it pauses, in seconds (a day). */
 const MAX_PAUSE_AFTER_S = 86_400;
+const PAUSE_AFTER = {
+  type: "integer",
+  minimum: 1,
+  description: 'Seconds before a long move pauses where it is (reason "pause"); default: timeout - 2.',
+};
 
-/** A tool that moves the session: its arguments are the session, and when a move still under way pauses. */
+/**
+ * A tool that moves the session: its argument is the session; `continue` also takes when it pauses
+ * (every move pauses at the default: Session.move; the others' schemas leave it out, as every
+ * tool's schema is in the client's context at every turn).
+ */
 function moveTool(name: string, kind: MoveKind, title: string, description: string): Tool {
+  const pauses = kind === "continue";
   return {
     name,
     title,
     description,
-    inputSchema: object(
-      {
-        sessionId: SESSION,
-        pauseAfter: {
-          type: "integer",
-          minimum: 1,
-          maximum: MAX_PAUSE_AFTER_S,
-          description:
-            'Seconds after which a move still under way pauses where the program is, as a debugger\'s Pause does (predict mode\'s runs past maxSteps: a long loop, a program that never ends); the answer\'s reason is then "pause". Default: 2 s less than the session\'s run time limit ("timeout", 10 s: 8 s), so that the move stops at a state of the program rather than at that limit.',
-        },
-      },
-      ["sessionId"],
-    ),
+    inputSchema: object({ sessionId: SESSION, ...(pauses ? { pauseAfter: PAUSE_AFTER } : {}) }, ["sessionId"]),
     outputSchema: STOP as unknown as Tool["outputSchema"],
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async run(raw, sessions, signal) {
-      const args = new ToolArgs(raw, name, ["sessionId", "pauseAfter"]);
+      const args = new ToolArgs(raw, name, pauses ? ["sessionId", "pauseAfter"] : ["sessionId"]);
       const id = args.sessionId();
       return stopAnswer(await sessions.get(id).move(kind, signal, args.integer("pauseAfter", 1, MAX_PAUSE_AFTER_S)));
     },
@@ -148,7 +146,7 @@ const START: Tool = {
       exceptions: {
         type: "array",
         items: { type: "string", enum: ["raised", "uncaught", "holes"] },
-        description: 'Stop where exceptions are raised, where an uncaught one is, or at a hole the model answered (a function not written yet, a missing module\'s call, input()) (default ["uncaught", "holes"]; [] for none).',
+        description: 'Stop at raised exceptions, an uncaught one, or a hole the model answered (an unwritten function, a missing module\'s call, input()); default ["uncaught", "holes"], [] for none.',
       },
       stopOnEntry: { type: "boolean", default: true, description: "false: run to the first breakpoint (or the end) at once." },
       predict: { type: "array", items: { type: "string" }, description: "Hybrid mode: functions to predict rather than run." },
@@ -394,7 +392,7 @@ export const TOOLS: readonly Tool[] = [
   moveTool("step_over", "step_over", "Step over", "Runs to the next line of the current function, over the calls it makes (or to its return)."),
   moveTool("step_out", "step_out", "Step out", "Runs until the current function returns and stops at its return: the frame's \"value\" is what it returned (a step over from there goes on to the caller's next line)."),
   moveTool("step_back", "step_back", "Step back", "Goes back one statement: the line that ran just before in this function, or the line that called it (with the model alone: one state back along what is known, and at its start the model predicts the state before)."),
-  moveTool("continue", "continue", "Continue", "Runs to the next breakpoint that stops (its condition and hit condition hold), else to the program's end."),
+  moveTool("continue", "continue", "Continue", "Runs to the next breakpoint whose condition and hit condition hold, else to the program's end."),
   moveTool("reverse_continue", "reverse_continue", "Reverse continue", "Goes back to the latest earlier breakpoint hit (with the model alone: among the states known), else to the first state."),
   moveTool(
     "predict_output",

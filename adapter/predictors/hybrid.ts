@@ -437,8 +437,8 @@ export class HybridPredictor implements Predictor {
     const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
     // The run held at this stop answers, else one runs to it and stays there (HeldStop).
     const got = await this.stop.ask(JSON.stringify([ref, this.statements, this.fills]), question, (hold) => this.again({ inspect: { at: ref, ...question }, hold }, opts?.signal));
-    const answer = Array.isArray(got) ? got[0] : got.inspected?.[0];
-    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${Array.isArray(got) ? "no answer" : `${got.exit.status}${got.exit.value ? `: ${cut(got.exit.value)}` : ""}`})`);
+    const answer = "results" in got ? got.results[0] : got.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cut(expression)}": the program did not reach this state again (${"results" in got ? "no answer" : `${got.exit.status}${got.exit.value ? `: ${cut(got.exit.value)}` : ""}`})`);
     return inspectedValue(answer);
   }
 

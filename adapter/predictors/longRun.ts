@@ -292,8 +292,8 @@ export class LongRunPredictor implements Predictor {
     const at = last.ref;
     const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
     const got = await this.stop.ask(JSON.stringify([at, this.statements]), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
-    const answer = Array.isArray(got) ? got[0] : got.inspected?.[0];
-    if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${Array.isArray(got) ? "no answer" : got.exit.status})`);
+    const answer = "results" in got ? got.results[0] : got.inspected?.[0];
+    if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${"results" in got ? "no answer" : got.exit.status})`);
     return inspectedValue(answer);
   }
 
@@ -309,12 +309,29 @@ export class LongRunPredictor implements Predictor {
     return expressions.map((e) => held.values.get(e)!);
   }
 
-  /** A line of the Debug Console, its effects kept: it joins the run's input, and the run's skeleton and window are made again with it (HybridPredictor.execute). */
+  /**
+   * A line of the Debug Console, its effects kept: it joins the run's input (HybridPredictor.execute).
+   * At a line or a call, the run held at this stop runs it (HeldStop: the first line or expression
+   * there runs the program to it): the state as the line left it is the stop's new window, and the
+   * next move runs the program with the line among its statements. Elsewhere (a return, an
+   * exception, whose records hold more than the frame) a window around it is made again with it.
+   */
   async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
     const last = history.at(-1);
     if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
     const at = last.ref;
     const kept = this.statements;
+    const event = last.step.frame.event;
+    if (event === "line" || event === "call") {
+      const next = withStatement(kept, at, code, frame);
+      const line = { statement: code, ...(frame ? { up: frame } : {}) };
+      const got = await this.stop.ask(JSON.stringify([at, kept]), line, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold }, opts?.signal), JSON.stringify([at, next]));
+      if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
+      this.statements = next;
+      this.forget();
+      this.windows = [{ from: at, frames: [got.state], callers: got.callers ?? [] }];
+      return { state: { step: { ...last.step, frame: got.state }, ref: at }, result: got.results[0] };
+    }
     this.statements = withStatement(kept, at, code, frame);
     const from = this.aroundFrom(at);
     const result = await this.runWith({ from }, { maxEvents: this.size }, opts?.signal);
@@ -324,14 +341,18 @@ export class LongRunPredictor implements Predictor {
       this.statements = kept;
       throw new Error(`"${cutText(code)}" did not finish in the run's time (${result.exit.status}): nothing of it was kept`);
     }
-    // What the run was before the line is gone: its windows, its end and its skeleton (made again when a move needs it).
+    this.forget();
+    this.keep(from, result);
+    return { state: { step: { ...last.step, frame: now }, ref: at }, result: mine };
+  }
+
+  /** What the run was before a line of the Debug Console is gone: its windows, its end and its skeleton (made again when a move needs them). */
+  private forget(): void {
     this.windows = [];
     this.behind = undefined;
     this.held = undefined;
     this.skeleton = undefined;
     this.end = undefined;
-    this.keep(from, result);
-    return { state: { step: { ...last.step, frame: now }, ref: at }, result: mine };
   }
 
   /** Whether `state` is the run's own (not a value edited away from it). */

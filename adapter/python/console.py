@@ -24,21 +24,40 @@ def _error_text(e):
 class Console:
     """Run's methods for what is run in the program's frames (see the module's text)."""
 
-    def answer_inspect(self, frame, depth):
+    def answer_inspect(self, frame, record):
         """The expressions of `inspect`, evaluated in the frame it names at this record (`frame`,
-        at `depth`, or a caller "up" levels below); the run stops here. A run held here (the
-        sealed runner's `hold`) gives each answer to the debugger, which asks the next question at
-        this record in its live frames, or lets the run go: no run again for each expression."""
+        or a caller "up" levels below); the run stops here. A run held here (the sealed runner's
+        `hold`) gives each answer to the debugger, which asks the next question at this record in
+        its live frames (expressions, or a line of the Debug Console), or lets the run go: no run
+        again for each."""
         question = self.inspect
+        depth = record["depth"]
         while question is not None:
-            target = self.caller(frame, depth, int(question.get("up") or 0))
-            results = [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in question.get("expressions") or ()]
-            if self.hold is None:
-                self.write({"event": "inspect", "results": results})
-                break
-            question = self.hold(results)
+            if self.hold is not None and "statement" in question:
+                answer = self.held_statement(frame, record, question)
+            else:
+                target = self.caller(frame, depth, int(question.get("up") or 0))
+                answer = {"results": [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in question.get("expressions") or ()]}
+                if self.hold is None:
+                    self.write({"event": "inspect", "results": answer["results"]})
+                    break
+            question = self.hold(answer)
             self.rearm()
         self.limit("inspect")
+
+    def held_statement(self, frame, record, question):
+        """A line of the Debug Console at a held stop, run as run_statements runs it (its effects
+        are then the run's, as a re-run with it among the statements would have them here), and
+        this record's state again as the line left it, with its callers' states."""
+        if self.changed is None or self.changed[0] is not frame:
+            # (the mapping of a statement run here before, whose changes are not in the frame yet)
+            self.changed = (frame, frame.f_locals)
+        target = self.caller(frame, record["depth"], int(question.get("up") or 0))
+        result = self.execute(target, str(question.get("statement") or "")) if target else {"error": "there is no such frame on the stack"}
+        state = {k: v for k, v in record.items() if k not in ("locals", "objects", "ids", "callers")}
+        state.update(self.state(frame, record["event"], record["line"], record["depth"], record.get("file")))
+        state["callers"] = self.callers_of(frame, record["depth"])
+        return {"results": [result], "state": state}
 
     def answer_probes(self, frame):
         """The expressions of the "probes" option, evaluated in the frame of the line event just

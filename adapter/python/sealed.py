@@ -30,8 +30,10 @@ With "inspect" the run stops at its N-th record, after an "inspect" record that 
 expression's value evaluated in that frame (or its K-th traced caller's) (the program's own objects and methods, run sealed):
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
 With "hold": true in it, the run is held there instead: each answer goes out on fd 1 as
-{"results": [...]}, and the next question ({"expressions": [...], "up"?: K}) comes in on fd 0 as
-{"question": {...}}; any other line lets the run go on to its "inspect" limit (_held).
+{"results": [...]}, and the next question ({"expressions": [...], "up"?: K}, or a line of the
+Debug Console, {"statement": TEXT, "up"?: K}, answered with the record's state again as the line
+left it: "state", its callers' in it) comes in on fd 0 as {"question": {...}}; any other line lets
+the run go on to its "inspect" limit (_held).
 
 "statements" are what the user ran at stops (the Debug Console, a value set), the run's input:
 each runs in the frame of the N-th record (or its K-th traced caller's) before that record is
@@ -392,12 +394,12 @@ def _pause_asked():
 _write = os.write
 
 
-def _held(results):
-    """A run held at a stop (inspect's "hold"): the answers go to the debugger on this interpreter's
-    standard output (fd 1: the program's prints are the tracer's, caught in Python) and the next
-    question comes back on its standard input, which the worker answers by asking the parent
-    (sealedWorker.ts); None lets the run go."""
-    line = (_dumps({"results": results}) + "\n").encode("utf-8")
+def _held(answer):
+    """A run held at a stop (inspect's "hold"): each answer ({"results": [...], "state"?: RECORD})
+    goes to the debugger on this interpreter's standard output (fd 1: the program's prints are the
+    tracer's, caught in Python) and the next question comes back on its standard input, which the
+    worker answers by asking the parent (sealedWorker.ts); None lets the run go."""
+    line = (_dumps(answer) + "\n").encode("utf-8")
     while line:
         line = line[_write(1, line):]
     answer = b""

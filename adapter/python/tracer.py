@@ -963,15 +963,7 @@ class Run(_console.Console):
                 record["returned"] = {"func": self.func_of(returned[1]), "value": value}
         if self.events - 1 == self.record_from and self.record_from:
             # A window's first state: its callers' states, which the window does not hold.
-            callers = []
-            depth, f = place[0] - 1, frame.f_back
-            while depth >= 0 and f is not None:
-                below = self.stack.get(f)
-                if below is not None and below[0] == depth:
-                    callers.append(self.state(f, "line", f.f_lineno, depth, self.files.get(f.f_code.co_filename)))
-                    depth -= 1
-                f = f.f_back
-            record["callers"] = callers
+            record["callers"] = self.callers_of(frame, place[0])
         if event == "return":
             if not _unwound(code, frame.f_lasti, self.exc_lasti.pop(frame, None)):
                 record["value"] = self.repr(arg)
@@ -998,7 +990,19 @@ class Run(_console.Console):
         if self.probes is not None and event == "line" and (rel or None, line) in self.probes[0]:
             self.answer_probes(frame)
         if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
-            self.answer_inspect(frame, record["depth"])
+            self.answer_inspect(frame, record)
+
+    def callers_of(self, frame, depth):
+        """The states of the traced frames below `frame` (at `depth`), innermost first."""
+        callers = []
+        depth, f = depth - 1, frame.f_back
+        while depth >= 0 and f is not None:
+            below = self.stack.get(f)
+            if below is not None and below[0] == depth:
+                callers.append(self.state(f, "line", f.f_lineno, depth, self.files.get(f.f_code.co_filename)))
+                depth -= 1
+            f = f.f_back
+        return callers
 
     def returned_value(self, returned):
         """The repr of the value of a return seen just before (self.returned: depth, code, value,

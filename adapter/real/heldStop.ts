@@ -1,9 +1,11 @@
-// A sealed run held at one stop, answering the debugger's expressions in its live frames. The
-// first expression asked at a stop runs the program to it, as any inspect does, and the run stays
-// there (runSealed's `hold`); each later one at the same stop is answered by that run at once,
-// with no run again, until the run is let go: another stop asks, any other request reaches the
-// sealed child (SealedChild.run), the session ends, or no question comes for a minute.
-import type { Hold, Inspected, Question, SealedResult } from "./sealed.js";
+// A sealed run held at one stop, answering the debugger in its live frames. The first question
+// asked at a stop runs the program to it, as any inspect does, and the run stays there
+// (runSealed's `hold`); each later one at the same stop is answered by that run at once, with no
+// run again, until the run is let go: another stop asks, any other request reaches the sealed
+// child (SealedChild.run), the session ends, or no question comes for a minute. A line of the
+// Debug Console run there with its effects kept leaves the run where a run with that line among
+// its statements would stand: the stop is then that run's (`then`).
+import type { Hold, HeldAnswer, Question, SealedResult } from "./sealed.js";
 
 /** A held run with no question for this long goes on to its end. */
 const IDLE_MS = 60_000;
@@ -13,38 +15,39 @@ interface Held {
   key: string;
   /** Gives the run its next question (undefined lets it go), while it waits for one. */
   next?: (q: Question | undefined) => void;
-  /** Takes the answers to the question asked (undefined: the run ended first). */
-  answers?: (a: Inspected[] | undefined) => void;
+  /** Takes the answer to the question asked (undefined: the run ended first). */
+  answer?: (a: HeldAnswer | undefined) => void;
   /** The run's end. */
   run?: Promise<SealedResult>;
 }
 
 export class HeldStop {
   private held?: Held;
-  /** One question at a time: each waits for the answers before it. */
+  /** One question at a time: each waits for the answer before it. */
   private queue: Promise<unknown> = Promise.resolve();
 
   /**
-   * The answers to `question` at the stop named `key`: by the run held there, else by a run that
-   * `start` begins with the Hold it is given, which then stays there. Where that run ends without
-   * answering (it did not reach the stop), its result, which says why.
+   * The answer to `question` at the stop named `key`: by the run held there, else by a run that
+   * `start` begins with the Hold it is given (inspecting no expression where the question is a
+   * line), which then stays there. Where that run ends without answering (it did not reach the
+   * stop), its result, which says why. `then`: the stop's name once the question is answered (a
+   * line kept among the run's statements).
    */
-  ask(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<Inspected[] | SealedResult> {
-    const job = this.queue.then(() => this.askNow(key, question, start));
+  ask(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>, then = key): Promise<HeldAnswer | SealedResult> {
+    const job = this.queue.then(async () => {
+      const got = await this.askNow(key, question, start);
+      if (this.held && "results" in got) this.held.key = then;
+      return got;
+    });
     this.queue = job.catch(() => undefined);
     return job;
   }
 
-  private async askNow(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<Inspected[] | SealedResult> {
+  private async askNow(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<HeldAnswer | SealedResult> {
     const h = this.held;
     if (h?.key === key && h.next) {
-      const next = h.next;
-      h.next = undefined;
-      const answers = await new Promise<Inspected[] | undefined>((resolve) => {
-        h.answers = resolve;
-        next(question);
-      });
-      if (answers) return answers;
+      const answer = await this.put(h, question);
+      if (answer) return answer;
       // Let go before it took the question: a run anew; ended by it (its time limit), why.
       const ended = await h.run!.catch(() => undefined);
       if (ended && ended.limit !== "inspect") return ended;
@@ -52,11 +55,11 @@ export class HeldStop {
     this.release();
     const held: Held = { key };
     this.held = held;
-    const first = new Promise<Inspected[] | undefined>((resolve) => (held.answers = resolve));
-    const hold: Hold = (answers) => {
-      const take = held.answers;
-      held.answers = undefined;
-      take?.(answers);
+    const first = new Promise<HeldAnswer | undefined>((resolve) => (held.answer = resolve));
+    const hold: Hold = (answer) => {
+      const take = held.answer;
+      held.answer = undefined;
+      take?.(answer);
       return new Promise((resolve) => {
         const idle = setTimeout(() => {
           held.next = undefined;
@@ -71,11 +74,25 @@ export class HeldStop {
     };
     const run = (held.run = start(hold).finally(() => {
       held.next = undefined;
-      held.answers?.(undefined);
+      held.answer?.(undefined);
       if (this.held === held) this.held = undefined;
     }));
-    run.catch(() => undefined); // (where the answers come first, the run's end is nobody's)
-    return (await Promise.race([first, run])) ?? run;
+    run.catch(() => undefined); // (where the answer comes first, the run's end is nobody's)
+    const answer = await Promise.race([first, run]);
+    if (!answer || !("results" in answer)) return answer ?? run;
+    // A line: the run began with no expression, and now stands at the stop to be asked it.
+    return "statement" in question ? ((await this.put(held, question)) ?? run) : answer;
+  }
+
+  /** Asks the held run `question`: its answer, or undefined where the run ended first. */
+  private put(h: Held, question: Question): Promise<HeldAnswer | undefined> {
+    const next = h.next;
+    h.next = undefined;
+    if (!next) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      h.answer = resolve;
+      next(question);
+    });
   }
 
   /** Lets the held run go on to its end. */

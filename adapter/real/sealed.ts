@@ -117,21 +117,33 @@ export interface WindowRun {
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
-export interface Inspect extends Question {
+export interface Inspect extends Expressions {
   at: number;
 }
 
 /** Expressions to evaluate in the frame of a state, or its `up`-th traced caller's. */
-export interface Question {
+export interface Expressions {
   expressions: readonly string[];
   up?: number;
+}
+
+/** What a run held at a stop is asked there: expressions, or a line of the Debug Console run with its effects kept (Statement's code). */
+export type Question = Expressions | { statement: string; up?: number };
+
+/** A held run's answer: each expression's value, or the line's result and the state as the line left it (with its callers'). */
+export interface HeldAnswer {
+  results: Inspected[];
+  state?: Frame;
+  callers?: Frame[];
 }
 
 /**
  * A run held where it inspects (runSealed's `hold`): given each answer there, the next question
  * in its live frames, or undefined to let the run go (heldStop.ts).
  */
-export type Hold = (answers: Inspected[]) => Promise<Question | undefined>;
+export type Hold = (answer: HeldAnswer) => Promise<Question | undefined>;
+/** A Hold as the child's channel gives it the answer: its line, parsed (runSealed reads it). */
+type RawHold = (answer: Record<string, unknown>) => Promise<Question | undefined>;
 
 /**
  * A line the user ran at a stop (the Debug Console, a value set): part of the run's input, run in
@@ -163,14 +175,21 @@ export function inspectedValue(answer: Inspected): { value: string; objects?: Ob
 /** One expression's value in the program's frame (Evaluated's fields), or the error it raised ("NameError: name 'x' is not defined"). */
 export type Inspected = { value: string; type?: string; path?: string; objects?: Objects; stdout?: string } | { error: string; stdout?: string };
 
-/** A held run's answers (its line on the channel, {"results": [...]}), checked as the inspect record's. */
-function heldAnswers(line: unknown): Inspected[] | undefined {
+/** A held run's answer as its line on the channel gives it ({"results": [...], "state"?: RECORD}): an object with results, else undefined. */
+function heldLine(line: unknown): Record<string, unknown> | undefined {
   try {
     const r = JSON.parse(String(line)) as unknown;
-    return typeof r === "object" && r !== null && Array.isArray((r as { results?: unknown }).results) ? readInspected(r as Record<string, unknown>) : undefined;
+    return typeof r === "object" && r !== null && Array.isArray((r as { results?: unknown }).results) ? (r as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A held run's answer, checked: its results as the inspect record's, its state and callers as a window's records. */
+function heldAnswer(r: Record<string, unknown>, file: string, root: string): HeldAnswer {
+  const state = r.state !== undefined ? callerFrames([r.state], file, root)[0] : undefined;
+  const callers = typeof r.state === "object" && r.state !== null ? callerFrames((r.state as { callers?: unknown }).callers, file, root) : [];
+  return { results: readInspected(r), ...(state ? { state, callers } : {}) };
 }
 
 /** The inspect record's results, each checked: the program shares the channel and could write one. */
@@ -473,7 +492,7 @@ export class SealedChild {
   }
 
   /** Runs one request; the time limit kills the child (a new one serves the next run). `files` answers the run's requests for the user's files. */
-  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
     // A run held at a stop holds this child: it goes on to its end for the next request.
     this.letGo?.();
     const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files, pause, hold));
@@ -501,7 +520,7 @@ export class SealedChild {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
@@ -519,7 +538,7 @@ export class SealedChild {
    * that does not poll for PAUSE_SILENCE_MS once a pause is asked (a loop in C code) is killed,
    * and rejects as aborted: the move stays where it began.
    */
-  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: Hold): Promise<WorkerRun> {
+  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -558,7 +577,7 @@ export class SealedChild {
         // Held at a stop: the next question waits for the debugger (no time limit while it does),
         // or the next request lets the run go (letGo).
         if (answer.event === "held") {
-          const answers = hold && heldAnswers((answer as { line?: unknown }).line);
+          const answers = hold && heldLine((answer as { line?: unknown }).line);
           if (!answers) {
             proc.send({});
             continue;
@@ -791,7 +810,8 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (opts.statements?.length) request.statements = opts.statements;
     if (opts.probes) request.probes = opts.probes;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
-    const ran = await child.run(request, timeout, opts.signal, files, opts.pause, opts.hold);
+    const hold = opts.hold;
+    const ran = await child.run(request, timeout, opts.signal, files, opts.pause, hold && ((answer) => hold(heldAnswer(answer, file, where.root))));
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };

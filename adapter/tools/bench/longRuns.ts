@@ -1,9 +1,10 @@
 // ndbg bench --runs: long runs beside debugpy, in one sitting. For each size, a script whose
 // loop runs about that many line events (`result = work(n)`, then `print(result)` on line 9):
 // the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
-// hover there, two watch expressions that need the program's frame (the first at a stop, then
-// another), Step Back to the call (ours: debugpy has none); then in a second session from the
-// entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
+// hover there, Step Back to the call and over it again (ours: debugpy has none), two watch
+// expressions that need the program's frame (the first asked at that stop, then another), two
+// lines of the Debug Console (a name bound, then read); then in a second session from the entry,
+// Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
 // holds three quarters of the way through it. Each side's peak memory, adapter and all it
 // started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same load.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -42,6 +43,10 @@ export interface LongRunSide {
   watch: number;
   /** Another (`result * 2`) right after it. */
   watchAgain: number;
+  /** A line of the Debug Console at the breakpoint, after the watches: a name bound (`extra = 1`). */
+  console: number;
+  /** Another that reads it (`extra + result`) right after it. */
+  consoleAgain: number;
   /** Peak resident memory of the adapter and of what it started, MB. */
   memoryMB: number;
 }
@@ -126,16 +131,20 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     const cont = await a.go("continue");
     check("Continue", cont.line, BREAKPOINT);
     const hover = await a.hover("result");
-    const n = BigInt(iterations);
-    const result = ((n - 1n) * n * (2n * n - 1n)) / 6n;
-    const watch = await a.hover("result + 1", "watch", String(result + 1n));
-    const watchAgain = await a.hover("result * 2", "watch", String(result * 2n));
     let stepBack: number | undefined;
     if (neural) {
       const back = await a.go("stepBack");
       check("Step Back", back.line, BREAKPOINT - 1);
       stepBack = back.ms;
+      check("Step Over after the Step Back", (await a.go("next")).line, BREAKPOINT);
     }
+    // At the breakpoint, after the run: expressions that need the program's frame, then lines of the Debug Console.
+    const n = BigInt(iterations);
+    const result = ((n - 1n) * n * (2n * n - 1n)) / 6n;
+    const watch = await a.hover("result + 1", "watch", String(result + 1n));
+    const watchAgain = await a.hover("result * 2", "watch", String(result * 2n));
+    const consoleFirst = await a.hover("extra = 1", "repl", "");
+    const consoleAgain = await a.hover("extra + result", "repl", String(result + 1n));
     let memoryMB = a.peakMB();
     // Step Over the call, in a second session from the entry (where nothing of the run is known yet).
     let stepOver: number;
@@ -151,6 +160,7 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
         check("Step Back after the Step Over", back.line, BREAKPOINT - 1);
         backOver = back.ms;
       }
+
       memoryMB = Math.max(memoryMB, b.peakMB());
     } finally {
       await b.close();
@@ -171,7 +181,7 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     } finally {
       await c.close();
     }
-    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, watch, watchAgain, memoryMB };
+    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, watch, watchAgain, console: consoleFirst, consoleAgain, memoryMB };
   } finally {
     await a.close();
   }
@@ -203,12 +213,12 @@ export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): strin
   const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
   const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
-  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  watch  watch again  memory MB");
+  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  watch  watch again  console  console again  memory MB");
   for (const row of r.rows)
     for (const side of ["neural", "debugpy"] as const) {
       const s = row[side];
       out.push(
-        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), ms(s.watch).padStart(6), ms(s.watchAgain).padStart(12), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), ms(s.watch).padStart(6), ms(s.watchAgain).padStart(12), ms(s.console).padStart(8), ms(s.consoleAgain).padStart(14), s.memoryMB.toFixed(0).padStart(10)].join(" "),
       );
     }
   out.push("", "ours / debugpy:");
