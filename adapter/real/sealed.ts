@@ -187,9 +187,10 @@ function heldLine(line: unknown): Record<string, unknown> | undefined {
 
 /** A held run's answer, checked: its results as the inspect record's, its state and callers as a window's records. */
 function heldAnswer(r: Record<string, unknown>, file: string, root: string): HeldAnswer {
-  const state = r.state !== undefined ? callerFrames([r.state], file, root)[0] : undefined;
-  const callers = typeof r.state === "object" && r.state !== null ? callerFrames((r.state as { callers?: unknown }).callers, file, root) : [];
-  return { results: readInspected(r), ...(state ? { state, callers } : {}) };
+  if (typeof r.state !== "object" || r.state === null) return { results: readInspected(r) };
+  const { callers, ...record } = r.state as Record<string, unknown>;
+  const [state] = callerFrames([record], file, root);
+  return { results: readInspected(r), ...(state ? { state, callers: callerFrames(callers, file, root) } : {}) };
 }
 
 /** The inspect record's results, each checked: the program shares the channel and could write one. */
