@@ -112,7 +112,7 @@ export class LongRunPredictor implements Predictor {
     return (this.skeleton = result.skeleton);
   }
 
-  private runWith(window: Window, extra: Partial<TraceOptions> & { inspect?: Inspect; hold?: Hold } = {}, signal?: AbortSignal): Promise<SealedResult> {
+  private runWith(window: Window, extra: Partial<TraceOptions> & { inspect?: Inspect; hold?: Hold; ahead?: boolean } = {}, signal?: AbortSignal): Promise<SealedResult> {
     const { console: _c, signal: own, ...trace } = this.opts;
     const signals = [own, signal].filter((x): x is AbortSignal => x !== undefined);
     return runSealed(this.program, {
@@ -249,7 +249,15 @@ export class LongRunPredictor implements Predictor {
     this.keep(at, result);
     this.behind = result.window?.behind !== undefined ? { at, before: result.window.behind } : undefined;
     this.held = result.window?.held ? { at, values: result.window.held } : undefined;
+    // A run to where this move landed begins now, to be held there: the first expression or line
+    // asked at this stop then needs no run of its own (any other run stops it first).
+    this.stop.ahead(this.stopKey(at), (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold, ahead: true }));
     return at;
+  }
+
+  /** The name of the stop at event `at` for the held run (HeldStop): the event and the statements that lead there. */
+  private stopKey(at: number, statements = this.statements): string {
+    return JSON.stringify([at, statements]);
   }
 
   /** The state of event `to` (the run's end: its exit), reached from `from` by `action`, with what the run printed on the way. */
@@ -291,7 +299,7 @@ export class LongRunPredictor implements Predictor {
     if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
     const at = last.ref;
     const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
-    const got = await this.stop.ask(JSON.stringify([at, this.statements]), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
+    const got = await this.stop.ask(this.stopKey(at), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
     const answer = "results" in got ? got.results[0] : got.inspected?.[0];
     if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${"results" in got ? "no answer" : got.exit.status})`);
     return inspectedValue(answer);
@@ -325,7 +333,7 @@ export class LongRunPredictor implements Predictor {
     if (event === "line" || event === "call") {
       const next = withStatement(kept, at, code, frame);
       const line = { statement: code, ...(frame ? { up: frame } : {}) };
-      const got = await this.stop.ask(JSON.stringify([at, kept]), line, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold }, opts?.signal), JSON.stringify([at, next]));
+      const got = await this.stop.ask(this.stopKey(at, kept), line, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold }, opts?.signal), this.stopKey(at, next));
       if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
       this.statements = next;
       this.forget();

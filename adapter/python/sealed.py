@@ -382,13 +382,13 @@ _read = os.read
 
 
 def _pause_asked():
-    """Whether the debugger asks the run under way to pause. The worker answers a read of this
-    interpreter's standard input (fd 0, which has nothing else to give: the program's sys.stdin is
-    empty) by asking the parent, which says "pause" while a pause is pending (sealedWorker.ts)."""
+    """What the debugger asks of the run under way: "pause", "stop" (it wants the run no more), or
+    "". The worker answers a read of this interpreter's standard input (fd 0, which has nothing
+    else to give: the program's sys.stdin is empty) by asking the parent (sealedWorker.ts)."""
     try:
-        return _read(0, 16).strip() == b"pause"
+        return _read(0, 16).strip().decode("ascii", "replace")
     except OSError:
-        return False
+        return ""
 
 
 _write = os.write

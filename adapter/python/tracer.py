@@ -879,7 +879,12 @@ class Run(_console.Console):
             self.next_poll = now + _PAUSE_POLL
             # (a pause lands past where the move began: before it, the run is still on its way
             # there, and the debugger keeps asking until it lands)
-            if self.pause() and self.seek is not None and self.events > self.seek[0]:
+            asked = self.pause()
+            if asked == "stop":
+                # The debugger no longer wants this run (one begun ahead of a question: heldStop.ts):
+                # it ends as a held run let go does.
+                self.limit("inspect")
+            if asked == "pause" and self.seek is not None and self.events > self.seek[0]:
                 self.pause_here()
 
     def rearm(self):

@@ -13,11 +13,13 @@ const IDLE_MS = 60_000;
 interface Held {
   /** The stop: its state and all that makes the run reach it (statements, answers). */
   key: string;
+  /** The run's first answer (undefined: it ended before it reached the stop). */
+  first: Promise<HeldAnswer | undefined>;
   /** Gives the run its next question (undefined lets it go), while it waits for one. */
   next?: (q: Question | undefined) => void;
   /** Takes the answer to the question asked (undefined: the run ended first). */
   answer?: (a: HeldAnswer | undefined) => void;
-  /** The run's end. */
+  /** The run's end (set as it begins). */
   run?: Promise<SealedResult>;
 }
 
@@ -43,19 +45,44 @@ export class HeldStop {
     return job;
   }
 
+  /**
+   * Begins a run to the stop named `key` before anything is asked there (a long run's stop, where
+   * the first question would otherwise wait for a run as long as the program's way to it): `start`
+   * runs it inspecting no expression, as a run the sealed child stops for any other request.
+   */
+  ahead(key: string, start: (hold: Hold) => Promise<SealedResult>): void {
+    if (this.held?.key === key) return;
+    this.release();
+    this.begin(key, start);
+  }
+
   private async askNow(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<HeldAnswer | SealedResult> {
     const h = this.held;
-    if (h?.key === key && h.next) {
-      const answer = await this.put(h, question);
-      if (answer) return answer;
-      // Let go before it took the question: a run anew; ended by it (its time limit), why.
-      const ended = await h.run!.catch(() => undefined);
-      if (ended && ended.limit !== "inspect") return ended;
+    if (h?.key === key) {
+      // (one begun ahead, on its way: it is asked once there; one that ended on the way is run anew)
+      if (h.next || (await h.first) !== undefined) {
+        const answer = await this.put(h, question);
+        if (answer) return answer;
+        // Let go before it took the question: a run anew; ended by it (its time limit), why.
+        const ended = await h.run?.catch(() => undefined);
+        if (ended && ended.limit !== "inspect") return ended;
+      }
     }
     this.release();
-    const held: Held = { key };
+    const held = this.begin(key, start);
+    const run = held.run!;
+    const answer = await Promise.race([held.first, run]);
+    if (!answer || !("results" in answer)) return answer ?? run;
+    // A line: the run began with no expression, and now stands at the stop to be asked it.
+    return "statement" in question ? ((await this.put(held, question)) ?? run) : answer;
+  }
+
+  /** A run to the stop named `key`, held there once it answers its first question. */
+  private begin(key: string, start: (hold: Hold) => Promise<SealedResult>): Held {
+    let first!: (a: HeldAnswer | undefined) => void;
+    const held: Held = { key, first: new Promise((resolve) => (first = resolve)) };
+    held.answer = first;
     this.held = held;
-    const first = new Promise<HeldAnswer | undefined>((resolve) => (held.answer = resolve));
     const hold: Hold = (answer) => {
       const take = held.answer;
       held.answer = undefined;
@@ -72,16 +99,14 @@ export class HeldStop {
         };
       });
     };
-    const run = (held.run = start(hold).finally(() => {
+    held.run = start(hold).finally(() => {
       held.next = undefined;
       held.answer?.(undefined);
+      first(undefined);
       if (this.held === held) this.held = undefined;
-    }));
-    run.catch(() => undefined); // (where the answer comes first, the run's end is nobody's)
-    const answer = await Promise.race([first, run]);
-    if (!answer || !("results" in answer)) return answer ?? run;
-    // A line: the run began with no expression, and now stands at the stop to be asked it.
-    return "statement" in question ? ((await this.put(held, question)) ?? run) : answer;
+    });
+    held.run.catch(() => undefined); // (where the answer comes first, the run's end is nobody's)
+    return held;
   }
 
   /** Asks the held run `question`: its answer, or undefined where the run ended first. */

@@ -493,10 +493,13 @@ export class SealedChild {
   }
 
   /** Runs one request; the time limit kills the child (a new one serves the next run). `files` answers the run's requests for the user's files. */
-  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
-    // A run held at a stop holds this child: it goes on to its end for the next request.
+  run(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold, ahead = false): Promise<WorkerRun> {
+    // A run held at a stop holds this child: it goes on to its end for the next request (and one
+    // that comes to its stop after this request is not held there); one begun ahead of a question
+    // (`ahead`) and still on its way there stops at its next poll, or does not start.
+    const n = ++this.asked;
     this.letGo?.();
-    const job = this.queue.then(() => this.runNow(request, timeoutS, signal, files, pause, hold));
+    const job = this.queue.then(() => (ahead && this.asked !== n ? Promise.resolve({ died: "another request came first" }) : this.runNow(request, timeoutS, signal, files, pause, hold, ahead ? n : undefined, n)));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -514,6 +517,8 @@ export class SealedChild {
   private running = false;
   /** Lets the run held at a stop go on (runWarm), while one is. */
   private letGo?: () => void;
+  /** Requests so far: a run held, or begun ahead of a question, gives way to any later one. */
+  private asked = 0;
 
   private closeWhenIdle(): void {
     clearTimeout(this.idle);
@@ -521,12 +526,12 @@ export class SealedChild {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: number | undefined, n: number): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
     try {
-      return await this.runWarm(request, timeoutS, signal, files, pause, hold);
+      return await this.runWarm(request, timeoutS, signal, files, pause, hold, ahead, n);
     } finally {
       this.running = false;
       this.closeWhenIdle();
@@ -535,11 +540,12 @@ export class SealedChild {
 
   /**
    * `pause`, once aborted: the run's seek lands where the run is at its next poll past where the
-   * move began (sealedWorker.ts's pauseAsked; the run polls every 50 ms however it goes). A run
+   * move began (sealedWorker.ts's pollAnswer; the run polls every 50 ms however it goes). A run
    * that does not poll for PAUSE_SILENCE_MS once a pause is asked (a loop in C code) is killed,
    * and rejects as aborted: the move stays where it began.
    */
-  private async runWarm(request: SealedRequest, timeoutS: number, signal?: AbortSignal, files?: SandboxFiles, pause?: AbortSignal, hold?: RawHold): Promise<WorkerRun> {
+  /** `n`: this request's number (`asked`); `ahead`: the same, for a run begun ahead of a question, which a later request stops. */
+  private async runWarm(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: number | undefined, n: number): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -572,7 +578,7 @@ export class SealedChild {
         }
         if (answer.event === "poll") {
           if (pause?.aborted) listen();
-          proc.send({ pause: pause?.aborted === true });
+          proc.send({ pause: pause?.aborted === true, ...(ahead !== undefined && this.asked !== ahead ? { stop: true } : {}) });
           continue;
         }
         // Held at a stop: the next question waits for the debugger (no time limit while it does),
@@ -587,6 +593,8 @@ export class SealedChild {
           const next = await new Promise<Question | undefined>((resolve) => {
             this.letGo = () => resolve(undefined);
             hold(answers).then(resolve, () => resolve(undefined));
+            // (a request came since this one: its answer is given, and the run goes on to its end)
+            if (this.asked !== n) resolve(undefined);
           });
           this.letGo = undefined;
           timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
@@ -779,7 +787,7 @@ export interface Executed {
  * a window's seek under way lands where the run is at its next poll. Rejects when the sealed run
  * cannot be had here (SealedUnavailableError) or for a missing program.
  */
-export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; hold?: Hold; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild(opts.sealedPython)): Promise<SealedResult> {
+export async function runSealed(program: string, opts: TraceOptions & { inspect?: Inspect; hold?: Hold; ahead?: boolean; statements?: readonly Statement[]; probes?: Probes; window?: Window; pause?: AbortSignal } = {}, child: SealedChild = sealedChild(opts.sealedPython)): Promise<SealedResult> {
   checkOptions(opts);
   const file = await checkProgram(program);
   const text = await readProgram(file);
@@ -812,7 +820,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (opts.probes) request.probes = opts.probes;
     if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
     const hold = opts.hold;
-    const ran = await child.run(request, timeout, opts.signal, files, opts.pause, hold && ((answer) => hold(heldAnswer(answer, file, where.root))));
+    const ran = await child.run(request, timeout, opts.signal, files, opts.pause, hold && ((answer) => hold(heldAnswer(answer, file, where.root))), opts.ahead);
     const records = new Records(file, where.root);
     if ("killed" in ran) return records.result(source, { killed: true, code: null, signal: "SIGKILL" });
     if ("died" in ran) return { source, frames: [], exit: { status: "error", value: `<the sealed interpreter failed: ${ran.died}>` } };

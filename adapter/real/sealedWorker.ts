@@ -10,7 +10,7 @@
 // thing in may be the interpreter's memory as Pyodide loads, kept by the parent: readSnapshot). While a
 // run goes on, the worker asks the parent for the user's folders and files on the same channel
 // ({"event": "fs", ...}, answered by one line: sandboxFs.ts and workspace.ts), and whether the
-// debugger pauses the run ({"event": "poll"}: pauseAsked), and, for a run held at a stop, the next
+// debugger pauses the run ({"event": "poll"}: pollAnswer), and, for a run held at a stop, the next
 // expression to answer there ({"event": "held"}: nextQuestion).
 //
 // The layers, outermost first:
@@ -213,12 +213,12 @@ try {
     env: { PYTHONHASHSEED: "0", HOME: "/home/user", USER: "user", PYTHONDONTWRITEBYTECODE: "1" },
     // Standard output is where a run held at a stop writes its answers (sealed.py's _held: the
     // program's prints are caught in Python); standard input gives the parent's next question to
-    // them, else the debugger's pause line (pauseAsked). The program's sys.stdin is empty.
+    // them, else the debugger's pause line (pollAnswer). The program's sys.stdin is empty.
     stdout: (line: string) => {
       heldAnswers = line;
     },
     stderr: () => undefined,
-    stdin: () => (heldAnswers !== undefined ? nextQuestion() : pauseAsked() ? "pause" : null),
+    stdin: () => (heldAnswers !== undefined ? nextQuestion() : pollAnswer()),
     packages: [],
   };
   let loaded: Pyodide | undefined;
@@ -298,12 +298,14 @@ const ask = (request: FsRequest): FsAnswer => askParent<FsAnswer>({ event: "fs",
 const files = sandboxFs(py.FS, py.ERRNO_CODES, ask, MAX_WRITE);
 
 /**
- * Whether the parent asks the run under way to pause: the tracer of every run reads fd 0 every
- * 50 ms (sealed.py's _pause_asked), and each read asks here ({"event": "poll"}, answered
- * {"pause": bool}).
+ * What the parent asks of the run under way: the tracer of every run reads fd 0 every 50 ms
+ * (sealed.py's _pause_asked), and each read asks here ({"event": "poll"}, answered {"pause": bool,
+ * "stop"?: true}): "pause", "stop" (a run begun ahead of a question that is wanted no more), or
+ * nothing.
  */
-function pauseAsked(): boolean {
-  return askParent<{ pause?: unknown }>({ event: "poll" }, {}).pause === true;
+function pollAnswer(): string | null {
+  const answer = askParent<{ pause?: unknown; stop?: unknown }>({ event: "poll" }, {});
+  return answer.stop === true ? "stop" : answer.pause === true ? "pause" : null;
 }
 
 /**

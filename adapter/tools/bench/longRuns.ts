@@ -1,9 +1,9 @@
 // ndbg bench --runs: long runs beside debugpy, in one sitting. For each size, a script whose
 // loop runs about that many line events (`result = work(n)`, then `print(result)` on line 9):
 // the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
-// hover there, Step Back to the call and over it again (ours: debugpy has none), two watch
-// expressions that need the program's frame (the first asked at that stop, then another), two
-// lines of the Debug Console (a name bound, then read); then in a second session from the entry,
+// hover there, Step Back to the call and over it again (ours: debugpy has none), a second later
+// two watch expressions that need the program's frame (the first asked at that stop, then
+// another), two lines of the Debug Console (a name bound, then read); then in a second session from the entry,
 // Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
 // holds three quarters of the way through it. Each side's peak memory, adapter and all it
 // started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same load.
@@ -39,7 +39,7 @@ export interface LongRunSide {
   backOver?: number;
   /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
   hover: number;
-  /** A watch expression that needs the frame (`result + 1`) at the breakpoint: the first asked there. */
+  /** A watch expression that needs the frame (`result + 1`) at the breakpoint: the first asked there, a second after the stop. */
   watch: number;
   /** Another (`result * 2`) right after it. */
   watchAgain: number;
@@ -58,6 +58,8 @@ export interface LongRunRow {
 }
 
 const BREAKPOINT = 9;
+/** How long one looks at a stop before asking an expression there (the watch columns). */
+const THINK_MS = 1000;
 /** The loop's body, where the conditional breakpoint stands. */
 const LOOP_LINE = 4;
 const scriptFor = (iterations: number): string =>
@@ -138,7 +140,9 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
       stepBack = back.ms;
       check("Step Over after the Step Back", (await a.go("next")).line, BREAKPOINT);
     }
-    // At the breakpoint, after the run: expressions that need the program's frame, then lines of the Debug Console.
+    // At the breakpoint, a second after the stop (as one reads it): expressions that need the
+    // program's frame, then lines of the Debug Console.
+    await new Promise((resolve) => setTimeout(resolve, THINK_MS));
     const n = BigInt(iterations);
     const result = ((n - 1n) * n * (2n * n - 1n)) / 6n;
     const watch = await a.hover("result + 1", "watch", String(result + 1n));
