@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { DebugClient } from "@vscode/debugadapter-testsupport";
 import type { DebugProtocol } from "@vscode/debugprotocol";
 import { ROOT, buildDist } from "./support/dist.js";
-import { THREAD, inspect, isGroup, isPredicted, launchToFirstStop, openSession, shown, stopAfter, type Stop } from "./support/dap.js";
+import { THREAD, evaluateHere, inspect, isGroup, isPredicted, launchToFirstStop, openSession, shown, stopAfter, type Stop } from "./support/dap.js";
 import { realPython } from "./support/pythons.js";
 
 const T = { timeout: 240_000 };
@@ -319,10 +319,7 @@ test("the Debug Console runs statements in the stopped frame, as debugpy's does:
     try {
       await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: at(12) }]);
       assert.equal(/the run goes past 10,000 events/.test(s.text()), pad.length > 0);
-      const repl = async (expression: string): Promise<string> => {
-        const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
-        return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "repl" })).body.result;
-      };
+      const repl = (expression: string): Promise<string> => evaluateHere(s.dc, expression, "repl");
       const local = async (name: string): Promise<string | undefined> => (await inspect(s.dc)).vars.find((v) => v.name === name)?.value;
       // A statement rebinds a function's local; a method call changes an object: the state shows both.
       assert.equal(await repl("count = 10"), "");
@@ -388,10 +385,7 @@ test("an expression asked at a stop is answered by the run held there, as debugp
     const s = await openSession(120_000);
     try {
       await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: false }, program, [{ line: p.stop }]);
-      const watch = async (expression: string): Promise<string> => {
-        const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
-        return (await s.dc.evaluateRequest({ expression, frameId: frame.id, context: "watch" })).body.result;
-      };
+      const watch = (expression: string): Promise<string> => evaluateHere(s.dc, expression, "watch");
       assert.equal((await inspect(s.dc)).frame.line, p.stop, p.name);
       // Run again for each, both would be 1: the second is the held run's, whose object the first call changed.
       assert.equal(await watch("c.bump()"), "1", p.name);

@@ -332,7 +332,7 @@ export class LongRunPredictor implements Predictor {
     const event = last.step.frame.event;
     if (event === "line" || event === "call") {
       const next = withStatement(kept, at, code, frame);
-      const line = { statement: code, ...(frame ? { up: frame } : {}) };
+      const line = { code, ...(frame ? { up: frame } : {}) };
       const got = await this.stop.ask(this.stopKey(at, kept), line, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold }, opts?.signal), this.stopKey(at, next));
       if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
       this.statements = next;

@@ -10,6 +10,8 @@ through. Python 3.8+, stdlib only."""
 import re
 import traceback
 
+# What an expression or a line asked of a caller the stack does not hold gets.
+_NO_FRAME = "there is no such frame on the stack"
 # Children listed at most for an evaluated value's objects (a record's own budget where larger).
 _INSPECT_OBJECTS = 400
 # An expression that names an object as the Variables view does: its objects are rooted at it as
@@ -33,11 +35,11 @@ class Console:
         question = self.inspect
         depth = record["depth"]
         while question is not None:
-            if self.hold is not None and "statement" in question:
+            if self.hold is not None and "code" in question:
                 answer = self.held_statement(frame, record, question)
             else:
                 target = self.caller(frame, depth, int(question.get("up") or 0))
-                answer = {"results": [self.evaluate(target, e) if target else {"error": "there is no such frame on the stack"} for e in question.get("expressions") or ()]}
+                answer = {"results": [self.evaluate(target, e) if target else {"error": _NO_FRAME} for e in question.get("expressions") or ()]}
                 if self.hold is None:
                     self.write({"event": "inspect", "results": answer["results"]})
                     break
@@ -45,15 +47,15 @@ class Console:
             self.rearm()
         self.limit("inspect")
 
-    def held_statement(self, frame, record, question):
-        """A line of the Debug Console at a held stop, run as run_statements runs it (its effects
-        are then the run's, as a re-run with it among the statements would have them here), and
-        this record's state again as the line left it, with its callers' states."""
+    def held_statement(self, frame, record, item):
+        """A line of the Debug Console at a held stop ({"code", "up"?}, as a statement), run as
+        run_statements runs it (its effects are then the run's, as a re-run with it among the
+        statements would have them here), and this record's state again as the line left it, with
+        its callers' states."""
         if self.changed is None or self.changed[0] is not frame:
             # (the mapping of a statement run here before, whose changes are not in the frame yet)
             self.changed = (frame, frame.f_locals)
-        target = self.caller(frame, record["depth"], int(question.get("up") or 0))
-        result = self.execute(target, str(question.get("statement") or "")) if target else {"error": "there is no such frame on the stack"}
+        result = self.statement_result(frame, record["depth"], item)
         state = {k: v for k, v in record.items() if k not in ("locals", "objects", "ids", "callers")}
         state.update(self.state(frame, record["event"], record["line"], record["depth"], record.get("file")))
         state["callers"] = self.callers_of(frame, record["depth"])
@@ -134,11 +136,14 @@ class Console:
         where the statement runs in the current frame; in a caller's, only objects change (Python
         writes a caller's locals back from 3.13 on)."""
         self.changed = (frame, frame.f_locals)
-        results = []
-        for item in statements:
-            target = self.caller(frame, depth, int(item.get("up") or 0))
-            results.append(self.execute(target, str(item.get("code") or "")) if target else {"error": "there is no such frame on the stack"})
+        results = [self.statement_result(frame, depth, item) for item in statements]
         self.write({"event": "statements", "at": self.events - 1, "results": results})
+
+    def statement_result(self, frame, depth, item):
+        """One line the user ran ({"code", "up"?}) in the frame it names at this record (`frame`,
+        at `depth`, or a caller "up" levels below): its result."""
+        target = self.caller(frame, depth, int(item.get("up") or 0))
+        return self.execute(target, str(item.get("code") or "")) if target else {"error": _NO_FRAME}
 
     def execute(self, frame, text):
         """A line of the Debug Console: an expression's value (as evaluate gives it), or a statement

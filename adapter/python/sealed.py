@@ -31,9 +31,9 @@ expression's value evaluated in that frame (or its K-th traced caller's) (the pr
 {"value": REPR, "type": NAME, "path": EXPR, "objects"?: {...}, "stdout"?: TEXT} or {"error": TEXT}.
 With "hold": true in it, the run is held there instead: each answer goes out on fd 1 as
 {"results": [...]}, and the next question ({"expressions": [...], "up"?: K}, or a line of the
-Debug Console, {"statement": TEXT, "up"?: K}, answered with the record's state again as the line
-left it: "state", its callers' in it) comes in on fd 0 as {"question": {...}}; any other line lets
-the run go on to its "inspect" limit (_held).
+Debug Console as a statement is given, {"code": TEXT, "up"?: K}, answered with the record's state
+again as the line left it: "state", its callers' in it) comes in on fd 0 as {"question": {...}};
+any other line lets the run go on to its "inspect" limit (_held).
 
 "statements" are what the user ran at stops (the Debug Console, a value set), the run's input:
 each runs in the frame of the N-th record (or its K-th traced caller's) before that record is

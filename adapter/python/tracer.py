@@ -418,7 +418,8 @@ class Run(_console.Console):
         # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
         self.inspect = opts.get("inspect")
         # Where the runner can hold the run at that record (the sealed one's): a function given each
-        # answer, which returns the next question there ({"expressions", "up"?}), or None to go on.
+        # answer, which returns the next question there (expressions, or a line as a statement is
+        # given: Console.answer_inspect), or None to go on.
         self.hold = opts.get("hold")
         # {"places": [[FILE|null, LINE], ...], "expressions": [...]}: evaluated in the frame at every
         # line event on those places (breakpoint conditions, log messages: Console.answer_probes).
@@ -492,9 +493,8 @@ class Run(_console.Console):
         self.done = False  # the exit record is being or has been written
         self.cut = False  # stdout went past maxOutput
         self.start = _monotonic()
-        self.deadline = self.start + self.timeout
         self.next_poll = self.start + _PAUSE_POLL
-        self.kill_at = self.deadline + _GRACE
+        self.rearm()
         self.stdout = _capture()
         self.stderr = _capture()
 
@@ -888,8 +888,8 @@ class Run(_console.Console):
                 self.pause_here()
 
     def rearm(self):
-        """The run's time limit, from now: a run held at a stop spends its time waiting for the
-        debugger's next question, which has the whole limit (Console.answer_inspect)."""
+        """The run's time limit, from now: from its start, and again for each question to a run
+        held at a stop, whose time waiting for it is no evaluation's (Console.answer_inspect)."""
         self.deadline = _monotonic() + self.timeout
         self.kill_at = self.deadline + _GRACE
 

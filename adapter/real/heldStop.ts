@@ -74,7 +74,7 @@ export class HeldStop {
     const answer = await Promise.race([held.first, run]);
     if (!answer || !("results" in answer)) return answer ?? run;
     // A line: the run began with no expression, and now stands at the stop to be asked it.
-    return "statement" in question ? ((await this.put(held, question)) ?? run) : answer;
+    return "code" in question ? ((await this.put(held, question)) ?? run) : answer;
   }
 
   /** A run to the stop named `key`, held there once it answers its first question. */

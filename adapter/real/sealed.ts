@@ -127,8 +127,8 @@ export interface Expressions {
   up?: number;
 }
 
-/** What a run held at a stop is asked there: expressions, or a line of the Debug Console run with its effects kept (Statement's code). */
-export type Question = Expressions | { statement: string; up?: number };
+/** What a run held at a stop is asked there: expressions, or a line of the Debug Console run with its effects kept (a Statement, at the stop). */
+export type Question = Expressions | Omit<Statement, "at">;
 
 /** A held run's answer: each expression's value, or the line's result and the state as the line left it (with its callers'). */
 export interface HeldAnswer {
@@ -499,7 +499,7 @@ export class SealedChild {
     // (`ahead`) and still on its way there stops at its next poll, or does not start.
     const n = ++this.asked;
     this.letGo?.();
-    const job = this.queue.then(() => (ahead && this.asked !== n ? Promise.resolve({ died: "another request came first" }) : this.runNow(request, timeoutS, signal, files, pause, hold, ahead ? n : undefined, n)));
+    const job = this.queue.then(() => (ahead && this.asked !== n ? Promise.resolve({ died: "another request came first" }) : this.runNow(request, timeoutS, signal, files, pause, hold, ahead, n)));
     this.queue = job.catch(() => undefined);
     return job;
   }
@@ -526,7 +526,7 @@ export class SealedChild {
     this.idle.unref();
   }
 
-  private async runNow(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: number | undefined, n: number): Promise<WorkerRun> {
+  private async runNow(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: boolean, n: number): Promise<WorkerRun> {
     signal?.throwIfAborted();
     clearTimeout(this.idle);
     this.running = true;
@@ -542,10 +542,10 @@ export class SealedChild {
    * `pause`, once aborted: the run's seek lands where the run is at its next poll past where the
    * move began (sealedWorker.ts's pollAnswer; the run polls every 50 ms however it goes). A run
    * that does not poll for PAUSE_SILENCE_MS once a pause is asked (a loop in C code) is killed,
-   * and rejects as aborted: the move stays where it began.
+   * and rejects as aborted: the move stays where it began. `n`: this request's number (`asked`):
+   * a later request stops a run begun `ahead` of a question, and lets a held one go.
    */
-  /** `n`: this request's number (`asked`); `ahead`: the same, for a run begun ahead of a question, which a later request stops. */
-  private async runWarm(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: number | undefined, n: number): Promise<WorkerRun> {
+  private async runWarm(request: SealedRequest, timeoutS: number, signal: AbortSignal | undefined, files: SandboxFiles | undefined, pause: AbortSignal | undefined, hold: RawHold | undefined, ahead: boolean, n: number): Promise<WorkerRun> {
     await this.warm();
     const proc = this.proc!;
     let killed = false;
@@ -554,7 +554,8 @@ export class SealedChild {
       killed = true;
       proc.kill();
     };
-    let timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+    const arm = (): NodeJS.Timeout => setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+    let timer = arm();
     signal?.addEventListener("abort", stop, { once: true });
     let silence: NodeJS.Timeout | undefined;
     const listen = (): void => {
@@ -578,7 +579,7 @@ export class SealedChild {
         }
         if (answer.event === "poll") {
           if (pause?.aborted) listen();
-          proc.send({ pause: pause?.aborted === true, ...(ahead !== undefined && this.asked !== ahead ? { stop: true } : {}) });
+          proc.send({ pause: pause?.aborted === true, ...(ahead && this.asked !== n ? { stop: true } : {}) });
           continue;
         }
         // Held at a stop: the next question waits for the debugger (no time limit while it does),
@@ -597,7 +598,7 @@ export class SealedChild {
             if (this.asked !== n) resolve(undefined);
           });
           this.letGo = undefined;
-          timer = setTimeout(stop, (timeoutS + KILL_MARGIN_S) * 1000);
+          timer = arm();
           proc.send(next ? { question: next } : {});
           continue;
         }

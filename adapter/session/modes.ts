@@ -175,6 +175,6 @@ export function createEngine(predictor: Predictor, config: LaunchConfig): Engine
   const stepOverStops = config.mode !== "compare" && predictor.eventByEvent === true;
   const maxEvents = modelPredicts(config, predictor) ? PREDICTED_EVENTS : config.maxSteps;
   // (by the session's own minor version where one is carried: the program's Python)
-  const python = predictor.python !== undefined && predictor.python in SEALED_PYTHONS ? predictor.python : undefined;
+  const python = predictor.python !== undefined && Object.hasOwn(SEALED_PYTHONS, predictor.python) ? predictor.python : undefined;
   return new Engine(predictor, { maxSteps: config.maxSteps, maxEvents, stepOverStops, evaluator: valuesEvaluator(python) });
 }

@@ -163,6 +163,12 @@ export async function inspect(dc: DebugClient): Promise<Stop> {
   return { frame, scope, vars };
 }
 
+/** An expression evaluated in the current stop's frame, as a watch, the Debug Console ("repl") or a hover asks it: its result. */
+export async function evaluateHere(dc: DebugClient, expression: string, context: "watch" | "repl" | "hover"): Promise<string> {
+  const [frame] = (await dc.stackTraceRequest(THREAD)).body.stackFrames;
+  return (await dc.evaluateRequest({ expression, frameId: frame.id, context })).body.result;
+}
+
 /** A stop in one line: where, and each variable's value. */
 export const shown = (s: Stop): string => `${s.frame.name}:${s.frame.line} ${s.vars.map((v) => `${v.name}=${v.value}`).join(" ")}`;
 /** Whether a variable is marked as the model's. */

@@ -3,10 +3,11 @@
 // the first stop (a new adapter, stopped on entry), Continue to a breakpoint after the loop, a
 // hover there, Step Back to the call and over it again (ours: debugpy has none), a second later
 // two watch expressions that need the program's frame (the first asked at that stop, then
-// another), two lines of the Debug Console (a name bound, then read); then in a second session from the entry,
-// Step Over the call; in a third, Continue to a breakpoint in the loop whose condition
-// holds three quarters of the way through it. Each side's peak memory, adapter and all it
-// started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same load.
+// another), two lines of the Debug Console (a name bound, then read); then in a second session
+// from the entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose
+// condition holds three quarters of the way through it. Each side's peak memory, adapter and all
+// it started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same
+// load.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -164,7 +165,6 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
         check("Step Back after the Step Over", back.line, BREAKPOINT - 1);
         backOver = back.ms;
       }
-
       memoryMB = Math.max(memoryMB, b.peakMB());
     } finally {
       await b.close();
