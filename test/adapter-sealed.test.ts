@@ -263,6 +263,37 @@ test("Pause stops a run that never ends where it is, as debugpy's does: the stat
   }
 });
 
+test("Pause of a Continue that goes fast (a breakpoint the run never reaches; no trace function in the loop) lands in the loop at a state a counting run reaches again, and the session goes on", T, async () => {
+  const program = join(dir, "spin_fast.py");
+  writeFileSync(program, ["def spin(box):", "    while box['n'] >= 0:", "        box['n'] += 1", "", "", "box = {'n': 0}", "spin(box)", "print('never')", ""].join("\n"));
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: true }, program);
+    await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [{ line: 8 }] });
+    const paused = await stopAfter(s.dc, async (dc) => {
+      await dc.continueRequest(THREAD);
+      await new Promise((res) => setTimeout(res, 1000));
+      await dc.pauseRequest(THREAD);
+    });
+    assert.equal((paused as DebugProtocol.StoppedEvent).body.reason, "pause");
+    const top = async (): Promise<{ line: number; n: number }> => {
+      const [frame] = (await s.dc.stackTraceRequest(THREAD)).body.stackFrames;
+      return { line: frame.line, n: Number((await s.dc.evaluateRequest({ expression: "box['n']", frameId: frame.id, context: "watch" })).body.result) };
+    };
+    const first = await top();
+    assert.ok([2, 3].includes(first.line) && first.n > 0, JSON.stringify(first));
+    // The state is the run's own: a step and a step back from it are its neighbours.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal((await top()).n, first.n + 1);
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.deepEqual(await top(), first);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
 test("Pause of a long run that is in C code (it runs no Python line to stop on) stops the move where it began, and the session goes on", T, async () => {
   const program = join(dir, "spin_c.py");
   writeFileSync(program, ["def spin(n):", "    for i in range(n):", "        pass", "", "", "spin(20000)", "import itertools", "total = sum(itertools.count())", ""].join("\n"));

@@ -12,7 +12,7 @@ import type { Action } from "../adapter/format/trajectory.js";
 import type { Predicted } from "../adapter/engine/predictor.js";
 import { LongRunPredictor } from "../adapter/predictors/longRun.js";
 import { RecordedPredictor } from "../adapter/predictors/recorded.js";
-import { runSealed } from "../adapter/real/sealed.js";
+import { runSealed, SEALED_PYTHONS } from "../adapter/real/sealed.js";
 import { transition } from "../adapter/real/semantics.js";
 import { buildDist } from "./support/dist.js";
 
@@ -71,6 +71,8 @@ const ACTIONS: Action[] = [
 const BREAKPOINTS = [{ line: 18 }, { line: 26 }];
 
 /** What a state shows: where it stands, its values, what was printed on the way to it. */
+const unref = (p: Predicted): string => shown({ ...p, ref: 0 });
+const unreturned = (p: Predicted): Predicted => (p.step.frame ? { ...p, step: { ...p.step, frame: { ...p.step.frame, returned: undefined } } } : p);
 const shown = (p: Predicted): string => JSON.stringify([p.ref, p.step.frame ? { ...p.step.frame, objects: undefined, ids: undefined } : p.step.exit]);
 
 test("a long run recorded a window at a time answers every move as the run recorded whole", T, async () => {
@@ -103,30 +105,43 @@ test("a long run recorded a window at a time answers every move as the run recor
   assert.ok(said.some((line) => line.includes(skeleton)), said.join("\n"));
   // Continue past the windows, then Step Back from where it landed: the seek saw what is behind
   // the landing (line 25 after the calls of line 24, siblings and recursion), so no run looks for it.
+  // A Continue into what no move reached yet runs fast: its landing's ref is not its index (the
+  // first of a segment of refs), so states are compared here without refs, and refs for their order.
   const landings = new Set<number>();
+  let fast = 0;
   for (const bps of [[{ line: 25 }], [{ line: 18 }], BREAKPOINTS]) {
     const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
-    for (const from of [0, 61, 500, 1234]) {
+    for (const from of [1234, 500, 61, 0, 1500]) {
       const landed = await fresh.predict([stateAt(from)], { kind: "continue" }, { breakpoints: bps });
-      if (landed.ref === undefined || landed.ref >= n) continue;
-      landings.add(landed.ref);
-      const want = await truth.predict([stateAt(landed.ref)], { kind: "inv_step_over" }, { breakpoints: bps });
+      const at = await truth.predict([stateAt(from)], { kind: "continue" }, { breakpoints: bps });
+      // (a fast landing shows no value returned just before it, as debugpy's Continue shows none)
+      assert.equal(unref(unreturned(landed)), unref(unreturned(at)), `Continue from event ${from}`);
+      if (at.ref === undefined || at.ref >= n) continue;
+      landings.add(at.ref);
+      if (landed.ref! > n) fast++;
+      const want = await truth.predict([stateAt(at.ref)], { kind: "inv_step_over" }, { breakpoints: bps });
       const got = await fresh.predict([landed], { kind: "inv_step_over" }, { breakpoints: bps });
-      assert.equal(shown(got), shown(want), `Step Back from event ${landed.ref}, where a Continue from ${from} landed`);
+      assert.equal(unref(got), unref(want), `Step Back from event ${at.ref}, where a Continue from ${from} landed`);
+      assert.ok(got.ref! < landed.ref!, "a state before another has a lower ref");
+      const again = await fresh.predict([got], { kind: "step_over" }, { breakpoints: bps });
+      assert.equal(again.ref, landed.ref, "the same state, the same ref");
     }
   }
   assert.ok(landings.size >= 6, `${landings.size} landings`);
+  assert.ok(fast >= 3, `${fast} fast landings`);
   // Step Over a call past the windows, then Step Back from where it landed: every event between is
   // deeper, so where the Step Over began is the latest earlier event at its depth.
   let past = 0;
   for (const from of whole.frames.flatMap((f, i) => (f.depth === 0 && f.event === "line" && f.line === 24 ? [i] : [])).slice(0, 10)) {
     const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
     const landed = await fresh.predict([stateAt(from)], { kind: "step_over" });
-    assert.equal(shown(landed), shown(await truth.predict([stateAt(from)], { kind: "step_over" })), `Step Over from event ${from}`);
-    if (landed.ref! - from > WINDOW) past++;
+    const at = await truth.predict([stateAt(from)], { kind: "step_over" });
+    assert.equal(unref(landed), unref(at), `Step Over from event ${from}`);
+    if (at.ref! - from > WINDOW) past++;
     const back = await fresh.predict([landed], { kind: "inv_step_over" });
-    assert.equal(shown(back), shown(await truth.predict([stateAt(landed.ref!)], { kind: "inv_step_over" })), `Step Back from event ${landed.ref}, where a Step Over from ${from} landed`);
+    assert.equal(shown(back), shown(await truth.predict([stateAt(at.ref!)], { kind: "inv_step_over" })), `Step Back from event ${at.ref}, where a Step Over from ${from} landed`);
     assert.equal(back.ref, from);
+    assert.equal((await fresh.predict([back], { kind: "step_over" })).ref, landed.ref, "the same state, the same ref");
   }
   assert.ok(past >= 3, `${past} Step Overs past a window`);
   // An expression in the program's frame at a state past the first window, and a line run there, kept.
@@ -142,4 +157,60 @@ test("a long run recorded a window at a time answers every move as the run recor
   const end = await (await compare([])).long.predict([stateAt(0)], { kind: "continue" });
   assert.equal(end.step.exit?.stdout, (await truth.predict([stateAt(0)], { kind: "continue" })).step.exit?.stdout);
   assert.match(end.step.exit?.stdout ?? "", /^caught 0\nat 0 0\n/);
+});
+
+// A seek that goes fast (no trace function where no breakpoint is: sys.monitoring) lands where the
+// same seek counted lands, with the same state and output, for programs that meet what it uses: every
+// sys.monitoring tool id taken (before it starts, or while it goes: it goes on counting), and taken again by the next run (a clean interpreter), a handler of the runner's tick signal (never
+// called, as under python3), a recursion past the program's own limit (raised where Python raises it).
+test("a fast seek lands where a counting one does, in programs that take its tool ids, its signal, its recursion limit", T, async () => {
+  const cases: { name: string; lines: string[]; seek: { places?: { line: number }[]; depth?: number }; after: number; fast: boolean }[] = [
+    {
+      // (taken while the seek goes fast: it gives its own up and goes on counting)
+      name: "tools",
+      lines: ["import sys", "for t in range(6):", "    sys.monitoring.use_tool_id(t, 'mine')", "total = 0", "for i in range(30000):", "    total += i", "print(total, [sys.monitoring.get_tool(t) for t in range(6)])", ""],
+      seek: { places: [{ line: 7 }] },
+      after: 3,
+      fast: true,
+    },
+    {
+      // (taken before it starts: it never goes fast)
+      name: "tools_first",
+      lines: ["import sys", "for t in range(6):", "    sys.monitoring.use_tool_id(t, 'mine')", "total = 0", "for i in range(30000):", "    total += i", "print(total, [sys.monitoring.get_tool(t) for t in range(6)])", ""],
+      seek: { places: [{ line: 7 }] },
+      after: 20,
+      fast: false,
+    },
+    {
+      name: "signal",
+      lines: ["import signal", "got = []", "signal.signal(signal.SIGUSR2, lambda s, f: got.append(s))", "def spin(n):", "    t = 0", "    for i in range(n):", "        t += i", "    return t", "", "x = spin(600000)", "print(len(got), signal.getsignal(signal.SIGUSR2) is not signal.SIG_DFL, x)", ""],
+      seek: { places: [{ line: 11 }] },
+      after: 3,
+      fast: true,
+    },
+    {
+      name: "recursion",
+      lines: ["import sys", "sys.setrecursionlimit(60)", "def down(n):", "    return down(n + 1) if n < 10_000 else n", "", "def spin(n):", "    t = 0", "    for i in range(n):", "        t += i", "    try:", "        down(0)", "    except RecursionError as e:", "        t = -t", "    return t", "", "x = spin(20000)", "print(x)", ""],
+      seek: { places: [{ line: 17 }] },
+      after: 3,
+      fast: true,
+    },
+  ];
+  for (const [c, sealedPython] of cases.flatMap((c) => Object.keys(SEALED_PYTHONS).map((v) => [c, v] as const))) {
+    const file = join(dir, `${c.name}.py`);
+    writeFileSync(file, c.lines.join("\n"));
+    const seek = { after: c.after, ...c.seek };
+    const counted = await runSealed(file, { maxEvents: 5, objects: 0, window: { seek }, sealedPython });
+    const fast = await runSealed(file, { maxEvents: 5, objects: 0, window: { seek, fast: true }, sealedPython });
+    assert.equal(fast.window?.fast === true, c.fast, `${c.name} (${sealedPython}): went fast`);
+    assert.ok(counted.frames.length > 0 && counted.window?.from !== undefined && counted.window.from > 1000, `${c.name}: landed at ${counted.window?.from}`);
+    assert.deepEqual(
+      fast.frames.map((f) => ({ ...f, returned: undefined, callers: undefined })),
+      counted.frames.map((f) => ({ ...f, returned: undefined, callers: undefined })),
+      `${c.name}: the same states`,
+    );
+    assert.equal(fast.exit.stdout, counted.exit.stdout, `${c.name}: the same output`);
+  }
+  const signal = await runSealed(join(dir, "signal.py"), { maxEvents: 100, objects: 0, window: { seek: { after: 3, places: [{ line: 11 }] }, fast: true } });
+  assert.match(signal.frames.map((f) => f.stdout ?? "").join("") + (signal.exit.stdout ?? ""), /^0 True 179999700000\n$/);
 });

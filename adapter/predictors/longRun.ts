@@ -10,13 +10,19 @@
 // reads the run's skeleton (where each event stands, 7 bytes an event: real/skeleton.ts). The last few windows are kept, so
 // stepping back and forth near a stop, and between two stops, runs nothing. States keep the
 // run's event indices as refs, as a recording's: everything the engine does over one run's
-// events (Step Back, Reverse Continue, data breakpoints) works the same.
+// events (Step Back, Reverse Continue, data breakpoints) works the same. A Continue, Step Over or
+// Step Out past the windows into what no move has reached yet runs fast (sealed.ts's Window: no
+// trace function where it cannot land, the events not counted): where it lands is then no known
+// index. Its state is shown at once, under a ref of a segment of its own (refs keep the run's
+// order; the first segment's are its indices), and a counting run of the same seek, begun at once
+// and held there for the first expression, finds its index before anything else is done from
+// there (placeLanding) but a Step Back to where the move began and a Step Over again.
 import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { inspectedValue, runSealed, statementResult, withStatement, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import { HeldStop } from "../real/heldStop.js";
-import type { HybridOracle, TraceOptions } from "../real/run.js";
+import { DEFAULT_TIMEOUT_S, type HybridOracle, type TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
 import { backOver, placesOf, seekOf, transition, transitionWithin, type Places, type Seek, type SeekPlace } from "../real/semantics.js";
 import { cutText } from "../format/values.js";
@@ -26,6 +32,35 @@ import { callersAt } from "./recorded.js";
 export const LONG_RUN_EVENTS = 2_000_000;
 /** Windows kept: the current one and the last few, so that moving between two stops runs nothing. */
 const KEPT_WINDOWS = 3;
+/** Refs of the k-th segment begin at k times this: more events than any run has within its time limit. */
+const SEGMENT = 2 ** 32;
+/**
+ * The counting run that finds where a fast seek landed has this many times the run's time limit:
+ * counting every event is about ten times slower, and the fast run showed that it gets there.
+ */
+const COUNTING_TIME = 20;
+
+/**
+ * Where a fast seek landed: refs from `ref` on name the run's events from its index `at` on,
+ * once a counting run has found it (`found`, until then).
+ */
+interface Segment {
+  ref: number;
+  at?: number;
+}
+
+/** A fast seek's landing whose index is not known yet: its window (from its first event), what its conditions read, and its index to come. */
+interface Landing {
+  segment: Segment;
+  frames: readonly Frame[];
+  callers: readonly Frame[];
+  held?: Map<string, ValueResult>;
+  /** The fast run, its window kept as any once the index is known. */
+  result: SealedResult;
+  /** Where the Step Over that landed here began, where it landed at its own depth: a Step Back goes there, the index to come or not. */
+  back?: number;
+  found: Promise<{ at: number; behind?: number }>;
+}
 
 export interface LongRunOptions extends Omit<TraceOptions, "hybrid"> {
   /** The holes as the first run met them (none were met in its first maxEvents events): the same program, so the same events. */
@@ -56,6 +91,15 @@ const viewOf = (w: Stretch): Places => placesOf(w.from, w.from + w.frames.length
 /** Where the run stood when it stopped, for a message. */
 const endedAs = (r: SealedResult): string => `${r.exit.status}${r.exit.value ? `: ${cutText(r.exit.value, 120)}` : ""}`;
 
+/** The last segment that `ok` takes (the first always has one: refs and indices from 0). */
+const lastOf = (segments: readonly Segment[], ok: (s: Segment) => boolean): Segment => {
+  for (let k = segments.length - 1; k > 0; k--) if (ok(segments[k])) return segments[k];
+  return segments[0];
+};
+
+/** A seek's landing whose index is to come (LongRunPredictor.landFast). */
+const LANDED_FAST = Symbol("landed fast");
+
 const notHeld = (): never => {
   throw new NotHeld();
 };
@@ -83,6 +127,12 @@ export class LongRunPredictor implements Predictor {
   private pausing = new AbortController();
   /** The run held at the stop the last expression was asked at. */
   private readonly stop = new HeldStop();
+  /** The refs' segments, in the run's order (refs are the run's indices in the first). */
+  private segments: Segment[] = [{ ref: 0, at: 0 }];
+  /** Where the last fast seek landed, until its index is known (placeLanding). */
+  private landing?: Landing;
+  /** The furthest event a state was given for: a fast seek starts at or past it, so that no ref given lies beyond where it lands. */
+  private furthest = 0;
 
   private constructor(
     readonly program: string,
@@ -172,17 +222,65 @@ export class LongRunPredictor implements Predictor {
   }
 
   async predict(history: readonly Predicted[], action: Action, opts?: PredictOptions): Promise<Predicted> {
-    const from = history.at(-1)?.ref;
-    if (from === undefined || !Number.isInteger(from) || from < 0 || (this.end && from > this.end.events)) throw new Error("this state is not one of the run's");
     const signal = opts?.signal;
     const held = opts?.held === true;
+    const ref = history.at(-1)?.ref;
+    const l = this.landing;
+    // Back over from where a fast Step Over landed at its own depth: where it began, whose index
+    // is known, with no wait for the landing's.
+    if (l && ref === l.segment.ref && action.kind === "inv_step_over" && l.back !== undefined && l.frames[0].event === "line" && (!held || this.windowOf(l.back))) return this.at(l.back, action, l.back, signal);
+    // ... and Step Over from there again: where it landed.
+    if (l && l.back !== undefined && ref !== undefined && this.indexNow(ref) === l.back && action.kind === "step_over") return this.landed(action, this.offset(l.back));
+    if (held && l) notHeld();
+    await this.placeLanding();
+    const from = ref === undefined || !Number.isInteger(ref) || ref < 0 ? undefined : this.indexNow(ref);
+    if (from === undefined || (this.end && from > this.end.events)) throw new Error("this state is not one of the run's");
     const places = opts?.breakpoints?.map((b) => ({ line: b.line, ...(b.file !== undefined ? { file: b.file } : {}), ...(b.condition ? { condition: b.condition } : {}) }));
     const w = this.windowOf(from) ?? (held ? notHeld() : await this.fetch(from, signal));
     // (what the run had printed by `from`, read before another window may take its place)
     const before = this.offset(from);
     const to = await this.move(w, from, action, places, held, signal);
+    if (to === LANDED_FAST) return this.landed(action, before);
     if (held && !this.windowOf(to) && to !== this.end?.events) notHeld();
     return this.at(to, action, from, signal, before);
+  }
+
+  /** The state where a fast seek landed (its ref the first of its segment), with what the run printed since `before` bytes. */
+  private landed(action: Action, before: number): Predicted {
+    const l = this.landing!;
+    const { stdout: all, stderr: __, ...frame } = l.frames[0];
+    const stdout = Buffer.from(all ?? "", "utf8").subarray(before).toString("utf8");
+    return { step: { action, frame: { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) } }, ref: l.segment.ref };
+  }
+
+  /** The run's index of the event `ref` names, where known (all are once the landing is placed). */
+  private indexNow(ref: number): number | undefined {
+    const s = lastOf(this.segments, (x) => x.ref <= ref);
+    return s.at === undefined ? undefined : s.at + (ref - s.ref);
+  }
+
+  /** The ref of the run's event `i`: in the latest segment that begins at or before it (the landing placed). */
+  private refOf(i: number): number {
+    const s = lastOf(this.segments, (x) => x.at !== undefined && x.at <= i);
+    return s.ref + (i - s.at!);
+  }
+
+  /**
+   * Where the last fast seek landed is known: its index found by the counting run begun as it
+   * landed (or, where that run was stopped first, by one run again), its window then kept as any.
+   */
+  private async placeLanding(): Promise<void> {
+    const l = this.landing;
+    if (!l) return;
+    const { at, behind } = await l.found;
+    if (this.landing !== l) return;
+    this.landing = undefined;
+    l.segment.at = at;
+    this.furthest = Math.max(this.furthest, at);
+    this.keep(at, l.result);
+    const before = l.back ?? behind;
+    this.behind = before !== undefined ? { at, before } : undefined;
+    this.held = l.held ? { at, values: l.held } : undefined;
   }
 
   /**
@@ -190,7 +288,7 @@ export class LongRunPredictor implements Predictor {
    * forwards past it, by a run that seeks where the move lands (semantics.ts's seekOf); back past
    * its start, over a window reaching back from here; else over the run's skeleton.
    */
-  private async move(w: Stretch, from: number, action: Action, places: SeekPlace[] | undefined, held: boolean, signal?: AbortSignal): Promise<number> {
+  private async move(w: Stretch, from: number, action: Action, places: SeekPlace[] | undefined, held: boolean, signal?: AbortSignal): Promise<number | typeof LANDED_FAST> {
     // A Continue to a breakpoint with a condition is one run that seeks where the condition holds,
     // read in the program's frame as it runs: neither a window nor the skeleton knows which hits
     // stop, and each hit's condition asked apart costs a round trip (a run, past the windows).
@@ -204,9 +302,16 @@ export class LongRunPredictor implements Predictor {
     if (held) notHeld();
     if (to !== undefined) {
       const here = w.frames[from - w.from];
+      if (action.kind === "step_over" && this.behind?.before === from && here?.event !== "return") return this.behind.at;
       const seek = seekOf(here, from, action, places);
       if (seek) {
         const at = await this.seekTo(seek, signal);
+        if (at === LANDED_FAST) {
+          // (Back over from a Step Over landed at its own depth: where it began, as below.)
+          const l = this.landing!;
+          if (action.kind === "step_over" && here && l.frames[0].depth === here.depth && here.event !== "return") l.back = from;
+          return at;
+        }
         // Back over from where a Step Over landed at its own depth: every event between is
         // deeper, so the latest earlier one at that depth is where it began (never a return).
         const lw = this.windowOf(at);
@@ -216,7 +321,8 @@ export class LongRunPredictor implements Predictor {
       }
     } else {
       // Back over from where a Continue or a Step Over landed: the seek saw the latest earlier
-      // event at its depth (never a return: where backOver lands), so no run looks for it.
+      // event at its depth (never a return: where backOver lands), so no run looks for it. (Step
+      // Over from there again lands where it landed: every event between is deeper, above.)
       if (action.kind === "inv_step_over" && this.behind?.at === from && w.frames[from - w.from]?.event === "line") return this.behind.before >= 0 ? this.behind.before : from - 1;
       if (w.from > this.aroundFrom(from)) {
         const back = await this.fetch(from, signal);
@@ -236,9 +342,65 @@ export class LongRunPredictor implements Predictor {
     return backOver(from, here, result.window.latest ?? undefined);
   }
 
-  /** Runs the program to where a forward move lands, recording a window from there; the exit's index where it lands nowhere. */
-  private async seekTo(seek: Seek, signal?: AbortSignal): Promise<number> {
-    const result = await this.runWith({ seek }, { maxEvents: this.size }, signal);
+  /**
+   * Runs the program to where a forward move lands, recording a window from there; the exit's
+   * index where it lands nowhere. A Continue into what no state was given for yet goes fast
+   * (sealed.ts's Window): where it lands is then LANDED_FAST, the landing's index to come.
+   */
+  private async seekTo(seek: Seek, signal?: AbortSignal): Promise<number | typeof LANDED_FAST> {
+    // (a Continue with no breakpoint lands only at the end or where paused, whose index only a counting run has)
+    const fast = (!!seek.places?.length || seek.depth !== undefined || seek.returnAt !== undefined) && seek.after >= this.furthest && this.statements.length === 0;
+    if (fast) {
+      const result = await this.runWith({ seek, fast: true }, { maxEvents: this.size }, signal);
+      if (result.window?.fast && result.window.from !== undefined && result.frames.length > 0 && !(result.exit.status === "limit" && result.limit !== "events")) return this.landFast(seek, result);
+      // (ran to its end, or was paused, or did not go fast: the exit's index, and any landing's, is a counting run's)
+      if (!result.window?.fast) return this.seekLanded(result);
+    }
+    return this.seekLanded(await this.runWith({ seek }, { maxEvents: this.size }, signal));
+  }
+
+  /**
+   * A fast seek's landing: a segment of refs of its own, and the counting run of the same seek
+   * begun at once, which says the landing's index and stays there for the first expression
+   * asked (HeldStop, its stop renamed once its index is known).
+   */
+  private landFast(seek: Seek, result: SealedResult): typeof LANDED_FAST {
+    const segment: Segment = { ref: this.segments.length * SEGMENT };
+    this.segments.push(segment);
+    const name = JSON.stringify(["landing", segment.ref]);
+    let said = false;
+    const timeout = (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME;
+    const found = new Promise<{ at: number; behind?: number }>((resolve, reject) => {
+      const counted = (): void => {
+        this.runWith({ seek }, { maxEvents: 1, timeout }).then((r) => {
+          if (r.window?.from === undefined) reject(new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`));
+          else resolve({ at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) });
+        }, reject);
+      };
+      this.stop.ahead(name, (hold) =>
+        this.runWith({ seek }, { maxEvents: 1, timeout, inspect: { at: -1, landing: true, expressions: [] }, ahead: true, hold: (answer) => {
+          if (answer.landed && !said) {
+            said = true;
+            this.stop.rename(name, this.stopKey(answer.landed.at));
+            resolve(answer.landed);
+          }
+          return hold(answer);
+        } }).finally(() => {
+          if (!said) counted();
+        }),
+      );
+    });
+    found.catch(() => undefined);
+    // (where the seek saw what is behind the landing, before any event it did not count: an index)
+    const back = result.window?.behind;
+    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, found, ...(back !== undefined && back >= 0 ? { back } : {}) };
+    this.behind = undefined;
+    this.held = undefined;
+    return LANDED_FAST;
+  }
+
+  /** Where a counting seek landed (its window kept), or the run's end where it landed nowhere. */
+  private seekLanded(result: SealedResult): number {
     const at = result.window?.from;
     if (at === undefined) {
       if (!result.window) throw new Error(`the run did not say where it went (${endedAs(result)})`);
@@ -269,13 +431,14 @@ export class LongRunPredictor implements Predictor {
     if (this.end && to === this.end.events) {
       const stdout = printed(() => this.end!.text);
       step.exit = { ...this.end.exit, ...(stdout ? { stdout } : {}) };
-      return { step, ref: to };
+      return { step, ref: this.refOf(to) };
     }
     const w = this.windowOf(to) ?? (await this.fetch(to, signal));
     const { stdout: own, stderr: __, ...frame } = w.frames[to - w.from];
     const stdout = printed(() => bytesOf(w.frames, to - w.from), own);
     step.frame = { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
-    return { step, ref: to };
+    this.furthest = Math.max(this.furthest, to);
+    return { step, ref: this.refOf(to) };
   }
 
   /** Bytes the run printed up to event `i` (what its record's stdout ends with): from a window that holds it, else the skeleton. */
@@ -289,15 +452,18 @@ export class LongRunPredictor implements Predictor {
   /** Every caller's state at this point of the run: in its window, the latest earlier event at each lower depth; before the window, its first state's callers. */
   callers(history: readonly Predicted[]): Frame[] | undefined {
     const ref = history.at(-1)?.ref;
-    const w = ref === undefined ? undefined : this.holding(ref);
-    return w && callersAt(w.frames, ref! - w.from, w.callers);
+    if (ref !== undefined && ref === this.landing?.segment.ref) return [...this.landing.callers];
+    const i = ref === undefined ? undefined : this.indexNow(ref);
+    const w = i === undefined ? undefined : this.holding(i);
+    return w && callersAt(w.frames, i! - w.from, w.callers);
   }
 
   /** An expression in the program's frame at this state: by the run held there (HeldStop), else the program runs again up to it and stays there. */
   async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
+    await this.placeLanding();
     const last = history.at(-1);
-    if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
-    const at = last.ref;
+    const at = last?.ref === undefined ? undefined : this.indexNow(last.ref);
+    if (!last?.step.frame || at === undefined || !this.same(last)) return undefined;
     const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
     const got = await this.stop.ask(this.stopKey(at), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
     const answer = "results" in got ? got.results[0] : got.inspected?.[0];
@@ -312,8 +478,9 @@ export class LongRunPredictor implements Predictor {
    */
   async valuesAt(history: readonly Predicted[], expressions: readonly string[]): Promise<ValueResult[] | undefined> {
     const last = history.at(-1);
-    const held = this.held;
-    if (!held || last?.ref !== held.at || !this.same(last) || !expressions.every((e) => held.values.has(e))) return undefined;
+    const landing = this.landing;
+    const held = landing ? (last?.ref === landing.segment.ref && landing.held ? { values: landing.held } : undefined) : this.held && last?.ref !== undefined && this.indexNow(last.ref) === this.held.at ? this.held : undefined;
+    if (!held || !last || !this.same(last) || !expressions.every((e) => held.values.has(e))) return undefined;
     return expressions.map((e) => held.values.get(e)!);
   }
 
@@ -325,9 +492,10 @@ export class LongRunPredictor implements Predictor {
    * exception, whose records hold more than the frame) a window around it is made again with it.
    */
   async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
+    await this.placeLanding();
     const last = history.at(-1);
-    if (!last?.step.frame || last.ref === undefined || !this.same(last)) return undefined;
-    const at = last.ref;
+    const at = last?.ref === undefined ? undefined : this.indexNow(last.ref);
+    if (!last?.step.frame || at === undefined || !this.same(last)) return undefined;
     const kept = this.statements;
     const event = last.step.frame.event;
     if (event === "line" || event === "call") {
@@ -338,7 +506,7 @@ export class LongRunPredictor implements Predictor {
       this.statements = next;
       this.forget();
       this.windows = [{ from: at, frames: [got.state], callers: got.callers ?? [] }];
-      return { state: { step: { ...last.step, frame: got.state }, ref: at }, result: got.results[0] };
+      return { state: { step: { ...last.step, frame: got.state }, ref: last.ref }, result: got.results[0] };
     }
     this.statements = withStatement(kept, at, code, frame);
     const from = this.aroundFrom(at);
@@ -351,7 +519,7 @@ export class LongRunPredictor implements Predictor {
     }
     this.forget();
     this.keep(from, result);
-    return { state: { step: { ...last.step, frame: now }, ref: at }, result: mine };
+    return { state: { step: { ...last.step, frame: now }, ref: last.ref }, result: mine };
   }
 
   /** What the run was before a line of the Debug Console is gone: its windows, its end and its skeleton (made again when a move needs them). */
@@ -366,8 +534,9 @@ export class LongRunPredictor implements Predictor {
   /** Whether `state` is the run's own (not a value edited away from it). */
   private same(state: Predicted): boolean {
     const ref = state.ref!;
-    const w = this.holding(ref);
-    const recorded = w?.frames[ref - w.from];
+    const i = this.indexNow(ref);
+    const w = i === undefined ? undefined : this.holding(i);
+    const recorded = ref === this.landing?.segment.ref ? this.landing.frames[0] : w && w.frames[i! - w.from];
     const frame = state.step.frame!;
     return !recorded || sameState(recorded, frame);
   }

@@ -557,8 +557,15 @@ class Holes:
         """Whether the frame runs the main program's code (the lines `assigned` speaks of)."""
         return self.run.file_of(frame.f_code.co_filename) == ""
 
+    def traced(self, frame):
+        """A hole met while a seek goes with no trace function (tracer.Run.go_fast): tracing takes
+        up again first, so that it is asked as a counting run of the same seek asks it."""
+        if self.run.monitor is not None:
+            self.run.trace_again(frame)
+
     def fill_function(self, qual):
         frame = sys._getframe(1)
+        self.traced(frame)
         if frame not in self.run.stack:
             raise _untraced(qual)
         request = {"kind": "function", "name": qual, "line": frame.f_lineno}
@@ -584,6 +591,7 @@ class Holes:
         return self.fill_call("input")
 
     def fill_call(self, name):
+        self.traced(sys._getframe(1))
         frame = self._traced_caller()
         if frame is None:
             raise _untraced(name)

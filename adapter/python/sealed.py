@@ -454,6 +454,9 @@ def run(request):
     # the debugger pauses it.
     opts["window"] = req.get("window")
     opts["pause"] = _pause_asked
+    # The worker raises SIGUSR2 every 50 ms or so while a run goes on (its interrupt buffer): a
+    # Continue's seek may then run with no trace function (tracer.Run.go_fast).
+    opts["ticks"] = True
     # Files under this folder are the user's (traced) as well as those beside the program.
     opts["root"] = req.get("root")
     hybrid = (req["hybrid"], _Answers(req.get("answers") or ())) if req.get("hybrid") is not None else None

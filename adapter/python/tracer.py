@@ -64,7 +64,9 @@ object a line:
   is recorded a window at a time ("window": from an event on, or from where a forward move lands,
   Run.seeks; or no state but the run's Skeleton), the events before the window counted on a fast
   path; lines the user ran at stops ("statements") run again at the same events of every run, and
-  expressions asked at a stop ("inspect") are evaluated there (console.py).
+  expressions asked at a stop ("inspect") are evaluated there (console.py). Where the runner ticks
+  (the sealed one: a signal every 50 ms), a seek may go "fast": with no trace function where it
+  cannot land (sys.monitoring, 3.12+), its events not counted (Run.go_fast, Run.go_past).
 - The tracer is no part of the program: what it calls while the program runs (json's encoder,
   os.write, the clock, sys.settrace) is bound before the program runs, so a program that replaces
   json.dumps or os.write changes nothing of the records. The program's sys.settrace is kept but
@@ -88,6 +90,7 @@ import itertools
 import json
 import os
 import re
+import signal
 import sys
 import sysconfig
 import threading
@@ -174,6 +177,45 @@ DEFAULTS = {"maxEvents": 10000, "timeout": 10.0, "maxOutput": 1000000, "maxRepr"
 _GRACE = 0.5
 # How often a run asks whether the debugger pauses it (Run.limits), in seconds.
 _PAUSE_POLL = 0.05
+# A Continue's seek runs with no trace function where no breakpoint is (sys.monitoring, 3.12+), where
+# the runner ticks: it raises this signal every _PAUSE_POLL or so (the sealed worker's interrupt
+# buffer; ignored by Python while no handler is set), for the time limit and the pause poll.
+_monitoring = getattr(sys, "monitoring", None)
+_TICK = getattr(signal, "SIGUSR2", None)
+_real_signal = signal.signal
+_real_getsignal = signal.getsignal
+# (bound here, as the rest the tracer calls: a program may replace the module's functions)
+_mon = types.SimpleNamespace(**{name: getattr(_monitoring, name) for name in (
+    "use_tool_id", "free_tool_id", "get_tool", "set_events", "set_local_events", "register_callback", "restart_events", "DISABLE", "events",
+)}) if _monitoring is not None else None
+_real_use_tool_id = _mon.use_tool_id if _mon is not None else None
+_getframe = sys._getframe
+
+
+def _free_tool():
+    """A sys.monitoring tool id nobody holds, from the highest: those a program takes are the
+    lowest (0 is the debugger's, 1 coverage's, 2 a profiler's)."""
+    return next((t for t in range(5, -1, -1) if _mon.get_tool(t) is None), None)
+
+
+_EVENTS = [getattr(_mon.events, name) for name in dir(_mon.events) if name.isupper() and name != "NO_EVENTS"] if _monitoring is not None else []
+
+
+def _release_tool(tool):
+    """A sys.monitoring tool id given back with its events and callbacks (3.12's free_tool_id keeps them)."""
+    try:
+        _mon.set_events(tool, 0)
+        for event in _EVENTS:
+            if event and not event & (event - 1):  # (one event each: BRANCH and the like only)
+                _mon.register_callback(tool, event, None)
+        _mon.free_tool_id(tool)
+    except ValueError:  # not held
+        pass
+
+
+def _no_call(code, offset, function, arg0):
+    return _mon.DISABLE
+
 
 
 def _library_prefixes():
@@ -475,6 +517,29 @@ class Run(_console.Console):
         self.held = None  # what the conditions read where a Continue's seek landed (holds)
         # Events counted on the fast path (skip): before the window, where nothing is run at them.
         self.skip_until = 0 if self.statements else self.record_from
+        # A Continue's seek the runner lets run fast (window "fast"): past the event it starts from,
+        # no trace function runs; sys.monitoring calls on_line on the lines of its places only (any
+        # other line is disabled where it stands once met), and the runner's ticks (on_tick) read
+        # the limits. Where it lands, tracing takes up again from the frames on the stack (a pause
+        # ends the run instead: see limits). The events it passed are not counted: the window's
+        # "from" is then no event's index ("fast"), and a counting run of the same seek finds it
+        # (the debugger's to ask). A Step Over's or Step Out's seek the runner lets run fast goes
+        # the same way in the calls it passes over (go_past): each runs with no trace function,
+        # and tracing takes up again as it returns (or unwinds, or yields, or a C function called
+        # from a traced frame returns).
+        self.fast = None
+        self.past = None
+        self.monitor = None  # the sys.monitoring tool id while the run goes fast
+        self.watched = None  # the traced frames on the stack as the seek went fast (go_fast, go_past)
+        self.went_fast = False
+        # Whether the runner ticks (sealed.py): the tick signal is then the tracer's, not the program's.
+        self.ticks = bool(opts.get("ticks")) and _TICK is not None
+        if window.get("fast") and seek is not None and not self.statements and self.probes is None and _monitoring is not None and self.ticks:
+            if self.seek_lines is not None:
+                self.fast = self.seek[0]
+                self.skip_until = self.seek[0] + 1
+            elif self.seek[1] is not None or self.seek[2] is not None:
+                self.past = self.seek[0]
         # Whether a line before the window may be counted with nothing else read (local_trace): not
         # for a skeleton, a move back's run or a seek that lands on any line; not once stopped.
         self.lean = self.skeleton is None and self.latest is None and (self.seek is None or self.seek_lines is not None)
@@ -531,6 +596,8 @@ class Run(_console.Console):
                 window["behind"] = self.behind
             if self.held is not None:
                 window["held"] = self.held
+            if self.went_fast:
+                window["fast"] = True
             self.write(window)
         record = {"event": "exit", "status": status}
         if value is not None:
@@ -583,6 +650,8 @@ class Run(_console.Console):
             return "the run stopped where the debugger evaluated expressions"
         if reason == "seek":
             return "the run stopped where the debugger's move back began"
+        if reason == "pause":
+            return "the debugger paused a run that counted no index"
         return None
 
     def limit(self, reason):
@@ -637,6 +706,11 @@ class Run(_console.Console):
             return None
         return os.path.relpath(path, self.main_dir).replace(os.sep, "/")
 
+    def rel_of(self, filename):
+        """file_of, kept by file name (self.files)."""
+        files = self.files
+        return files[filename] if filename in files else files.setdefault(filename, self.file_of(filename))
+
     def func_of(self, code):
         name = self.names.get(code)
         if name is None:
@@ -670,6 +744,8 @@ class Run(_console.Console):
         rel = files[filename] if filename in files else files.setdefault(filename, self.file_of(filename))
         if rel is None or self.stopped:
             return None
+        if self.fast is not None and self.events > self.fast and self.go_fast(frame):
+            return None
         stack[frame] = (depth or 0, level or steps)
         seek = self.seek
         if self.latest is not None:
@@ -681,7 +757,10 @@ class Run(_console.Console):
         elif seek is not None and self.events > seek[0]:
             if seek[1] is not None or seek[2] is not None:
                 # A Step Over or Step Out lands in a frame on the stack when it began: a frame
-                # entered since is deeper, and its events are only counted (count_trace).
+                # entered since is deeper, and its events are only counted (count_trace), or not
+                # even traced where the seek goes fast.
+                if self.past is not None and self.go_past(frame):
+                    return None
                 self.skip()
                 return self.counting
             if self.seeks("call", depth or 0, frame.f_lineno or frame.f_code.co_firstlineno, rel):
@@ -711,6 +790,209 @@ class Run(_console.Console):
             known = self.landing[code] = any((rel or "", line) in places for line in lines)
         return known
 
+    def lands_here(self, frame):
+        """Whether a Continue's seek lands on this line event (a place of its, its condition held)."""
+        rel = self.files.get(frame.f_code.co_filename)
+        return frame.f_lineno in self.seek_lines and self.seeks("line", self.stack[frame][0], frame.f_lineno, rel, frame)
+
+    def go_fast(self, frame, line=False):
+        """A fast seek's start (see self.fast) at `frame`'s event (`line`: a line event of a traced
+        frame): no trace function from here, sys.monitoring on the seek's lines (each other line
+        is disabled as it is met), the runner's ticks read. False where every sys.monitoring tool
+        id is taken (by the program): the seek goes on counting.
+
+        The traced frames on the stack now (`watched`) keep their lines, each counted until the
+        first event that is not (a line of another user code, an exception in one of them): where
+        the seek lands in one of them, the latest of its lines so counted is "behind" the landing
+        (see behind_landing), an index as a counting run gives it."""
+        self.fast = None
+        self.skip_until = self.record_from
+        tool = _free_tool()
+        if tool is None:
+            return False
+        self.went_fast = True
+        self.watched = set(self.stack)
+        self.watched_codes = {f.f_code for f in self.watched}
+        self.fast_at = {frame: self.events} if line else {}
+        self.fast_events = self.events + 1
+        self.exact = True
+        _real_settrace(None)
+        f = frame
+        while f is not None and f is not self.base:
+            f.f_trace = None
+            f = f.f_back
+        self.stack.clear()
+        self.exc_lasti.clear()
+        self.returned = None
+        self.excursions = None
+        _real_use_tool_id(tool, "ndbg")
+        self.monitor = tool
+        # No global_trace to refuse a frame past the program's recursion limit: Python's own limit is
+        # the program's while it goes fast (its frames above the tracer's base, as refuse counts them).
+        try:
+            _real_setrecursionlimit(self.base_level + self.user_limit)
+        except RecursionError:  # (deeper than that already: the frames above are the tracer's)
+            pass
+        _real_signal(_TICK, self.on_tick)
+        events = _mon.events
+        _mon.register_callback(tool, events.LINE, self.on_line)
+        _mon.register_callback(tool, events.RAISE, self.on_raise)
+        _mon.restart_events()
+        _mon.set_events(tool, events.LINE | events.RAISE)
+        return True
+
+    def go_past(self, frame):
+        """A call a Step Over's or Step Out's fast seek passes over (`frame`, deeper than where it
+        lands): no trace function until it returns to a traced frame (on_leave, on_c_leave). False
+        where every sys.monitoring tool id is taken (by the program): the seek goes on counting."""
+        if self.monitor is None:
+            tool = _free_tool()
+            if tool is None:
+                self.past = None
+                return False
+            _real_use_tool_id(tool, "ndbg")
+            self.monitor = tool
+            _real_signal(_TICK, self.on_tick)
+            events = _mon.events
+            _mon.register_callback(tool, events.PY_RETURN, self.on_return)
+            _mon.register_callback(tool, events.PY_YIELD, self.on_return)
+            _mon.register_callback(tool, events.PY_UNWIND, self.on_unwind)
+            for event in (events.C_RETURN, events.C_RAISE):
+                _mon.register_callback(tool, event, self.on_c_leave)
+            # (C_RETURN and C_RAISE come only with CALL, which is wanted nowhere)
+            _mon.register_callback(tool, events.CALL, _no_call)
+            _mon.restart_events()
+        self.went_fast = True
+        del self.stack[frame]
+        self.watched = set(self.stack)
+        events = _mon.events
+        _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD)
+        for f in self.watched:
+            _mon.set_local_events(self.monitor, f.f_code, events.CALL | events.C_RETURN | events.C_RAISE)
+        try:
+            _real_setrecursionlimit(self.base_level + self.user_limit)
+        except RecursionError:
+            pass
+        _real_settrace(None)
+        return True
+
+    def on_return(self, code, offset, value):
+        """A Python frame returns or yields while a fast seek passes over a call: where to a traced
+        frame, tracing takes up again there, the value returned kept for its next record (as
+        kept() keeps a return's: where the frame is the user's)."""
+        frame = _getframe(1)
+        back = frame.f_back
+        if self.watched is not None and back in self.watched:
+            self.returned = None if self.rel_of(code.co_filename) is None else (self.stack[back][0] + 1, code, self.repr(value), _WRITTEN)
+            self.back_in()
+
+    def on_unwind(self, code, offset, exception):
+        """A Python frame is unwound by an exception while a fast seek passes over a call: where to
+        a traced frame, tracing takes up again there (whose exception event follows)."""
+        if self.watched is not None and _getframe(1).f_back in self.watched:
+            self.returned = None
+            self.back_in()
+
+    def on_c_leave(self, code, offset, function, arg0):
+        """A C function called from a traced frame returns (or raises) while a fast seek passes over
+        the calls it made (sorted's key, a generator's next): tracing takes up again there."""
+        if self.watched is not None and _getframe(1) in self.watched:
+            self.returned = None
+            self.back_in()
+
+    def back_in(self):
+        """The call a fast seek passed over is done: the traced frames are traced again (their
+        trace functions were kept), sys.monitoring quiet until the next such call."""
+        events = _mon.events
+        for f in self.watched:
+            _mon.set_local_events(self.monitor, f.f_code, 0)
+        _mon.set_events(self.monitor, 0)
+        self.watched = None
+        self.set_recursion_limit(self.user_limit)
+        _real_settrace(self.global_trace)
+
+    def on_line(self, code, line):
+        """A line met while the seek goes fast: where it is one of the seek's places and its
+        condition holds, the move lands here; any other line of any code is never called again."""
+        rel = self.rel_of(code.co_filename)
+        if self.monitor is None or rel is None:
+            return _mon.DISABLE
+        watched = code in self.watched_codes
+        frame = _getframe(1) if watched else None
+        # (the latest line of this frame before this one, where counted: behind it if it lands)
+        behind = self.fast_at.get(frame) if watched else None
+        if watched and frame in self.watched:
+            # (a line of a traced frame: never disabled, counted while all before it were)
+            if self.exact:
+                self.fast_at[frame] = self.fast_events
+                self.fast_events += 1
+            else:
+                self.fast_at.pop(frame, None)
+        else:
+            self.exact = False
+        if line not in self.seek_lines or (rel, line) not in self.seek[3]:
+            return None if watched else _mon.DISABLE
+        frame = frame or _getframe(1)
+        conditions = self.seek[3][(rel, line)]
+        if conditions is not None and not self.holds(frame, conditions):
+            return None
+        self.trace_again(frame)
+        self.record_from = self.skip_until = self.events
+        self.seek = None
+        self.behind = behind
+        self.event(frame, "line", None, rel)
+        return None
+
+    def on_raise(self, code, offset, exception):
+        """An exception event of a traced frame while the seek goes fast: its lines are no longer
+        counted (an event that is not counted)."""
+        frame = _getframe(1)
+        if frame in self.watched:
+            self.exact = False
+            self.fast_at.pop(frame, None)
+
+    def on_tick(self, signum, frame):
+        """The runner's tick while the seek goes fast: the limits and the pause poll, which no
+        trace function reads then."""
+        if self.monitor is not None and not self.stopped:
+            self.limits()
+
+    def trace_again(self, frame):
+        """Ends a fast seek at `frame`: sys.monitoring off, and the traced frames on the stack
+        (depth and stack level, as global_trace gives them) traced again from their next event."""
+        self.quiet()
+        frames = []
+        f = frame
+        while f is not None and f is not self.base:
+            frames.append(f)
+            f = f.f_back
+        depth = -1
+        for level, f in enumerate(reversed(frames), 1):
+            if self.rel_of(f.f_code.co_filename) is not None:
+                depth += 1
+                self.stack[f] = (depth, level)
+                f.f_trace = self.local
+        self.seek_lines = None
+        self.lean = False
+        self.skip_until = self.record_from
+        _real_settrace(self.global_trace)
+
+    def quiet(self):
+        """sys.monitoring and the ticks off, where a fast seek had them on."""
+        tool, self.monitor = self.monitor, None
+        if tool is None:
+            return
+        _real_signal(_TICK, signal.SIG_DFL)
+        self.set_recursion_limit(self.user_limit)
+        self.past = None
+        try:
+            for f in self.watched or ():
+                _mon.set_local_events(tool, f.f_code, 0)
+        except ValueError:  # the program freed it
+            pass
+        _release_tool(tool)
+        self.watched = None
+
     def local_trace(self, frame, event, arg):
         if event == "line" and self.lean and self.events < self.skip_until:
             # The fast path of a long run's counting (millions of events): a line before the window
@@ -726,6 +1008,8 @@ class Run(_console.Console):
                 return self.local
         if self.stopped:
             return None
+        if self.fast is not None and self.events > self.fast and not (event == "line" and self.lands_here(frame)) and self.go_fast(frame, event == "line"):
+            return None
         if event == "line" or event == "return" or event == "exception":
             seek = self.seek
             if (
@@ -736,6 +1020,7 @@ class Run(_console.Console):
             ):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
+                self.quiet()
                 if self.excursions is not None:
                     self.behind = self.behind_landing(self.stack[frame][0])
                     self.excursions = None
@@ -885,6 +1170,10 @@ class Run(_console.Console):
                 # it ends as a held run let go does.
                 self.limit("inspect")
             if asked == "pause" and self.seek is not None and self.events > self.seek[0]:
+                if self.went_fast:
+                    # Where a fast seek is, no counting run lands again (its events were not
+                    # counted): the debugger pauses a counting run of the same seek instead.
+                    self.limit("pause")
                 self.pause_here()
 
     def rearm(self):
@@ -994,7 +1283,8 @@ class Run(_console.Console):
         self.write(record)
         if self.probes is not None and event == "line" and (rel or None, line) in self.probes[0]:
             self.answer_probes(frame)
-        if self.inspect is not None and self.events - 1 == self.inspect.get("at"):
+        inspect = self.inspect
+        if inspect is not None and (self.events - 1 == inspect.get("at") or (inspect.get("landing") and self.events - 1 == self.record_from and self.seek is None)):
             self.answer_inspect(frame, record)
 
     def callers_of(self, frame, depth):
@@ -1289,6 +1579,38 @@ def _program_settrace(run):
     return settrace, gettrace
 
 
+def _program_signal():
+    """signal.signal and signal.getsignal as the program sees them while traced: a handler of the
+    runner's tick signal is kept, and given back, but never installed, so that the ticks (of a
+    fast seek's runner) never reach the program, as no such signal reaches it under python3."""
+    program = [signal.SIG_DFL]
+
+    def signal_(signalnum, handler):
+        if signalnum != _TICK:
+            return _real_signal(signalnum, handler)
+        if handler not in (signal.SIG_DFL, signal.SIG_IGN) and not callable(handler):
+            raise TypeError("signal handler must be signal.SIG_IGN, signal.SIG_DFL, or a callable object")
+        old, program[0] = program[0], handler
+        return old
+
+    def getsignal(signalnum):
+        return program[0] if signalnum == _TICK else _real_getsignal(signalnum)
+
+    return signal_, getsignal
+
+
+def _program_use_tool_id(run):
+    """sys.monitoring.use_tool_id as the program sees it while traced: the id a fast seek holds is
+    given up first (the seek goes on counting), so that the program gets it as under python3."""
+
+    def use_tool_id(tool_id, name):
+        if tool_id == run.monitor:
+            run.trace_again(sys._getframe(1))
+        return _real_use_tool_id(tool_id, name)
+
+    return use_tool_id
+
+
 def _stack_level(frame):
     level = 0
     while frame is not None:
@@ -1406,6 +1728,10 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
         run.set_recursion_limit(saved["limit"])
         sys.setrecursionlimit, sys.getrecursionlimit = run.set_recursion_limit, run.get_recursion_limit
         sys.settrace, sys.gettrace = _program_settrace(run)
+        if run.ticks:
+            signal.signal, signal.getsignal = _program_signal()
+            if _monitoring is not None:
+                _monitoring.use_tool_id = _program_use_tool_id(run)
         watchdog.run = run
         if hybrid is None:
             code = compile(source, filename, "exec", dont_inherit=True)
@@ -1440,11 +1766,19 @@ def _run_program(out, watchdog, request_id, program, source, call, opts, cwd=Non
     finally:
         sys.settrace(None)
         sys.setprofile(None)
+        run.quiet()
+        # What the program set up in sys.monitoring is its run's, as the rest of its state.
+        for tool in range(6) if _monitoring is not None else ():
+            if _mon.get_tool(tool) is not None:
+                _release_tool(tool)
         watchdog.run = None
         if holes is not None:
             holes.close()
         sys.setrecursionlimit, sys.getrecursionlimit = _real_setrecursionlimit, _real_getrecursionlimit
         sys.settrace, sys.gettrace = _real_settrace, _real_gettrace
+        signal.signal, signal.getsignal = _real_signal, _real_getsignal
+        if _monitoring is not None:
+            _monitoring.use_tool_id = _real_use_tool_id
         _end_children()
         sys.stdout, sys.stderr, sys.stdin, sys.argv = saved["stdout"], saved["stderr"], saved["stdin"], saved["argv"]
         sys.path[:] = saved["path"]

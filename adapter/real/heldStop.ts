@@ -56,6 +56,11 @@ export class HeldStop {
     this.begin(key, start);
   }
 
+  /** The run held (or begun) for the stop named `from` is the one for the stop named `to` (a stop whose index was not known when its run began). */
+  rename(from: string, to: string): void {
+    if (this.held?.key === from) this.held.key = to;
+  }
+
   private async askNow(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<HeldAnswer | SealedResult> {
     const h = this.held;
     if (h?.key === key) {

@@ -75,7 +75,7 @@ export interface HybridOracle {
   standIn?(module: string): void;
 }
 
-export type LimitReason = "events" | "time" | "output" | "tracing" | "inspect" | "seek";
+export type LimitReason = "events" | "time" | "output" | "tracing" | "inspect" | "seek" | "pause";
 
 export interface TraceResult {
   /** The program text ("\n" line ends, ending with "\n"). */
@@ -151,7 +151,7 @@ export class RecordError extends Error {}
 
 const EVENTS = new Set(["call", "line", "return", "exception"]);
 const STATUSES = new Set(["normal", "error", "limit"]);
-const REASONS = new Set(["events", "time", "output", "tracing", "inspect", "seek"]);
+const REASONS = new Set(["events", "time", "output", "tracing", "inspect", "seek", "pause"]);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const whole = (v: unknown, min: number): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= min;
 

@@ -88,15 +88,17 @@ interface RunRequest {
   statements?: readonly Statement[];
   probes?: Probes;
   /** As the tracer reads it: a seek's places as [file, line] (seekRequest). */
-  window?: { from: number } | { seek: Record<string, unknown> } | { latest: Latest } | { skeleton: true };
+  window?: { from: number } | { seek: Record<string, unknown>; fast?: true } | { latest: Latest } | { skeleton: true };
 }
 
 /**
  * A run longer than maxEvents, a window at a time: the states from the `from`-th event on
  * (maxEvents of them), or from the first event a forward move lands on (`seek`, semantics.ts),
- * or no state but the skeleton of the whole run (skeleton.ts).
+ * or no state but the skeleton of the whole run (skeleton.ts). A Continue's seek may go `fast`:
+ * with no trace function where no breakpoint is (CPython 3.12+: sys.monitoring), its events
+ * not counted, so that where it lands is no event's index (WindowRun's `fast`).
  */
-export type Window = { from: number } | { seek: Seek } | { latest: Latest } | { skeleton: true };
+export type Window = { from: number } | { seek: Seek; fast?: true } | { latest: Latest } | { skeleton: true };
 
 /** A move back's run: no state, but the latest event before `before` no deeper than `depth` (WindowRun's `latest`). */
 export interface Latest {
@@ -114,11 +116,15 @@ export interface WindowRun {
   behind?: number;
   /** A Continue's seek that landed where a condition held: each condition read there, in the program's frame, by its text. */
   held?: Map<string, ValueResult>;
+  /** The seek went fast: `from` and `events` are no event's index (the same seek, counted, finds them). */
+  fast?: true;
 }
 
 /** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
 export interface Inspect extends Expressions {
   at: number;
+  /** Where the run's seek lands instead (`at` unread): the held answer says where that is (HeldAnswer's `landed`). */
+  landing?: true;
 }
 
 /** Expressions to evaluate in the frame of a state, or its `up`-th traced caller's. */
@@ -135,6 +141,8 @@ export interface HeldAnswer {
   results: Inspected[];
   state?: Frame;
   callers?: Frame[];
+  /** Asked where a seek lands (Inspect's `landing`): its index, and the latest earlier event at its depth (WindowRun's `behind`). */
+  landed?: { at: number; behind?: number };
 }
 
 /**
@@ -187,6 +195,8 @@ function heldLine(line: unknown): Record<string, unknown> | undefined {
 
 /** A held run's answer, checked: its results as the inspect record's, its state and callers as a window's records. */
 function heldAnswer(r: Record<string, unknown>, file: string, root: string): HeldAnswer {
+  const l = r.landed as { at?: unknown; behind?: unknown } | undefined;
+  if (l && Number.isInteger(l.at) && (l.at as number) >= 0) return { results: readInspected(r), landed: { at: l.at as number, ...(Number.isInteger(l.behind) ? { behind: l.behind as number } : {}) } };
   if (typeof r.state !== "object" || r.state === null) return { results: readInspected(r) };
   const { callers, ...record } = r.state as Record<string, unknown>;
   const [state] = callerFrames([record], file, root);
@@ -819,7 +829,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
     if (opts.inspect) request.inspect = { ...opts.inspect, ...(opts.hold ? { hold: true as const } : {}) };
     if (opts.statements?.length) request.statements = opts.statements;
     if (opts.probes) request.probes = opts.probes;
-    if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek) } : opts.window;
+    if (opts.window) request.window = "seek" in opts.window ? { seek: seekRequest(opts.window.seek), ...(opts.window.fast ? { fast: true } : {}) } : opts.window;
     const hold = opts.hold;
     const ran = await child.run(request, timeout, opts.signal, files, opts.pause, hold && ((answer) => hold(heldAnswer(answer, file, where.root))), opts.ahead);
     const records = new Records(file, where.root);
@@ -847,7 +857,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       }
       if (r.event === "window" && opts.window && !windowRun) {
         if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from)))
-          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}), ...readHeld(r.held) };
+          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}), ...readHeld(r.held), ...(r.fast === true ? { fast: true as const } : {}) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {

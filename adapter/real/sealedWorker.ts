@@ -154,6 +154,8 @@ interface PyProxyFn {
 interface Pyodide {
   runPython(code: string): unknown;
   makeMemorySnapshot(): Uint8Array;
+  /** What the interpreter reads for a signal to raise (any object whose [0] it reads and clears). */
+  setInterruptBuffer(buffer: { 0: number }): void;
   globals: { get(name: string): unknown };
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Emscripten's FS is untyped JavaScript
   FS: any;
@@ -319,6 +321,27 @@ function nextQuestion(): string {
   return JSON.stringify(askParent<object>({ event: "held", line }, {})) + "\n";
 }
 
+/**
+ * The run's ticks: the interpreter reads its interrupt buffer's first element every 50 eval-loop
+ * checks or so, and raises the signal it finds there. While a run goes on this read gives SIGUSR2
+ * every TICK_MS: Python ignores it until the tracer sets a handler, as it does where a Continue's
+ * seek runs with no trace function (tracer.Run.go_fast), whose limits and pause poll it keeps.
+ */
+const TICK_MS = 50;
+const SIGUSR2 = 12;
+let ticking = false;
+let nextTick = 0;
+py.setInterruptBuffer({
+  get 0(): number {
+    if (!ticking) return 0;
+    const now = performance.now();
+    if (now < nextTick) return 0;
+    nextTick = now + TICK_MS;
+    return SIGUSR2;
+  },
+  set 0(_: number) {},
+});
+
 send({ event: "ready", python, pyodide: py.version, snapshot });
 
 // ---- the loop: one request, one run, one answer ----
@@ -362,7 +385,9 @@ for (;;) {
   }
   try {
     if (folders) files.mount(folders);
+    ticking = true;
     const answer = run(line) as { toJs(): Uint8Array; destroy(): void };
+    ticking = false;
     const bytes = answer.toJs();
     answer.destroy();
     records = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
