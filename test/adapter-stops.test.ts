@@ -232,17 +232,17 @@ test("launch answers a client that waits for its response before configurationDo
   for (const args of [RECORD, PREDICT]) {
     const s = await openSession(60_000);
     try {
-      const initialized = s.dc.waitForEvent("initialized");
-      const t0 = Date.now();
+      const initialized = s.dc.waitForEvent("initialized").then(() => Date.now());
       // As a client that sends configurationDone only after the launch response.
       await s.dc.launch({ program, stopOnEntry: true, ...args });
-      const waited = Date.now() - t0;
-      await initialized;
+      // (from the initialized event, which comes once the session is ready, however long the
+      // model takes to load on a loaded machine)
+      const waited = Date.now() - (await initialized);
       const stopped = firstOf(s.dc, ["stopped", "terminated"]);
       await s.dc.configurationDoneRequest();
       assert.equal((await stopped).event, "stopped");
       // It used to come only when configurationDone did, or after a 10-second wait for it.
-      assert.ok(waited < 8_000, `${args.mode}: the launch response took ${waited} ms`);
+      assert.ok(waited < 5_000, `${args.mode}: the launch response came ${waited} ms after the initialized event`);
     } finally {
       await s.dc.stop();
     }

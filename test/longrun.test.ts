@@ -118,7 +118,17 @@ test("a long run recorded a window at a time answers every move as the run recor
       assert.equal(unref(unreturned(landed)), unref(unreturned(at)), `Continue from event ${from}`);
       if (at.ref === undefined || at.ref >= n) continue;
       landings.add(at.ref);
-      if (landed.ref! > n) fast++;
+      if (landed.ref! > n) {
+        fast++;
+        // A move within the window where it landed needs no run, nor the landing's index (held).
+        const next = await fresh.predict([landed], { kind: "step_over" }, { breakpoints: bps, held: true });
+        const wantNext = await truth.predict([at], { kind: "step_over" }, { breakpoints: bps });
+        assert.equal(unref(next), unref(wantNext), `Step Over from where a Continue from ${from} landed`);
+        assert.equal(next.ref! - landed.ref!, wantNext.ref! - at.ref);
+        const back = await fresh.predict([landed, next], { kind: "inv_step_over" }, { breakpoints: bps, held: true });
+        assert.equal(unref(unreturned(back)), unref(unreturned(await truth.predict([wantNext], { kind: "inv_step_over" }, { breakpoints: bps }))));
+        assert.equal(back.ref, landed.ref);
+      }
       const want = await truth.predict([stateAt(at.ref)], { kind: "inv_step_over" }, { breakpoints: bps });
       const got = await fresh.predict([landed], { kind: "inv_step_over" }, { breakpoints: bps });
       assert.equal(unref(got), unref(want), `Step Back from event ${at.ref}, where a Continue from ${from} landed`);

@@ -16,7 +16,8 @@
 // index. Its state is shown at once, under a ref of a segment of its own (refs keep the run's
 // order; the first segment's are its indices), and a counting run of the same seek, begun at once
 // and held there for the first expression, finds its index before anything else is done from
-// there (placeLanding) but a Step Back to where the move began and a Step Over again.
+// there (placeLanding) but moves within the window recorded from there, a Step Back to where the
+// move began and a Step Over again.
 import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
@@ -59,6 +60,8 @@ interface Landing {
   result: SealedResult;
   /** Where the Step Over that landed here began, where it landed at its own depth: a Step Back goes there, the index to come or not. */
   back?: number;
+  /** The furthest of its window's events a state was given for (counted from the landing). */
+  reached: number;
   found: Promise<{ at: number; behind?: number }>;
 }
 
@@ -231,6 +234,9 @@ export class LongRunPredictor implements Predictor {
     if (l && ref === l.segment.ref && action.kind === "inv_step_over" && l.back !== undefined && l.frames[0].event === "line" && (!held || this.windowOf(l.back))) return this.at(l.back, action, l.back, signal);
     // ... and Step Over from there again: where it landed.
     if (l && l.back !== undefined && ref !== undefined && this.indexNow(ref) === l.back && action.kind === "step_over") return this.landed(action, this.offset(l.back));
+    // A move within the window where it landed: over that window, in its refs.
+    const within = l && ref !== undefined ? this.withinLanding(l, ref, action, opts) : undefined;
+    if (within) return within;
     if (held && l) notHeld();
     await this.placeLanding();
     const from = ref === undefined || !Number.isInteger(ref) || ref < 0 ? undefined : this.indexNow(ref);
@@ -251,6 +257,26 @@ export class LongRunPredictor implements Predictor {
     const { stdout: all, stderr: __, ...frame } = l.frames[0];
     const stdout = Buffer.from(all ?? "", "utf8").subarray(before).toString("utf8");
     return { step: { action, frame: { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) } }, ref: l.segment.ref };
+  }
+
+  /**
+   * `action` from the state `ref` of the window where a fast seek landed, where it lands within
+   * that window (no index needed: the window's refs are the segment's first): its state, with what
+   * the run printed on the way; else undefined. A Continue whose breakpoints have conditions is a
+   * seek (move).
+   */
+  private withinLanding(l: Landing, ref: number, action: Action, opts?: PredictOptions): Predicted | undefined {
+    const base = l.segment.ref;
+    const end = base + l.frames.length;
+    if (ref < base || ref >= end) return undefined;
+    const places = opts?.breakpoints;
+    if (action.kind === "continue" && places?.some((p) => p.condition)) return undefined;
+    const to = transitionWithin(placesOf(base, end, (i) => l.frames[i - base]), ref, action, places, base);
+    if (to === undefined || to >= end) return undefined;
+    l.reached = Math.max(l.reached, to - base);
+    const { stdout: _, stderr: __, ...frame } = l.frames[to - base];
+    const text = to > ref ? bytesOf(l.frames, to - base).subarray(bytesOf(l.frames, ref - base).length).toString("utf8") : "";
+    return { step: { action, frame: { ...frame, locals: { ...frame.locals }, ...(text ? { stdout: text } : {}) } }, ref: to };
   }
 
   /** The run's index of the event `ref` names, where known (all are once the landing is placed). */
@@ -276,7 +302,7 @@ export class LongRunPredictor implements Predictor {
     if (this.landing !== l) return;
     this.landing = undefined;
     l.segment.at = at;
-    this.furthest = Math.max(this.furthest, at);
+    this.furthest = Math.max(this.furthest, at + l.reached);
     this.keep(at, l.result);
     const before = l.back ?? behind;
     this.behind = before !== undefined ? { at, before } : undefined;
@@ -393,7 +419,7 @@ export class LongRunPredictor implements Predictor {
     found.catch(() => undefined);
     // (where the seek saw what is behind the landing, before any event it did not count: an index)
     const back = result.window?.behind;
-    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, found, ...(back !== undefined && back >= 0 ? { back } : {}) };
+    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, found, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
     this.behind = undefined;
     this.held = undefined;
     return LANDED_FAST;
@@ -452,7 +478,8 @@ export class LongRunPredictor implements Predictor {
   /** Every caller's state at this point of the run: in its window, the latest earlier event at each lower depth; before the window, its first state's callers. */
   callers(history: readonly Predicted[]): Frame[] | undefined {
     const ref = history.at(-1)?.ref;
-    if (ref !== undefined && ref === this.landing?.segment.ref) return [...this.landing.callers];
+    const l = this.landing;
+    if (l && ref !== undefined && ref >= l.segment.ref && ref < l.segment.ref + l.frames.length) return callersAt(l.frames, ref - l.segment.ref, l.callers);
     const i = ref === undefined ? undefined : this.indexNow(ref);
     const w = i === undefined ? undefined : this.holding(i);
     return w && callersAt(w.frames, i! - w.from, w.callers);
@@ -536,7 +563,8 @@ export class LongRunPredictor implements Predictor {
     const ref = state.ref!;
     const i = this.indexNow(ref);
     const w = i === undefined ? undefined : this.holding(i);
-    const recorded = ref === this.landing?.segment.ref ? this.landing.frames[0] : w && w.frames[i! - w.from];
+    const l = this.landing;
+    const recorded = l && ref >= l.segment.ref && ref < l.segment.ref + l.frames.length ? l.frames[ref - l.segment.ref] : w && w.frames[i! - w.from];
     const frame = state.step.frame!;
     return !recorded || sameState(recorded, frame);
   }
