@@ -43,7 +43,7 @@ const COUNTING_TIME = 20;
 
 /**
  * Where a fast seek landed: refs from `ref` on name the run's events from its index `at` on,
- * once a counting run has found it (`found`, until then).
+ * once a counting run has found it (until then, the landing's `find`).
  */
 interface Segment {
   ref: number;
@@ -58,11 +58,13 @@ interface Landing {
   held?: Map<string, ValueResult>;
   /** The fast run, its window kept as any once the index is known. */
   result: SealedResult;
+  /** Its index (and what is behind it): said by the run begun ahead, else found by a counting run, once asked. */
+  find: () => Promise<{ at: number; behind?: number }>;
+  found?: Promise<{ at: number; behind?: number }>;
   /** Where the Step Over that landed here began, where it landed at its own depth: a Step Back goes there, the index to come or not. */
   back?: number;
   /** The furthest of its window's events a state was given for (counted from the landing). */
   reached: number;
-  found: Promise<{ at: number; behind?: number }>;
 }
 
 export interface LongRunOptions extends Omit<TraceOptions, "hybrid"> {
@@ -298,7 +300,12 @@ export class LongRunPredictor implements Predictor {
   private async placeLanding(): Promise<void> {
     const l = this.landing;
     if (!l) return;
-    const { at, behind } = await l.found;
+    // (one search, whoever asks first; one that failed is asked again the next time)
+    l.found ??= l.find();
+    const { at, behind } = await l.found.catch((e: unknown) => {
+      l.found = undefined;
+      throw e;
+    });
     if (this.landing !== l) return;
     this.landing = undefined;
     l.segment.at = at;
@@ -394,32 +401,30 @@ export class LongRunPredictor implements Predictor {
     const segment: Segment = { ref: this.segments.length * SEGMENT };
     this.segments.push(segment);
     const name = JSON.stringify(["landing", segment.ref]);
-    let said = false;
     const timeout = (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME;
-    const found = new Promise<{ at: number; behind?: number }>((resolve, reject) => {
-      const counted = (): void => {
-        this.runWith({ seek }, { maxEvents: 1, timeout }).then((r) => {
-          if (r.window?.from === undefined) reject(new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`));
-          else resolve({ at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) });
-        }, reject);
-      };
+    // (undefined: the run begun ahead ended, or was stopped by another request, before it landed)
+    const ahead = new Promise<{ at: number; behind?: number } | undefined>((resolve) => {
       this.stop.ahead(name, (hold) =>
         this.runWith({ seek }, { maxEvents: 1, timeout, inspect: { at: -1, landing: true, expressions: [] }, ahead: true, hold: (answer) => {
-          if (answer.landed && !said) {
-            said = true;
+          if (answer.landed) {
             this.stop.rename(name, this.stopKey(answer.landed.at));
             resolve(answer.landed);
           }
           return hold(answer);
-        } }).finally(() => {
-          if (!said) counted();
-        }),
+        } }).finally(() => resolve(undefined)),
       );
     });
-    found.catch(() => undefined);
+    // Where the run begun ahead did not say it, a counting run of the seek, when it is wanted.
+    const find = async (): Promise<{ at: number; behind?: number }> => {
+      const said = await ahead;
+      if (said) return said;
+      const r = await this.runWith({ seek }, { maxEvents: 1, timeout });
+      if (r.window?.from === undefined) throw new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`);
+      return { at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) };
+    };
     // (where the seek saw what is behind the landing, before any event it did not count: an index)
     const back = result.window?.behind;
-    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, found, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
+    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, find, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
     this.behind = undefined;
     this.held = undefined;
     return LANDED_FAST;
