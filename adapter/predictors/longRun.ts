@@ -53,8 +53,8 @@ interface Segment {
 /** A fast seek's landing whose index is not known yet: its window (from its first event), what its conditions read, and its index to come. */
 interface Landing {
   segment: Segment;
-  frames: readonly Frame[];
-  callers: readonly Frame[];
+  /** The window recorded from there, at the segment's refs (its `from` the segment's first). */
+  window: Stretch;
   held?: Map<string, ValueResult>;
   /** The fast run, its window kept as any once the index is known. */
   result: SealedResult;
@@ -92,6 +92,12 @@ interface End {
 
 /** A window's events at the run's own indices, as the semantics read them. */
 const viewOf = (w: Stretch): Places => placesOf(w.from, w.from + w.frames.length, (i) => w.frames[i - w.from]);
+
+/** A recorded state as a move shows it: with what the run printed on the way instead of its record's own. */
+const shownFrame = (f: Frame, stdout: string | undefined): Frame => {
+  const { stdout: _, stderr: __, ...frame } = f;
+  return { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
+};
 
 /** Where the run stood when it stopped, for a message. */
 const endedAs = (r: SealedResult): string => `${r.exit.status}${r.exit.value ? `: ${cutText(r.exit.value, 120)}` : ""}`;
@@ -233,7 +239,7 @@ export class LongRunPredictor implements Predictor {
     const l = this.landing;
     // Back over from where a fast Step Over landed at its own depth: where it began, whose index
     // is known, with no wait for the landing's.
-    if (l && ref === l.segment.ref && action.kind === "inv_step_over" && l.back !== undefined && l.frames[0].event === "line" && (!held || this.windowOf(l.back))) return this.at(l.back, action, l.back, signal);
+    if (l && ref === l.segment.ref && action.kind === "inv_step_over" && l.back !== undefined && l.window.frames[0].event === "line" && (!held || this.windowOf(l.back))) return this.at(l.back, action, l.back, signal);
     // ... and Step Over from there again: where it landed.
     if (l && l.back !== undefined && ref !== undefined && this.indexNow(ref) === l.back && action.kind === "step_over") return this.landed(action, this.offset(l.back));
     // A move within the window where it landed: over that window, in its refs.
@@ -256,9 +262,7 @@ export class LongRunPredictor implements Predictor {
   /** The state where a fast seek landed (its ref the first of its segment), with what the run printed since `before` bytes. */
   private landed(action: Action, before: number): Predicted {
     const l = this.landing!;
-    const { stdout: all, stderr: __, ...frame } = l.frames[0];
-    const stdout = Buffer.from(all ?? "", "utf8").subarray(before).toString("utf8");
-    return { step: { action, frame: { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) } }, ref: l.segment.ref };
+    return { step: { action, frame: shownFrame(l.window.frames[0], bytesOf(l.window.frames, 0).subarray(before).toString("utf8")) }, ref: l.segment.ref };
   }
 
   /**
@@ -268,17 +272,25 @@ export class LongRunPredictor implements Predictor {
    * seek (move).
    */
   private withinLanding(l: Landing, ref: number, action: Action, opts?: PredictOptions): Predicted | undefined {
-    const base = l.segment.ref;
-    const end = base + l.frames.length;
-    if (ref < base || ref >= end) return undefined;
+    const w = l.window;
+    const end = w.from + w.frames.length;
+    if (ref < w.from || ref >= end) return undefined;
     const places = opts?.breakpoints;
     if (action.kind === "continue" && places?.some((p) => p.condition)) return undefined;
-    const to = transitionWithin(placesOf(base, end, (i) => l.frames[i - base]), ref, action, places, base);
+    const to = transitionWithin(viewOf(w), ref, action, places, w.from);
     if (to === undefined || to >= end) return undefined;
-    l.reached = Math.max(l.reached, to - base);
-    const { stdout: _, stderr: __, ...frame } = l.frames[to - base];
-    const text = to > ref ? bytesOf(l.frames, to - base).subarray(bytesOf(l.frames, ref - base).length).toString("utf8") : "";
-    return { step: { action, frame: { ...frame, locals: { ...frame.locals }, ...(text ? { stdout: text } : {}) } }, ref: to };
+    l.reached = Math.max(l.reached, to - w.from);
+    const text = to > ref ? bytesOf(w.frames, to - w.from).subarray(bytesOf(w.frames, ref - w.from).length).toString("utf8") : undefined;
+    return { step: { action, frame: shownFrame(w.frames[to - w.from], text) }, ref: to };
+  }
+
+  /** The window that holds the state `ref` names, and its place there: the one where a fast seek landed (at its refs), else a kept one. */
+  private located(ref: number): { w: Stretch; k: number } | undefined {
+    const landed = this.landing?.window;
+    if (landed && ref >= landed.from && ref < landed.from + landed.frames.length) return { w: landed, k: ref - landed.from };
+    const i = this.indexNow(ref);
+    const w = i === undefined ? undefined : this.holding(i);
+    return w && { w, k: i! - w.from };
   }
 
   /** The run's index of the event `ref` names, where known (all are once the landing is placed). */
@@ -342,7 +354,7 @@ export class LongRunPredictor implements Predictor {
         if (at === LANDED_FAST) {
           // (Back over from a Step Over landed at its own depth: where it began, as below.)
           const l = this.landing!;
-          if (action.kind === "step_over" && here && l.frames[0].depth === here.depth && here.event !== "return") l.back = from;
+          if (action.kind === "step_over" && here && l.window.frames[0].depth === here.depth && here.event !== "return") l.back = from;
           return at;
         }
         // Back over from where a Step Over landed at its own depth: every event between is
@@ -424,7 +436,7 @@ export class LongRunPredictor implements Predictor {
     };
     // (where the seek saw what is behind the landing, before any event it did not count: an index)
     const back = result.window?.behind;
-    this.landing = { segment, frames: result.frames, callers: result.callers ?? [], ...(result.window?.held ? { held: result.window.held } : {}), result, find, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
+    this.landing = { segment, window: { from: segment.ref, frames: result.frames, callers: result.callers ?? [] }, ...(result.window?.held ? { held: result.window.held } : {}), result, find, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
     this.behind = undefined;
     this.held = undefined;
     return LANDED_FAST;
@@ -465,9 +477,7 @@ export class LongRunPredictor implements Predictor {
       return { step, ref: this.refOf(to) };
     }
     const w = this.windowOf(to) ?? (await this.fetch(to, signal));
-    const { stdout: own, stderr: __, ...frame } = w.frames[to - w.from];
-    const stdout = printed(() => bytesOf(w.frames, to - w.from), own);
-    step.frame = { ...frame, locals: { ...frame.locals }, ...(stdout ? { stdout } : {}) };
+    step.frame = shownFrame(w.frames[to - w.from], printed(() => bytesOf(w.frames, to - w.from), w.frames[to - w.from].stdout));
     this.furthest = Math.max(this.furthest, to);
     return { step, ref: this.refOf(to) };
   }
@@ -483,11 +493,8 @@ export class LongRunPredictor implements Predictor {
   /** Every caller's state at this point of the run: in its window, the latest earlier event at each lower depth; before the window, its first state's callers. */
   callers(history: readonly Predicted[]): Frame[] | undefined {
     const ref = history.at(-1)?.ref;
-    const l = this.landing;
-    if (l && ref !== undefined && ref >= l.segment.ref && ref < l.segment.ref + l.frames.length) return callersAt(l.frames, ref - l.segment.ref, l.callers);
-    const i = ref === undefined ? undefined : this.indexNow(ref);
-    const w = i === undefined ? undefined : this.holding(i);
-    return w && callersAt(w.frames, i! - w.from, w.callers);
+    const at = ref === undefined ? undefined : this.located(ref);
+    return at && callersAt(at.w.frames, at.k, at.w.callers);
   }
 
   /** An expression in the program's frame at this state: by the run held there (HeldStop), else the program runs again up to it and stays there. */
@@ -565,11 +572,8 @@ export class LongRunPredictor implements Predictor {
 
   /** Whether `state` is the run's own (not a value edited away from it). */
   private same(state: Predicted): boolean {
-    const ref = state.ref!;
-    const i = this.indexNow(ref);
-    const w = i === undefined ? undefined : this.holding(i);
-    const l = this.landing;
-    const recorded = l && ref >= l.segment.ref && ref < l.segment.ref + l.frames.length ? l.frames[ref - l.segment.ref] : w && w.frames[i! - w.from];
+    const at = this.located(state.ref!);
+    const recorded = at?.w.frames[at.k];
     const frame = state.step.frame!;
     return !recorded || sameState(recorded, frame);
   }

@@ -198,7 +198,8 @@ def _free_tool():
     return next((t for t in range(5, -1, -1) if _mon.get_tool(t) is None), None)
 
 
-_EVENTS = [getattr(_mon.events, name) for name in dir(_mon.events) if name.isupper() and name != "NO_EVENTS"] if _monitoring is not None else []
+# Every single event (from 3.14 some names, BRANCH among them, are sets of others).
+_EVENTS = [e for e in (getattr(_mon.events, name) for name in dir(_mon.events) if name.isupper()) if e and not e & (e - 1)] if _monitoring is not None else []
 
 
 def _release_tool(tool):
@@ -206,8 +207,7 @@ def _release_tool(tool):
     try:
         _mon.set_events(tool, 0)
         for event in _EVENTS:
-            if event and not event & (event - 1):  # (one event each: BRANCH and the like only)
-                _mon.register_callback(tool, event, None)
+            _mon.register_callback(tool, event, None)
         _mon.free_tool_id(tool)
     except ValueError:  # not held
         pass
@@ -215,7 +215,6 @@ def _release_tool(tool):
 
 def _no_call(code, offset, function, arg0):
     return _mon.DISABLE
-
 
 
 def _library_prefixes():
@@ -807,10 +806,8 @@ class Run(_console.Console):
         (see behind_landing), an index as a counting run gives it."""
         self.fast = None
         self.skip_until = self.record_from
-        tool = _free_tool()
-        if tool is None:
+        if not self.take_tool():
             return False
-        self.went_fast = True
         self.watched = set(self.stack)
         self.watched_codes = {f.f_code for f in self.watched}
         self.fast_at = {frame: self.events} if line else {}
@@ -825,54 +822,59 @@ class Run(_console.Console):
         self.exc_lasti.clear()
         self.returned = None
         self.excursions = None
+        self.program_limit()
+        events = _mon.events
+        _mon.register_callback(self.monitor, events.LINE, self.on_line)
+        _mon.register_callback(self.monitor, events.RAISE, self.on_raise)
+        _mon.set_events(self.monitor, events.LINE | events.RAISE)
+        return True
+
+    def take_tool(self):
+        """A sys.monitoring tool id for a fast seek (self.monitor), every location's events enabled
+        again, and the runner's ticks read; False where the program holds every id."""
+        tool = _free_tool()
+        if tool is None:
+            return False
         _real_use_tool_id(tool, "ndbg")
         self.monitor = tool
-        # No global_trace to refuse a frame past the program's recursion limit: Python's own limit is
-        # the program's while it goes fast (its frames above the tracer's base, as refuse counts them).
+        self.went_fast = True
+        _real_signal(_TICK, self.on_tick)
+        _mon.restart_events()
+        return True
+
+    def program_limit(self):
+        """Python's recursion limit is the program's own while no global_trace refuses a frame past
+        it (a fast seek's untraced frames): its frames above the tracer's base, as refuse counts them.
+        set_recursion_limit puts the tracer's headroom back."""
         try:
             _real_setrecursionlimit(self.base_level + self.user_limit)
         except RecursionError:  # (deeper than that already: the frames above are the tracer's)
             pass
-        _real_signal(_TICK, self.on_tick)
-        events = _mon.events
-        _mon.register_callback(tool, events.LINE, self.on_line)
-        _mon.register_callback(tool, events.RAISE, self.on_raise)
-        _mon.restart_events()
-        _mon.set_events(tool, events.LINE | events.RAISE)
-        return True
 
     def go_past(self, frame):
         """A call a Step Over's or Step Out's fast seek passes over (`frame`, deeper than where it
-        lands): no trace function until it returns to a traced frame (on_leave, on_c_leave). False
-        where every sys.monitoring tool id is taken (by the program): the seek goes on counting."""
+        lands): no trace function until it returns to a traced frame (on_return, on_unwind,
+        on_c_leave). False where every sys.monitoring tool id is taken (by the program): the seek
+        goes on counting."""
         if self.monitor is None:
-            tool = _free_tool()
-            if tool is None:
+            if not self.take_tool():
                 self.past = None
                 return False
-            _real_use_tool_id(tool, "ndbg")
-            self.monitor = tool
-            _real_signal(_TICK, self.on_tick)
             events = _mon.events
-            _mon.register_callback(tool, events.PY_RETURN, self.on_return)
-            _mon.register_callback(tool, events.PY_YIELD, self.on_return)
-            _mon.register_callback(tool, events.PY_UNWIND, self.on_unwind)
+            _mon.register_callback(self.monitor, events.PY_RETURN, self.on_return)
+            _mon.register_callback(self.monitor, events.PY_YIELD, self.on_return)
+            _mon.register_callback(self.monitor, events.PY_UNWIND, self.on_unwind)
             for event in (events.C_RETURN, events.C_RAISE):
-                _mon.register_callback(tool, event, self.on_c_leave)
+                _mon.register_callback(self.monitor, event, self.on_c_leave)
             # (C_RETURN and C_RAISE come only with CALL, which is wanted nowhere)
-            _mon.register_callback(tool, events.CALL, _no_call)
-            _mon.restart_events()
-        self.went_fast = True
+            _mon.register_callback(self.monitor, events.CALL, _no_call)
         del self.stack[frame]
         self.watched = set(self.stack)
         events = _mon.events
         _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD)
         for f in self.watched:
             _mon.set_local_events(self.monitor, f.f_code, events.CALL | events.C_RETURN | events.C_RAISE)
-        try:
-            _real_setrecursionlimit(self.base_level + self.user_limit)
-        except RecursionError:
-            pass
+        self.program_limit()
         _real_settrace(None)
         return True
 
@@ -903,11 +905,8 @@ class Run(_console.Console):
     def back_in(self):
         """The call a fast seek passed over is done: the traced frames are traced again (their
         trace functions were kept), sys.monitoring quiet until the next such call."""
-        events = _mon.events
-        for f in self.watched:
-            _mon.set_local_events(self.monitor, f.f_code, 0)
+        self.unwatch(self.monitor)
         _mon.set_events(self.monitor, 0)
-        self.watched = None
         self.set_recursion_limit(self.user_limit)
         _real_settrace(self.global_trace)
 
@@ -985,12 +984,16 @@ class Run(_console.Console):
         _real_signal(_TICK, signal.SIG_DFL)
         self.set_recursion_limit(self.user_limit)
         self.past = None
+        self.unwatch(tool)
+        _release_tool(tool)
+
+    def unwatch(self, tool):
+        """No more events of the traced frames' codes (go_past's), and no traced frames to watch."""
         try:
             for f in self.watched or ():
                 _mon.set_local_events(tool, f.f_code, 0)
-        except ValueError:  # the program freed it
+        except ValueError:  # the program freed the tool id
             pass
-        _release_tool(tool)
         self.watched = None
 
     def local_trace(self, frame, event, arg):
