@@ -17,6 +17,8 @@ import { transition } from "../adapter/real/semantics.js";
 import { buildDist } from "./support/dist.js";
 
 const T = { timeout: 300_000 };
+/** Whether the predictor's last fast landing has no index yet (no counting run has found it). */
+const unplaced = (p: LongRunPredictor): boolean => (p as unknown as { landing?: unknown }).landing !== undefined;
 const WINDOW = 60;
 const PROGRAM = [
   "def fib(n):",
@@ -118,7 +120,8 @@ test("a long run recorded a window at a time answers every move as the run recor
       assert.equal(unref(unreturned(landed)), unref(unreturned(at)), `Continue from event ${from}`);
       if (at.ref === undefined || at.ref >= n) continue;
       landings.add(at.ref);
-      if (landed.ref! > n) {
+      // (the landing's index is not known yet: a landing of a fast seek, not one in a window that was)
+      if (landed.ref! > n && unplaced(fresh)) {
         fast++;
         // A move within the window where it landed needs no run, nor the landing's index (held).
         const next = await fresh.predict([landed], { kind: "step_over" }, { breakpoints: bps, held: true });
@@ -128,6 +131,13 @@ test("a long run recorded a window at a time answers every move as the run recor
         const back = await fresh.predict([landed, next], { kind: "inv_step_over" }, { breakpoints: bps, held: true });
         assert.equal(unref(unreturned(back)), unref(unreturned(await truth.predict([wantNext], { kind: "inv_step_over" }, { breakpoints: bps }))));
         assert.equal(back.ref, landed.ref);
+        // An expression there and one step on is answered by the same fast seek run again, held
+        // there: no counting run finds the landing's index for it (the landing stays unplaced).
+        for (const state of [landed, next]) {
+          const locals = state.step.frame!.locals;
+          for (const name of Object.keys(locals)) assert.equal((await fresh.inspect([state], name, 0))?.value, locals[name], `${name} where a Continue from ${from} landed`);
+        }
+        assert.ok(unplaced(fresh), "an expression needs no index");
       }
       const want = await truth.predict([stateAt(at.ref)], { kind: "inv_step_over" }, { breakpoints: bps });
       const got = await fresh.predict([landed], { kind: "inv_step_over" }, { breakpoints: bps });
@@ -163,6 +173,26 @@ test("a long run recorded a window at a time answers every move as the run recor
   assert.deepEqual([ran?.state.ref, ran?.state.step.frame?.locals.total, ran?.result], [k, "-1000", { value: "" }]);
   const changed = await long.predict([ran!.state], { kind: "step_over" });
   assert.equal(Number(changed.step.frame?.locals.total), Number(whole.frames[transition(whole.frames, k, { kind: "step_over" })].locals.total) - Number(whole.frames[k].locals.total) - 1000);
+  // A line run where a fast seek landed, its index not known yet: by the run held there, kept;
+  // moving on runs the program with it among its statements (from the landing's index, found then).
+  const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
+  const bps = [{ line: 25 }];
+  const landed = await fresh.predict([stateAt(1234)], { kind: "continue" }, { breakpoints: bps });
+  assert.ok(unplaced(fresh), "the Continue went fast");
+  const at = (await truth.predict([stateAt(1234)], { kind: "continue" }, { breakpoints: bps })).ref!;
+  const set = await fresh.execute([landed], "total = -1000", 0);
+  assert.deepEqual([set?.state.ref, set?.state.step.frame?.locals.total, set?.result], [landed.ref, "-1000", { value: "" }]);
+  assert.ok(unplaced(fresh), "a line needs no index");
+  assert.equal((await fresh.inspect([set!.state], "total * 2", 0))?.value, "-2000");
+  const set2 = await fresh.execute([set!.state], "total -= 1", 0);
+  assert.deepEqual([set2?.state.ref, set2?.state.step.frame?.locals.total], [landed.ref, "-1001"]);
+  assert.ok(unplaced(fresh), "nor a second one");
+  const on = await fresh.predict([set2!.state], { kind: "step_over" });
+  const gain = Number(whole.frames[transition(whole.frames, at, { kind: "step_over" })].locals.total) - Number(whole.frames[at].locals.total);
+  assert.equal(Number(on.step.frame?.locals.total), gain - 1001);
+  const backAgain = await fresh.predict([set2!.state, on], { kind: "inv_step_over" });
+  assert.deepEqual([backAgain.ref, backAgain.step.frame?.locals.total], [landed.ref, "-1001"]);
+  assert.equal((await fresh.predict([backAgain], { kind: "step_over" })).step.frame?.locals.total, on.step.frame?.locals.total);
   // From the start to the end: all it printed, as printed (a fresh predictor: the line above changed the run).
   const end = await (await compare([])).long.predict([stateAt(0)], { kind: "continue" });
   assert.equal(end.step.exit?.stdout, (await truth.predict([stateAt(0)], { kind: "continue" })).step.exit?.stdout);

@@ -14,14 +14,14 @@
 // Step Out past the windows into what no move has reached yet runs fast (sealed.ts's Window: no
 // trace function where it cannot land, the events not counted): where it lands is then no known
 // index. Its state is shown at once, under a ref of a segment of its own (refs keep the run's
-// order; the first segment's are its indices), and a counting run of the same seek, begun at once
-// and held there for the first expression, finds its index before anything else is done from
-// there (placeLanding) but moves within the window recorded from there, a Step Back to where the
-// move began and a Step Over again.
+// order; the first segment's are its indices), and the same fast seek, begun again at once, is
+// held there for the first expression (runTo). A counting run of the seek finds the landing's
+// index (placeLanding) only when a move or a line of the Debug Console needs it: moves within the
+// window recorded from there, a Step Back to where the move began and a Step Over again do not.
 import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
-import { inspectedValue, runSealed, statementResult, withStatement, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
+import { inspectedValue, runSealed, statementResult, withStatement, type Expressions, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import { HeldStop } from "../real/heldStop.js";
 import { DEFAULT_TIMEOUT_S, type HybridOracle, type TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
@@ -53,18 +53,25 @@ interface Segment {
 /** A fast seek's landing whose index is not known yet: its window (from its first event), what its conditions read, and its index to come. */
 interface Landing {
   segment: Segment;
+  /** The seek that landed there: run fast again, it lands there again (a run held there: runTo); counted, it finds the landing's index. */
+  seek: Seek;
   /** The window recorded from there, at the segment's refs (its `from` the segment's first). */
   window: Stretch;
   held?: Map<string, ValueResult>;
   /** The fast run, its window kept as any once the index is known. */
   result: SealedResult;
-  /** Its index (and what is behind it): said by the run begun ahead, else found by a counting run, once asked. */
-  find: () => Promise<{ at: number; behind?: number }>;
+  /** Its index (and what is behind it), found by a counting run of the seek once asked. */
   found?: Promise<{ at: number; behind?: number }>;
   /** Where the Step Over that landed here began, where it landed at its own depth: a Step Back goes there, the index to come or not. */
   back?: number;
   /** The furthest of its window's events a state was given for (counted from the landing). */
   reached: number;
+  /**
+   * Lines of the Debug Console run in its window (a run held there: execute), at their states
+   * counted from the landing: the run's statements once its index is known. The window then ends
+   * at the last of them, as that line left it.
+   */
+  lines: Statement[];
 }
 
 export interface LongRunOptions extends Omit<TraceOptions, "hybrid"> {
@@ -293,6 +300,13 @@ export class LongRunPredictor implements Predictor {
     return w && { w, k: i! - w.from };
   }
 
+  /** Where the state `ref` names stands in the window where the last fast seek landed, counted from the landing, while its index is not known. */
+  private inLanding(ref: number): number | undefined {
+    const l = this.landing;
+    const k = l ? ref - l.window.from : -1;
+    return l && k >= 0 && k < l.window.frames.length ? k : undefined;
+  }
+
   /** The run's index of the event `ref` names, where known (all are once the landing is placed). */
   private indexNow(ref: number): number | undefined {
     const s = lastOf(this.segments, (x) => x.ref <= ref);
@@ -305,15 +319,12 @@ export class LongRunPredictor implements Predictor {
     return s.ref + (i - s.at!);
   }
 
-  /**
-   * Where the last fast seek landed is known: its index found by the counting run begun as it
-   * landed (or, where that run was stopped first, by one run again), its window then kept as any.
-   */
+  /** Where the last fast seek landed is known: its index found by a counting run of its seek, its window then kept as any. */
   private async placeLanding(): Promise<void> {
     const l = this.landing;
     if (!l) return;
     // (one search, whoever asks first; one that failed is asked again the next time)
-    l.found ??= l.find();
+    l.found ??= this.count(l.seek);
     const { at, behind } = await l.found.catch((e: unknown) => {
       l.found = undefined;
       throw e;
@@ -322,10 +333,17 @@ export class LongRunPredictor implements Predictor {
     this.landing = undefined;
     l.segment.at = at;
     this.furthest = Math.max(this.furthest, at + l.reached);
-    this.keep(at, l.result);
+    if (l.lines.length) {
+      // (lines of the Debug Console were run there: the run's statements from now, as execute keeps them)
+      this.statements = [...this.statements, ...l.lines.map((s) => ({ ...s, at: at + s.at }))];
+      this.forget();
+      this.windows = [{ ...l.window, from: at }];
+    } else {
+      this.keep(at, l.result);
+      this.held = l.held ? { at, values: l.held } : undefined;
+    }
     const before = l.back ?? behind;
     this.behind = before !== undefined ? { at, before } : undefined;
-    this.held = l.held ? { at, values: l.held } : undefined;
   }
 
   /**
@@ -405,41 +423,27 @@ export class LongRunPredictor implements Predictor {
   }
 
   /**
-   * A fast seek's landing: a segment of refs of its own, and the counting run of the same seek
-   * begun at once, which says the landing's index and stays there for the first expression
-   * asked (HeldStop, its stop renamed once its index is known).
+   * A fast seek's landing: a segment of refs of its own, and the same fast seek begun again at
+   * once, to be held there for the first expression asked (runTo): its index is not needed for
+   * that, only found (placeLanding) when a move or a line of the Debug Console needs it.
    */
   private landFast(seek: Seek, result: SealedResult): typeof LANDED_FAST {
     const segment: Segment = { ref: this.segments.length * SEGMENT };
     this.segments.push(segment);
-    const name = JSON.stringify(["landing", segment.ref]);
-    const timeout = (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME;
-    // (undefined: the run begun ahead ended, or was stopped by another request, before it landed)
-    const ahead = new Promise<{ at: number; behind?: number } | undefined>((resolve) => {
-      this.stop.ahead(name, (hold) =>
-        this.runWith({ seek }, { maxEvents: 1, timeout, inspect: { at: -1, landing: true, expressions: [] }, ahead: true, hold: (answer) => {
-          if (answer.landed) {
-            this.stop.rename(name, this.stopKey(answer.landed.at));
-            resolve(answer.landed);
-          }
-          return hold(answer);
-        } }).finally(() => resolve(undefined)),
-      );
-    });
-    // Where the run begun ahead did not say it, a counting run of the seek, when it is wanted.
-    const find = async (): Promise<{ at: number; behind?: number }> => {
-      const said = await ahead;
-      if (said) return said;
-      const r = await this.runWith({ seek }, { maxEvents: 1, timeout });
-      if (r.window?.from === undefined) throw new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`);
-      return { at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) };
-    };
     // (where the seek saw what is behind the landing, before any event it did not count: an index)
     const back = result.window?.behind;
-    this.landing = { segment, window: { from: segment.ref, frames: result.frames, callers: result.callers ?? [] }, ...(result.window?.held ? { held: result.window.held } : {}), result, find, reached: 0, ...(back !== undefined && back >= 0 ? { back } : {}) };
+    this.landing = { segment, seek, window: { from: segment.ref, frames: result.frames, callers: result.callers ?? [] }, ...(result.window?.held ? { held: result.window.held } : {}), result, reached: 0, lines: [], ...(back !== undefined && back >= 0 ? { back } : {}) };
     this.behind = undefined;
     this.held = undefined;
+    this.stop.ahead(this.stopKey(segment.ref), (hold) => this.runTo(segment.ref, { expressions: [] }, hold, undefined, true));
     return LANDED_FAST;
+  }
+
+  /** The index of where a fast seek landed (and what is behind it), by a counting run of the seek. */
+  private async count(seek: Seek): Promise<{ at: number; behind?: number }> {
+    const r = await this.runWith({ seek }, { maxEvents: 1, timeout: (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME });
+    if (r.window?.from === undefined) throw new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`);
+    return { at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) };
   }
 
   /** Where a counting seek landed (its window kept), or the run's end where it landed nowhere. */
@@ -456,13 +460,37 @@ export class LongRunPredictor implements Predictor {
     this.held = result.window?.held ? { at, values: result.window.held } : undefined;
     // A run to where this move landed begins now, to be held there: the first expression or line
     // asked at this stop then needs no run of its own (any other run stops it first).
-    this.stop.ahead(this.stopKey(at), (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold, ahead: true }));
+    const ref = this.refOf(at);
+    this.stop.ahead(this.stopKey(ref), (hold) => this.runTo(ref, { expressions: [] }, hold, undefined, true));
     return at;
   }
 
-  /** The name of the stop at event `at` for the held run (HeldStop): the event and the statements that lead there. */
-  private stopKey(at: number, statements = this.statements): string {
-    return JSON.stringify([at, statements]);
+  /**
+   * The name of the stop at the state `ref` names for the held run (HeldStop): its ref and the
+   * statements that lead there, and the lines run where a fast seek landed, each at its ref (the
+   * same name once the landing's index is known and they are statements).
+   */
+  private stopKey(ref: number, statements = this.statements, lines = this.landing?.lines ?? []): string {
+    const from = this.landing?.window.from ?? 0;
+    return JSON.stringify([ref, [...statements.map((s) => ({ ...s, at: this.refOf(s.at) })), ...lines.map((s) => ({ ...s, at: from + s.at }))]]);
+  }
+
+  /**
+   * A run to the state `ref` names, held there (HeldStop) to answer `question`: from its index,
+   * or, in the window where a fast seek landed whose index is not known yet, by that seek run
+   * fast again (a sealed run is a pure function of its input: it lands on the same event; where
+   * lines of the Debug Console were run there, the run is one with them among its statements,
+   * from the landing's index). `ahead`: begun before anything is asked there (the sealed child
+   * stops it for any request).
+   */
+  private async runTo(ref: number, question: Expressions, hold: Hold, signal?: AbortSignal, ahead = false): Promise<SealedResult> {
+    const l = this.landing;
+    const k = this.inLanding(ref);
+    if (l && k !== undefined && l.lines.length === 0) return this.runWith({ seek: l.seek, fast: true }, { maxEvents: k + 1, inspect: { landing: k, ...question }, hold, ahead }, signal);
+    await this.placeLanding();
+    const at = this.indexNow(ref);
+    if (at === undefined) throw new Error("this state is not one of the run's");
+    return this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold, ahead }, signal);
   }
 
   /** The state of event `to` (the run's end: its exit), reached from `from` by `action`, with what the run printed on the way. */
@@ -499,12 +527,11 @@ export class LongRunPredictor implements Predictor {
 
   /** An expression in the program's frame at this state: by the run held there (HeldStop), else the program runs again up to it and stays there. */
   async inspect(history: readonly Predicted[], expression: string, frame: number, opts?: PredictOptions): Promise<Evaluated | undefined> {
-    await this.placeLanding();
     const last = history.at(-1);
-    const at = last?.ref === undefined ? undefined : this.indexNow(last.ref);
-    if (!last?.step.frame || at === undefined || !this.same(last)) return undefined;
+    const ref = last?.ref;
+    if (!last?.step.frame || ref === undefined || !this.same(last)) return undefined;
     const question = { expressions: [expression], ...(frame ? { up: frame } : {}) };
-    const got = await this.stop.ask(this.stopKey(at), question, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, ...question }, hold }, opts?.signal));
+    const got = await this.stop.ask(this.stopKey(ref), question, (hold) => this.runTo(ref, question, hold, opts?.signal));
     const answer = "results" in got ? got.results[0] : got.inspected?.[0];
     if (!answer) throw new Error(`cannot evaluate "${cutText(expression)}": the program did not reach this state again (${"results" in got ? "no answer" : got.exit.status})`);
     return inspectedValue(answer);
@@ -518,7 +545,7 @@ export class LongRunPredictor implements Predictor {
   async valuesAt(history: readonly Predicted[], expressions: readonly string[]): Promise<ValueResult[] | undefined> {
     const last = history.at(-1);
     const landing = this.landing;
-    const held = landing ? (last?.ref === landing.segment.ref && landing.held ? { values: landing.held } : undefined) : this.held && last?.ref !== undefined && this.indexNow(last.ref) === this.held.at ? this.held : undefined;
+    const held = landing ? (last?.ref === landing.segment.ref && landing.held && !landing.lines.length ? { values: landing.held } : undefined) : this.held && last?.ref !== undefined && this.indexNow(last.ref) === this.held.at ? this.held : undefined;
     if (!held || !last || !this.same(last) || !expressions.every((e) => held.values.has(e))) return undefined;
     return expressions.map((e) => held.values.get(e)!);
   }
@@ -531,6 +558,8 @@ export class LongRunPredictor implements Predictor {
    * exception, whose records hold more than the frame) a window around it is made again with it.
    */
   async execute(history: readonly Predicted[], code: string, frame: number, opts?: PredictOptions): Promise<RanLine | undefined> {
+    const landed = this.landing && history.at(-1)?.ref !== undefined ? await this.atLanding(history.at(-1)!, code, frame, opts?.signal) : undefined;
+    if (landed) return landed;
     await this.placeLanding();
     const last = history.at(-1);
     const at = last?.ref === undefined ? undefined : this.indexNow(last.ref);
@@ -540,7 +569,7 @@ export class LongRunPredictor implements Predictor {
     if (event === "line" || event === "call") {
       const next = withStatement(kept, at, code, frame);
       const line = { code, ...(frame ? { up: frame } : {}) };
-      const got = await this.stop.ask(this.stopKey(at, kept), line, (hold) => this.runWith({ from: at }, { maxEvents: 1, inspect: { at, expressions: [] }, hold }, opts?.signal), this.stopKey(at, next));
+      const got = await this.stop.ask(this.stopKey(last.ref!, kept), line, (hold) => this.runTo(last.ref!, { expressions: [] }, hold, opts?.signal), this.stopKey(last.ref!, next));
       if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
       this.statements = next;
       this.forget();
@@ -559,6 +588,30 @@ export class LongRunPredictor implements Predictor {
     this.forget();
     this.keep(from, result);
     return { state: { step: { ...last.step, frame: now }, ref: last.ref }, result: mine };
+  }
+
+  /**
+   * A line of the Debug Console in the window where a fast seek landed, its index not known yet:
+   * run by the run held there (the same seek), kept among the landing's lines (placeLanding makes
+   * them statements), the window ending at the state as the line left it. Undefined where that
+   * cannot be: at a return or an exception (execute), or in a caller's frame past the landing's
+   * first state (the window's earlier states would stand for that caller as it was).
+   */
+  private async atLanding(last: Predicted, code: string, frame: number, signal?: AbortSignal): Promise<RanLine | undefined> {
+    const l = this.landing!;
+    const ref = last.ref!;
+    const k = this.inLanding(ref);
+    const event = last.step.frame?.event;
+    // (a line after another there is run by the run still held there, else as any: execute)
+    if (k === undefined || (event !== "line" && event !== "call") || (frame && k > 0) || (l.lines.length && !this.stop.holds(this.stopKey(ref))) || !this.same(last)) return undefined;
+    const lines = withStatement(l.lines, k, code, frame);
+    const line = { code, ...(frame ? { up: frame } : {}) };
+    const got = await this.stop.ask(this.stopKey(ref), line, (hold) => this.runTo(ref, { expressions: [] }, hold, signal), this.stopKey(ref, this.statements, lines));
+    if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
+    if (this.landing !== l) throw new Error(`"${cutText(code)}" was run while the run moved on: nothing of it was kept`);
+    l.lines = lines;
+    l.window = { from: l.window.from, frames: [...l.window.frames.slice(0, k), got.state], callers: k ? l.window.callers : (got.callers ?? []) };
+    return { state: { step: { ...last.step, frame: got.state }, ref }, result: got.results[0] };
   }
 
   /** What the run was before a line of the Debug Console is gone: its windows, its end and its skeleton (made again when a move needs them). */

@@ -40,9 +40,6 @@ class Console:
             else:
                 target = self.caller(frame, depth, int(question.get("up") or 0))
                 answer = {"results": [self.evaluate(target, e) if target else {"error": _NO_FRAME} for e in question.get("expressions") or ()]}
-                if question is self.inspect and question.get("landing"):
-                    # Asked where a seek lands (a run held where a fast seek landed): where that is.
-                    answer["landed"] = {"at": self.record_from, "behind": self.behind}
                 if self.hold is None:
                     self.write({"event": "inspect", "results": answer["results"]})
                     break

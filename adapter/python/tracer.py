@@ -457,6 +457,8 @@ class Run(_console.Console):
         self.max_repr = int(opts["maxRepr"])
         self.max_objects = int(opts["objects"])
         # {"at": N, "expressions": [...]}: evaluate them in the frame of the N-th record, then stop.
+        # {"landing": K, ...}: at the K-th record from where the run's seek lands instead (a fast
+        # seek's landing has no index: a run held there answers without one).
         self.inspect = opts.get("inspect")
         # Where the runner can hold the run at that record (the sealed one's): a function given each
         # answer, which returns the next question there (expressions, or a line as a statement is
@@ -1287,7 +1289,7 @@ class Run(_console.Console):
         if self.probes is not None and event == "line" and (rel or None, line) in self.probes[0]:
             self.answer_probes(frame)
         inspect = self.inspect
-        if inspect is not None and (self.events - 1 == inspect.get("at") or (inspect.get("landing") and self.events - 1 == self.record_from and self.seek is None)):
+        if inspect is not None and (self.events - 1 == inspect.get("at") or (self.seek is None and self.events - 1 == self.record_from + inspect.get("landing", _NEVER))):
             self.answer_inspect(frame, record)
 
     def callers_of(self, frame, depth):

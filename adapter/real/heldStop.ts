@@ -56,9 +56,9 @@ export class HeldStop {
     this.begin(key, start);
   }
 
-  /** The run held (or begun) for the stop named `from` is the one for the stop named `to` (a stop whose index was not known when its run began). */
-  rename(from: string, to: string): void {
-    if (this.held?.key === from) this.held.key = to;
+  /** Whether a run is held (or begun) for the stop named `key`. */
+  holds(key: string): boolean {
+    return this.held?.key === key;
   }
 
   private async askNow(key: string, question: Question, start: (hold: Hold) => Promise<SealedResult>): Promise<HeldAnswer | SealedResult> {

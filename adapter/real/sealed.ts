@@ -120,12 +120,12 @@ export interface WindowRun {
   fast?: true;
 }
 
-/** Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or its `up`-th traced caller's; the run stops there. */
-export interface Inspect extends Expressions {
-  at: number;
-  /** Where the run's seek lands instead (`at` unread): the held answer says where that is (HeldAnswer's `landed`). */
-  landing?: true;
-}
+/**
+ * Expressions to evaluate in the frame of the run's `at`-th state (its index in the frames), or
+ * of the `landing`-th state from where the run's seek lands (a fast seek's landing, which has no
+ * index), or in the `up`-th traced caller's; the run stops there.
+ */
+export type Inspect = Expressions & ({ at: number } | { landing: number });
 
 /** Expressions to evaluate in the frame of a state, or its `up`-th traced caller's. */
 export interface Expressions {
@@ -141,8 +141,6 @@ export interface HeldAnswer {
   results: Inspected[];
   state?: Frame;
   callers?: Frame[];
-  /** Asked where a seek lands (Inspect's `landing`): its index, and the latest earlier event at its depth (WindowRun's `behind`). */
-  landed?: { at: number; behind?: number };
 }
 
 /**
@@ -195,8 +193,6 @@ function heldLine(line: unknown): Record<string, unknown> | undefined {
 
 /** A held run's answer, checked: its results as the inspect record's, its state and callers as a window's records. */
 function heldAnswer(r: Record<string, unknown>, file: string, root: string): HeldAnswer {
-  const l = r.landed as { at?: unknown; behind?: unknown } | undefined;
-  if (l && Number.isInteger(l.at) && (l.at as number) >= 0) return { results: readInspected(r), landed: { at: l.at as number, ...(Number.isInteger(l.behind) ? { behind: l.behind as number } : {}) } };
   if (typeof r.state !== "object" || r.state === null) return { results: readInspected(r) };
   const { callers, ...record } = r.state as Record<string, unknown>;
   const [state] = callerFrames([record], file, root);
