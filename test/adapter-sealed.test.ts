@@ -202,9 +202,12 @@ test("a run of 1,000,000 events is debugged as a short one: its states are recor
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     const after = await inspect(s.dc);
     assert.deepEqual([after.frame.line, after.vars.find((v) => v.name === "result")?.value], [9, "41666541666750000"]);
-    // Back over the whole call (no window reaches that far: a run looks for the line before it), and over it again.
+    // Back over the whole call (no window reaches that far: a run looks for the line before it),
+    // and over it again: it stops at the breakpoint inside, 1,000,000 events in, as debugpy's does.
     await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
     assert.equal((await inspect(s.dc)).frame.line, 8);
+    assert.equal((await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD))).body?.reason, "breakpoint");
+    assert.equal((await inspect(s.dc)).frame.line, 5);
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
     assert.equal((await inspect(s.dc)).frame.line, 9);
     // Reverse Continue runs back to the breakpoint, 4 events before: the window holds it.
@@ -213,6 +216,35 @@ test("a run of 1,000,000 events is debugged as a short one: its states are recor
     const end = await stopAfter(s.dc, (dc) => dc.continueRequest(THREAD));
     assert.equal(end.event, "terminated");
     assert.match(s.text(), /^41666541666750000$/m);
+  } finally {
+    await s.dc.stop();
+  }
+});
+
+test("Step Over and Step Out stop at a breakpoint however deep into the call they pass, as debugpy's do: 300,000 iterations into a long run's call, past its windows", T, async () => {
+  const program = join(dir, "deep.py");
+  writeFileSync(program, ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", "result = work(500000)", "print(result)", ""].join("\n"));
+  const s = await openSession(120_000);
+  try {
+    await launchToFirstStop(s.dc, { program, mode: "predict", stopOnEntry: true }, program);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 8);
+    await s.dc.setBreakpointsRequest({ source: { path: program }, breakpoints: [{ line: 4, condition: "i == 300000" }] });
+    const hit = await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.equal(hit.body?.reason, "breakpoint");
+    const there = await inspect(s.dc);
+    assert.deepEqual([there.frame.name, there.frame.line, there.vars.find((v) => v.name === "i")?.value], ["work", 4, "300000"]);
+    // On from there: Step Over stays in the loop, Step Out passes the condition, which holds no more, to the return.
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.deepEqual([(await inspect(s.dc)).frame.line, (await inspect(s.dc)).vars.find((v) => v.name === "i")?.value], [3, "300000"]);
+    await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
+    const out = await inspect(s.dc);
+    assert.deepEqual([out.frame.name, out.frame.line, out.vars.find((v) => v.name === "(return) work")?.value], ["<module>", 8, "41666541666750000"]);
+    // Back from the return lands where the call was made; over it again stops at the breakpoint again.
+    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
+    assert.equal((await inspect(s.dc)).frame.line, 8);
+    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
+    assert.deepEqual(((await inspect(s.dc)).vars.find((v) => v.name === "i") ?? {}).value, "300000");
   } finally {
     await s.dc.stop();
   }

@@ -164,6 +164,37 @@ test("a long run recorded a window at a time answers every move as the run recor
     assert.equal((await fresh.predict([back], { kind: "step_over" })).ref, landed.ref, "the same state, the same ref");
   }
   assert.ok(past >= 3, `${past} Step Overs past a window`);
+  // Step Over and Step Out that stop at a breakpoint in the calls they pass, however deep (the
+  // engine's bounded Continue: PredictOptions.until), from every line 24 and from states in fib:
+  // where the first hit or the move's own landing is (a condition read in the program's frame).
+  const hitsOf = (bps: readonly { line: number; condition?: string }[]) => (i: number): boolean =>
+    whole.frames[i].event === "line" && bps.some((b) => b.line === whole.frames[i].line && (!b.condition || `n == ${whole.frames[i].locals.n}` === b.condition));
+  let deep = 0;
+  let fastPast = 0;
+  for (const bps of [[{ line: 3, condition: "n == 0" }], [{ line: 19 }, { line: 9 }]]) {
+    const hit = hitsOf(bps);
+    const fresh = LongRunPredictor.create(program, { maxEvents: WINDOW, objects: 0 }, first);
+    const froms = whole.frames.flatMap((f, i) => ((f.line === 24 && f.depth === 0 && f.event === "line") || (f.func === "fib" && f.event === "line" && i % 97 === 0) ? [i] : []));
+    for (const from of froms)
+      for (const kind of ["step_over", "step_return"] as const) {
+        const f = whole.frames[from];
+        const until = kind === "step_over" ? { depth: f.depth } : { returnAt: f.depth };
+        let want = from + 1;
+        while (want < n && !hit(want) && !(kind === "step_over" ? whole.frames[want].depth <= f.depth : whole.frames[want].depth < f.depth || (whole.frames[want].depth === f.depth && whole.frames[want].event === "return"))) want++;
+        const got = await fresh.predict([stateAt(from)], { kind: "continue" }, { breakpoints: bps, until });
+        // (the state with what the run printed on the way)
+        const printed = whole.frames.slice(from + 1, want + 1).map((g) => g.stdout ?? "").join("");
+        const wanted: Predicted = want < n ? { step: { frame: { ...whole.frames[want], stdout: printed || undefined } } } : stateAt(n);
+        assert.equal(unref(unreturned(got)), unref(unreturned(wanted)), `${kind} from ${from} with ${JSON.stringify(bps)}`);
+        if (want - from > WINDOW && want < n && whole.frames[want].depth > f.depth) deep++;
+        if (unplaced(fresh)) fastPast++;
+        // (the next move from the state as given places any landing: states are compared by ref then)
+        const back = await fresh.predict([got], { kind: "inv_step_into" });
+        assert.equal(unref(back), unref(stateAt(want - 1)), `back one from ${want}`);
+      }
+  }
+  assert.ok(deep >= 3, `${deep} stops at a breakpoint past a window into a call`);
+  assert.ok(fastPast >= 3, `${fastPast} of them fast`);
   // An expression in the program's frame at a state past the first window, and a line run there, kept.
   const k = whole.frames.findIndex((f, i) => i > 1000 && f.depth === 0 && f.event === "line" && f.line === 24);
   const here = stateAt(k);

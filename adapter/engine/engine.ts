@@ -5,7 +5,7 @@
 // it has. Whether a state stops at a breakpoint is stops.ts's; where a debugger's step ends,
 // stepping.ts's; the call stack and the values a state holds, stack.ts's.
 import { NotHeld, RETURN_VALUE, type Evaluated, type Hole, type Predicted, type Predictor, type ValueEvaluator } from "./predictor.js";
-import { FORMAT_VERSION, reachedFrom, sameState, type Action, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
+import { FORMAT_VERSION, reachedFrom, reachesBound, sameState, type Action, type Bound, type Frame, type Step, type Trajectory } from "../format/trajectory.js";
 import { cutText } from "../format/values.js";
 import { formatLogMessage, parseHitCondition, parseLogMessage } from "./breakpoints.js";
 import { WatchTracker, type DataBreakpoint, type DataHit, type Watch } from "./watches.js";
@@ -172,10 +172,11 @@ export class Engine {
     });
   }
 
-  /** One action forwards; Step Over and Step Out stop at the breakpoints and holes they pass where the states come event by event: then true. */
+  /** One action forwards; Step Over and Step Out stop at the breakpoints and holes they pass (toBreakpoint): then true. */
   private async stepOnce(kind: StepKind, signal?: AbortSignal): Promise<boolean> {
-    if (kind !== "step_into" && (await this.toBreakpoint(kind, signal))) return true;
-    await this.forward({ kind }, signal);
+    const way = kind === "step_into" ? undefined : await this.toBreakpoint(kind, signal);
+    if (way === "stopped") return true;
+    if (way === undefined) await this.forward({ kind }, signal);
     return false;
   }
 
@@ -619,11 +620,13 @@ export class Engine {
    * they run: event by event (step_into) from the current state until the frame stops again or is
    * left (step_over) or returns (step_return), where the action would land, stopping on the way at
    * a breakpoint hit whose condition holds, or at a hole the model answered (where holes stop).
-   * Answers that hit, committed; undefined where there is none, or where a state on the way is a
-   * model's guess (stepping event by event would cost a prediction each) or the way is longer
-   * than maxEvents: the caller then takes the action in one prediction.
+   * "stopped" at that hit, committed; undefined where there is none, or where a state on the way
+   * is a model's guess (stepping event by event would cost a prediction each) or the way is longer
+   * than maxEvents: the caller then takes the action in one prediction. A predictor that bounds a
+   * Continue (a long run) goes no event by event: "landed" where the move landed with no hit
+   * that stops, committed too.
    */
-  private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<Predicted | undefined> {
+  private async toBreakpoint(kind: "step_over" | "step_return", signal?: AbortSignal): Promise<"stopped" | "landed" | undefined> {
     const cur = this.current;
     const f = cur.step.frame;
     if (!this.stepOverStops || !f || !(this.stops.breakpoints.some((b) => b.logMessage === undefined) || this.holesStop)) return undefined;
@@ -631,19 +634,35 @@ export class Engine {
     if (next && sameAction(next.step.action, { kind })) return undefined; // known already: forward reuses it
     // The frame's depth (from a return: its caller's), as real/semantics.ts reads it.
     const d = f.event === "return" ? f.depth - 1 : f.depth;
-    const lands = kind === "step_over" ? (g: Frame): boolean => g.depth <= d : (g: Frame): boolean => g.depth < d || (g.depth === d && g.event === "return");
+    const until: Bound = kind === "step_over" ? { depth: d } : { returnAt: d };
+    const movesTo = (g: Frame): boolean => reachesBound(g, until);
     const from = this.pos + 1;
     const path = this.hist.slice(0, from);
+    // A predictor that bounds a Continue runs the program to the first breakpoint hit or the
+    // move's landing, whichever comes first, however far (a long run): a Continue so bounded, again
+    // from each hit that does not stop.
+    if (this.predictor.bounds && !this.holesStop) {
+      const run = await this.runOn(path, { kind: "continue" }, signal, until);
+      const end = run.at(-1)!;
+      // (where it ended where the move lands, no breakpoint stopped it: the move's own state)
+      const landed = !end.step.frame || movesTo(end.step.frame);
+      if (landed) run[run.length - 1] = { ...end, step: { ...end.step, action: { kind } } };
+      this.commit(run);
+      await this.arrived(run, from, run.length - 1, signal);
+      await this.settle(signal);
+      return landed ? "landed" : "stopped";
+    }
     for (let n = 0; n < this.maxEvents; n++) {
       const p = await abortable(this.predictor.predict(path, { kind: "step_into" }, { signal, breakpoints: this.stops.breakpoints }), signal);
       if (p.confidence !== undefined && !p.computed && !p.given) return undefined;
       path.push(p);
       const g = p.step.frame;
-      if (!g || lands(g)) return undefined;
+      if (!g || movesTo(g)) return undefined;
       if (this.holeAt(p) || (await this.stops.stopsAt(path, path.length - 1, signal))) {
         this.commit(path);
         await this.arrived(path, from, path.length - 1, signal);
-        return this.settle(signal);
+        await this.settle(signal);
+        return "stopped";
       }
     }
     return undefined;
@@ -655,16 +674,18 @@ export class Engine {
    * that stopped off the breakpoints, or going event by event with raised exceptions stopping,
    * a raised exception; at most maxSteps predictions (maxEvents event by event).
    */
-  private async runOn(base: readonly Predicted[], action: Action, signal?: AbortSignal): Promise<Predicted[]> {
+  private async runOn(base: readonly Predicted[], action: Action, signal?: AbortSignal, until?: Bound): Promise<Predicted[]> {
     const path = [...base];
     const stepping = action.kind === "step_into";
     const watched = stepping && this.watching ? new WatchTracker(this.watches) : undefined;
     watched?.baseline(stackAt(base, this.predictor).reverse().map((frame) => ({ step: { frame } })));
     for (let n = 1; ; n++) {
-      const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.stops.breakpoints }), signal);
+      const p = await abortable(this.predictor.predict(path, action, { signal, breakpoints: this.stops.breakpoints, ...(until ? { until } : {}) }), signal);
       path.push(p);
       const i = path.length - 1;
       if (p.step.exit || (await this.stops.stopsAt(path, i, signal))) break;
+      // (a Continue bounded as a Step Over: where that lands, a hit that does not stop ends it too)
+      if (until && reachesBound(p.step.frame!, until)) break;
       if (stepping && this.exceptionStops.raised && isRaise(path, i)) break;
       if (stepping && this.holeAt(p)) break;
       for (const hit of watched?.forward(p) ?? []) if (!this.dataHit && (await this.stops.dataFires(path, hit, signal))) this.dataHit = hit;

@@ -1,6 +1,6 @@
 // What the engine asks of a source of states. A predictor never knows about DAP; the engine
 // never knows which predictor it has (recorded trace, model, ...).
-import type { Action, Frame, Objects, Step } from "../format/trajectory.js";
+import type { Action, Bound, Frame, Objects, Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import type { TypedHole } from "../format/valueType.js";
 
@@ -101,6 +101,12 @@ export interface PredictOptions {
    * again (continue, from the hit); a predictor may read the conditions, but need not.
    */
   breakpoints?: readonly BreakpointSpec[];
+  /**
+   * For `continue`, of a predictor that `bounds` it: it also lands where a Step Over (`depth`) or
+   * Step Out (`returnAt`) from where it began lands, the rest of a Step Over or Step Out that
+   * stops at the breakpoints in the calls it passes (Engine.toBreakpoint).
+   */
+  until?: Bound;
   /** The state asked for is a hole's answer whose annotation declares its type: a predictor that cannot hold its answer to it may ignore it. */
   hole?: TypedHole;
   /**
@@ -145,6 +151,12 @@ export interface Predictor {
    * the run, not the history. Its states' refs are then their indices in the run, in program order.
    */
   readonly eventByEvent?: boolean;
+  /**
+   * It reads PredictOptions.until (a long run, whose Step Over past its windows runs the program
+   * rather than going event by event): Step Over and Step Out stop at a breakpoint however deep
+   * into the call, not only within the first maxEvents events of it.
+   */
+  readonly bounds?: boolean;
   /**
    * A run with holes: `met`, every hole it met, in order; `at`, the hole the model answered whose
    * answer a state of the run first shows (a stub's return, or where a missing call's result was

@@ -473,3 +473,20 @@ export interface BreakpointPlace {
 export function breakpointHits(f: Pick<Frame, "event" | "line" | "file">, b: BreakpointPlace): boolean {
   return f.event === "line" && f.line === b.line && f.file === b.file;
 }
+
+/**
+ * Where a Step Over (`depth`: the first later event no deeper) or Step Out (`returnAt`: the first
+ * that leaves that depth, or returns at it) lands; as a Continue's bound, the rest of a Step Over
+ * or Step Out that stops at the breakpoints in the calls it passes, as debugpy's does.
+ */
+export interface Bound {
+  depth?: number;
+  returnAt?: number;
+}
+
+/** Whether a state is where a move bounded so lands (a bound with neither: nowhere). */
+export function reachesBound(f: Pick<Frame, "event" | "depth">, b: Bound): boolean {
+  if (b.depth !== undefined) return f.depth <= b.depth;
+  if (b.returnAt !== undefined) return f.depth < b.returnAt || (f.depth === b.returnAt && f.event === "return");
+  return false;
+}

@@ -18,7 +18,7 @@
 // held there for the first expression (runTo). A counting run of the seek finds the landing's
 // index (placeLanding) only when a move or a line of the Debug Console needs it: moves within the
 // window recorded from there, a Step Back to where the move began and a Step Over again do not.
-import { sameState, type Action, type Exit, type Frame, type Step } from "../format/trajectory.js";
+import { breakpointHits, reachesBound, sameState, type Action, type Bound, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
 import { inspectedValue, runSealed, statementResult, withStatement, type Expressions, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
@@ -115,6 +115,14 @@ const lastOf = (segments: readonly Segment[], ok: (s: Segment) => boolean): Segm
   return segments[0];
 };
 
+/**
+ * Whether a Continue (with breakpoints that have conditions) that a window shows landing on `f`
+ * lands there whatever the conditions read: `f` is no hit of a breakpoint with a condition, or is
+ * where the Continue's bound lands (a Step Over's rest). Else only a run that reads them in the
+ * program's frame knows.
+ */
+const unconditioned = (f: Frame, places: readonly SeekPlace[], until?: Bound): boolean => (until !== undefined && reachesBound(f, until)) || !places.some((p) => p.condition !== undefined && breakpointHits(f, p));
+
 /** A seek's landing whose index is to come (LongRunPredictor.landFast). */
 const LANDED_FAST = Symbol("landed fast");
 
@@ -128,6 +136,8 @@ const bytesOf = (frames: readonly Frame[], upTo: number): Buffer => Buffer.from(
 
 export class LongRunPredictor implements Predictor {
   readonly eventByEvent = true;
+  /** A Step Over past breakpoints is a bounded Continue (PredictOptions.until): one seek, however deep the breakpoint. */
+  readonly bounds = true;
   readonly source: string;
   readonly python?: string;
   /** Made at the first move that neither the windows nor a seek can answer (sketch). */
@@ -260,7 +270,7 @@ export class LongRunPredictor implements Predictor {
     const w = this.windowOf(from) ?? (held ? notHeld() : await this.fetch(from, signal));
     // (what the run had printed by `from`, read before another window may take its place)
     const before = this.offset(from);
-    const to = await this.move(w, from, action, places, held, signal);
+    const to = await this.move(w, from, action, places, held, signal, opts?.until);
     if (to === LANDED_FAST) return this.landed(action, before);
     if (held && !this.windowOf(to) && to !== this.end?.events) notHeld();
     return this.at(to, action, from, signal, before);
@@ -283,9 +293,9 @@ export class LongRunPredictor implements Predictor {
     const end = w.from + w.frames.length;
     if (ref < w.from || ref >= end) return undefined;
     const places = opts?.breakpoints;
-    if (action.kind === "continue" && places?.some((p) => p.condition)) return undefined;
-    const to = transitionWithin(viewOf(w), ref, action, places, w.from);
+    const to = transitionWithin(viewOf(w), ref, action, places, w.from, opts?.until);
     if (to === undefined || to >= end) return undefined;
+    if (action.kind === "continue" && places && !unconditioned(w.frames[to - w.from], places, opts?.until)) return undefined;
     l.reached = Math.max(l.reached, to - w.from);
     const text = to > ref ? bytesOf(w.frames, to - w.from).subarray(bytesOf(w.frames, ref - w.from).length).toString("utf8") : undefined;
     return { step: { action, frame: shownFrame(w.frames[to - w.from], text) }, ref: to };
@@ -351,35 +361,39 @@ export class LongRunPredictor implements Predictor {
    * forwards past it, by a run that seeks where the move lands (semantics.ts's seekOf); back past
    * its start, over a window reaching back from here; else over the run's skeleton.
    */
-  private async move(w: Stretch, from: number, action: Action, places: SeekPlace[] | undefined, held: boolean, signal?: AbortSignal): Promise<number | typeof LANDED_FAST> {
+  private async move(w: Stretch, from: number, action: Action, places: SeekPlace[] | undefined, held: boolean, signal?: AbortSignal, until?: Bound): Promise<number | typeof LANDED_FAST> {
     // A Continue to a breakpoint with a condition is one run that seeks where the condition holds,
     // read in the program's frame as it runs: neither a window nor the skeleton knows which hits
     // stop, and each hit's condition asked apart costs a round trip (a run, past the windows).
     if (action.kind === "continue" && places?.some((p) => p.condition !== undefined)) {
+      const to = transitionWithin(viewOf(w), from, action, places, w.from, until);
+      if (to !== undefined && to < w.from + w.frames.length && unconditioned(w.frames[to - w.from], places, until)) return to;
       if (held) notHeld();
-      return this.seekTo(seekOf(w.frames[from - w.from], from, action, places)!, signal);
+      return this.seekTo(seekOf(w.frames[from - w.from], from, action, places, until)!, signal);
     }
-    const to = transitionWithin(viewOf(w), from, action, places, w.from);
+    const to = transitionWithin(viewOf(w), from, action, places, w.from, until);
     if (to !== undefined && (to < w.from + w.frames.length || w.final)) return to;
-    if (this.skeleton) return transition(this.skeleton.places, from, action, places);
+    if (this.skeleton) return transition(this.skeleton.places, from, action, places, until);
     if (held) notHeld();
     if (to !== undefined) {
       const here = w.frames[from - w.from];
       if (action.kind === "step_over" && this.behind?.before === from && here?.event !== "return") return this.behind.at;
-      const seek = seekOf(here, from, action, places);
+      const seek = seekOf(here, from, action, places, until);
       if (seek) {
         const at = await this.seekTo(seek, signal);
+        // (a Step Over, or a Continue bounded as one: no deeper event lands it)
+        const over = here && here.event !== "return" && seek.depth === here.depth;
         if (at === LANDED_FAST) {
           // (Back over from a Step Over landed at its own depth: where it began, as below.)
           const l = this.landing!;
-          if (action.kind === "step_over" && here && l.window.frames[0].depth === here.depth && here.event !== "return") l.back = from;
+          if (over && l.window.frames[0].depth === here.depth) l.back = from;
           return at;
         }
         // Back over from where a Step Over landed at its own depth: every event between is
         // deeper, so the latest earlier one at that depth is where it began (never a return).
         const lw = this.windowOf(at);
         const landed = lw?.frames[at - lw.from];
-        if (action.kind === "step_over" && landed && here && landed.depth === here.depth && here.event !== "return") this.behind = { at, before: from };
+        if (over && landed && landed.depth === here.depth) this.behind = { at, before: from };
         return at;
       }
     } else {
@@ -389,13 +403,13 @@ export class LongRunPredictor implements Predictor {
       if (action.kind === "inv_step_over" && this.behind?.at === from && w.frames[from - w.from]?.event === "line") return this.behind.before >= 0 ? this.behind.before : from - 1;
       if (w.from > this.aroundFrom(from)) {
         const back = await this.fetch(from, signal);
-        const t = transitionWithin(viewOf(back), from, action, places, back.from);
+        const t = transitionWithin(viewOf(back), from, action, places, back.from, until);
         if (t !== undefined) return t;
       }
       // Back over a long call: the latest event no deeper than here, looked for by one run.
       if (action.kind === "inv_step_over") return this.backOverFrom(from, w.frames[from - w.from]?.depth ?? -1, signal);
     }
-    return transition((await this.sketch(signal)).places, from, action, places);
+    return transition((await this.sketch(signal)).places, from, action, places, until);
   }
 
   /** inv_step_over from event `from` (at depth `here`), by a run that looks for the latest earlier event no deeper (semantics.ts's backOver). */

@@ -497,8 +497,9 @@ class Run(_console.Console):
         self.found = None
         if latest is not None:
             self.record_from = _NEVER
-        # (a Continue's seek looks at line events on its lines only: a set of ints read first)
-        self.seek_lines = None if seek is None or seek.get("places") is None else {line for _, line in self.seek[3].keys()}
+        # (a Continue's seek looks at line events on its lines only: a set of ints read first; not
+        # one bounded as a Step Over or Step Out, which may land on any event)
+        self.seek_lines = None if seek is None or self.seek[3] is None or self.seek[1] is not None or self.seek[2] is not None else {line for _, line in self.seek[3].keys()}
         # A Continue's seek keeps, by depth, the index of the call event that began the latest
         # excursion into it (a call not right after a return at that depth: the event before it is
         # its caller's). Where it lands, the latest earlier event at the landing's depth is "behind"
@@ -759,11 +760,14 @@ class Run(_console.Console):
             if seek[1] is not None or seek[2] is not None:
                 # A Step Over or Step Out lands in a frame on the stack when it began: a frame
                 # entered since is deeper, and its events are only counted (count_trace), or not
-                # even traced where the seek goes fast.
+                # even traced where the seek goes fast. (A Continue bounded so, the rest of a Step
+                # Over past breakpoints, lands in such a frame on a breakpoint's line only: traced
+                # where one of its lines is one, else counted; going fast, on_past_line.)
                 if self.past is not None and self.go_past(frame):
                     return None
-                self.skip()
-                return self.counting
+                if seek[3] is None or not self.may_land(frame.f_code, rel):
+                    self.skip()
+                    return self.counting
             if self.seeks("call", depth or 0, frame.f_lineno or frame.f_code.co_firstlineno, rel):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
@@ -856,8 +860,9 @@ class Run(_console.Console):
     def go_past(self, frame):
         """A call a Step Over's or Step Out's fast seek passes over (`frame`, deeper than where it
         lands): no trace function until it returns to a traced frame (on_return, on_unwind,
-        on_c_leave). False where every sys.monitoring tool id is taken (by the program): the seek
-        goes on counting."""
+        on_c_leave), or, a Continue bounded so, until a breakpoint's line in it (on_past_line).
+        False where every sys.monitoring tool id is taken (by the program): the seek goes on
+        counting."""
         if self.monitor is None:
             if not self.take_tool():
                 self.past = None
@@ -870,15 +875,34 @@ class Run(_console.Console):
                 _mon.register_callback(self.monitor, event, self.on_c_leave)
             # (C_RETURN and C_RAISE come only with CALL, which is wanted nowhere)
             _mon.register_callback(self.monitor, events.CALL, _no_call)
+            _mon.register_callback(self.monitor, events.LINE, self.on_past_line)
         del self.stack[frame]
         self.watched = set(self.stack)
         events = _mon.events
-        _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD)
+        _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD | (events.LINE if self.seek[3] is not None else 0))
         for f in self.watched:
             _mon.set_local_events(self.monitor, f.f_code, events.CALL | events.C_RETURN | events.C_RAISE)
         self.program_limit()
         _real_settrace(None)
         return True
+
+    def on_past_line(self, code, line):
+        """A line met in a call a bounded Continue passes over (go_past): where it is one of its
+        breakpoints' places and its condition holds, the move lands here (tracing takes up again
+        from the frames on the stack); any other line is never called again."""
+        rel = self.rel_of(code.co_filename)
+        places = self.seek[3] if self.monitor is not None and self.seek is not None else None
+        if places is None or rel is None or (rel, line) not in places:
+            return _mon.DISABLE
+        frame = _getframe(1)
+        conditions = places[(rel, line)]
+        if conditions is not None and not self.holds(frame, conditions):
+            return None
+        self.trace_again(frame)
+        self.record_from = self.skip_until = self.events
+        self.seek = None
+        self.event(frame, "line", None, rel)
+        return None
 
     def on_return(self, code, offset, value):
         """A Python frame returns or yields while a fast seek passes over a call: where to a traced
@@ -1078,20 +1102,21 @@ class Run(_console.Console):
 
     def seeks(self, event, depth, line, rel, frame=None):
         """Whether a move lands on this event: the seek's form of adapter/real/semantics.ts's
-        forward moves (seekOf there): the first later event no deeper than a depth (Step Over),
-        the first that leaves or returns from a frame (Step Out), the first line on a breakpoint
-        whose condition holds in `frame` (Continue), else the next one (Step Into)."""
+        forward moves (seekOf and lands there): the first line on a breakpoint whose condition
+        holds in `frame` (Continue), the first later event no deeper than a depth (Step Over), the
+        first that leaves or returns from a frame (Step Out), whichever comes first of a
+        Continue's and its bound's (the rest of a Step Over past breakpoints), else the next one
+        (Step Into)."""
         _, depth_at_most, return_at, places = self.seek
+        if places is not None and event == "line" and (rel or "", line) in places:
+            conditions = places[(rel or "", line)]
+            if conditions is None or frame is None or self.holds(frame, conditions):
+                return True
         if depth_at_most is not None:
             return depth <= depth_at_most
         if return_at is not None:
             return depth < return_at or (depth == return_at and event == "return")
-        if places is not None:
-            if event != "line" or (rel or "", line) not in places:
-                return False
-            conditions = places[(rel or "", line)]
-            return conditions is None or frame is None or self.holds(frame, conditions)
-        return True
+        return places is None
 
     def holds(self, frame, conditions):
         """Whether one of a breakpoint's conditions holds in the frame, as debugpy reads it there;

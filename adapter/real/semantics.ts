@@ -8,7 +8,7 @@
 // tracer writes a return (without value) for every frame an exception unwinds, so depth only
 // ever falls through return events and exceptions need no rule of their own: they propagate by
 // the caller's exception event after the callee's return.
-import { breakpointCanHit, breakpointHits, type Action, type BreakpointPlace, type Frame } from "../format/trajectory.js";
+import { breakpointCanHit, breakpointHits, reachesBound, type Action, type Bound, type BreakpointPlace, type Frame } from "../format/trajectory.js";
 
 /** What the semantics read of an event: where it stands, not its values (a recording's frames, or a long run's skeleton). */
 export type Place = Pick<Frame, "event" | "line" | "depth" | "file">;
@@ -31,9 +31,9 @@ export function placesOf(first: number, length: number, at: (i: number) => Place
   });
 }
 
-/** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. */
-export function transition(frames: Places, i: number, action: Action, breakpoints?: readonly BreakpointPlace[]): number {
-  return transitionWithin(frames, i, action, breakpoints, 0)!;
+/** Where `action` leads from state `i` (0 <= i <= frames.length); frames.length is the exit. `until`: a Continue's bound (Bound). */
+export function transition(frames: Places, i: number, action: Action, breakpoints?: readonly BreakpointPlace[], until?: Bound): number {
+  return transitionWithin(frames, i, action, breakpoints, 0, until)!;
 }
 
 /** A breakpoint's place as a Continue's seek looks for it: with its condition, where it has one. */
@@ -52,12 +52,16 @@ export interface Seek {
   depth?: number;
   /** Step Out: the first event that leaves this depth, or returns at it. */
   returnAt?: number;
-  /** Continue: the first line event on one of these places where its condition holds, in the program's frame (none: the exit). */
+  /**
+   * Continue: the first line event on one of these places where its condition holds, in the
+   * program's frame (none: the exit); with `depth` or `returnAt` (a Bound), that or the first
+   * event those land on, whichever comes first.
+   */
   places?: readonly SeekPlace[];
 }
 
 /** What `action` from event `i` (standing at `here`) looks for. */
-export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly SeekPlace[]): Seek | undefined {
+export function seekOf(here: Place, i: number, action: Action, breakpoints?: readonly SeekPlace[], until?: Bound): Seek | undefined {
   // (from a return the frame is done: its caller's depth)
   const d = here.event === "return" ? here.depth - 1 : here.depth;
   switch (action.kind) {
@@ -68,7 +72,7 @@ export function seekOf(here: Place, i: number, action: Action, breakpoints?: rea
     case "step_return":
       return { after: i, returnAt: d };
     case "continue":
-      return { after: i, places: breakpoints ?? [] };
+      return { after: i, places: breakpoints ?? [], ...until };
     default:
       return undefined;
   }
@@ -76,10 +80,9 @@ export function seekOf(here: Place, i: number, action: Action, breakpoints?: rea
 
 /** Whether a move that looks for `seek` lands on event `f`. */
 export function lands(seek: Seek, f: Place): boolean {
-  if (seek.depth !== undefined) return f.depth <= seek.depth;
-  if (seek.returnAt !== undefined) return f.depth < seek.returnAt || (f.depth === seek.returnAt && f.event === "return");
-  if (seek.places) return seek.places.some((b) => breakpointHits(f, b));
-  return true;
+  if (seek.places?.some((b) => breakpointHits(f, b))) return true;
+  if (seek.depth !== undefined || seek.returnAt !== undefined) return reachesBound(f, seek);
+  return !seek.places;
 }
 
 /**
@@ -88,7 +91,7 @@ export function lands(seek: Seek, f: Place): boolean {
  * that meets nothing in `frames` answers frames.length, as at the exit: whether the run ends
  * there is the caller's to know.
  */
-export function transitionWithin(frames: Places, i: number, action: Action, breakpoints: readonly BreakpointPlace[] | undefined, first: number): number | undefined {
+export function transitionWithin(frames: Places, i: number, action: Action, breakpoints: readonly BreakpointPlace[] | undefined, first: number, until?: Bound): number | undefined {
   const n = frames.length;
   if (!Number.isInteger(i) || i < 0 || i > n) throw new RangeError(`state index ${i} is outside the trace (0..${n})`);
   if ((action.kind === "breakpoint" || action.kind === "inv_breakpoint") && !Number.isInteger(action.line))
@@ -110,7 +113,7 @@ export function transitionWithin(frames: Places, i: number, action: Action, brea
       // call, onto a return, into a handler); step_over the next no deeper, step_return the frame's
       // return (both below); continue the next line event on a breakpoint (in the main file or
       // another user file), else the exit.
-      const seek = seekOf(frames[i], i, action, breakpoints);
+      const seek = seekOf(frames[i], i, action, breakpoints, until);
       if (!seek) return n;
       for (let j = i + 1; j < n; j++) if (lands(seek, frames[j])) return j;
       return n;
