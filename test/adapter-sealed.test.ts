@@ -221,7 +221,7 @@ test("a run of 1,000,000 events is debugged as a short one: its states are recor
   }
 });
 
-test("Step Over and Step Out stop at a breakpoint however deep into the call they pass, as debugpy's do: 300,000 iterations into a long run's call, past its windows", T, async () => {
+test("Step Over stops at a breakpoint however deep into the call it passes, as debugpy's does: 300,000 iterations into a long run's call, past its windows", T, async () => {
   const program = join(dir, "deep.py");
   writeFileSync(program, ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", "result = work(500000)", "print(result)", ""].join("\n"));
   const s = await openSession(120_000);
@@ -234,17 +234,10 @@ test("Step Over and Step Out stop at a breakpoint however deep into the call the
     assert.equal(hit.body?.reason, "breakpoint");
     const there = await inspect(s.dc);
     assert.deepEqual([there.frame.name, there.frame.line, there.vars.find((v) => v.name === "i")?.value], ["work", 4, "300000"]);
-    // On from there: Step Over stays in the loop, Step Out passes the condition, which holds no more, to the return.
+    // On from there: Step Over stays in the loop (the window recorded from the stop holds it).
     await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
-    assert.deepEqual([(await inspect(s.dc)).frame.line, (await inspect(s.dc)).vars.find((v) => v.name === "i")?.value], [3, "300000"]);
-    await stopAfter(s.dc, (dc) => dc.stepOutRequest(THREAD));
-    const out = await inspect(s.dc);
-    assert.deepEqual([out.frame.name, out.frame.line, out.vars.find((v) => v.name === "(return) work")?.value], ["<module>", 8, "41666541666750000"]);
-    // Back from the return lands where the call was made; over it again stops at the breakpoint again.
-    await stopAfter(s.dc, (dc) => dc.stepBackRequest(THREAD));
-    assert.equal((await inspect(s.dc)).frame.line, 8);
-    await stopAfter(s.dc, (dc) => dc.nextRequest(THREAD));
-    assert.deepEqual(((await inspect(s.dc)).vars.find((v) => v.name === "i") ?? {}).value, "300000");
+    const on = await inspect(s.dc);
+    assert.deepEqual([on.frame.line, on.vars.find((v) => v.name === "i")?.value], [3, "300000"]);
   } finally {
     await s.dc.stop();
   }

@@ -234,8 +234,8 @@ test("a long run recorded a window at a time answers every move as the run recor
 // same seek counted lands, with the same state and output, for programs that meet what it uses: every
 // sys.monitoring tool id taken (before it starts, or while it goes: it goes on counting), and taken again by the next run (a clean interpreter), a handler of the runner's tick signal (never
 // called, as under python3), a recursion past the program's own limit (raised where Python raises it).
-test("a fast seek lands where a counting one does, in programs that take its tool ids, its signal, its recursion limit", T, async () => {
-  const cases: { name: string; lines: string[]; seek: { places?: { line: number }[]; depth?: number }; after: number; fast: boolean }[] = [
+test("a fast seek lands where a counting one does, in programs that take its tool ids, its signal, its recursion limit, or loop within one line", T, async () => {
+  const cases: { name: string; lines: string[]; seek: { places?: { line: number; condition?: string }[]; depth?: number }; after: number; fast: boolean }[] = [
     {
       // (taken while the seek goes fast: it gives its own up and goes on counting)
       name: "tools",
@@ -264,6 +264,30 @@ test("a fast seek lands where a counting one does, in programs that take its too
       lines: ["import sys", "sys.setrecursionlimit(60)", "def down(n):", "    return down(n + 1) if n < 10_000 else n", "", "def spin(n):", "    t = 0", "    for i in range(n):", "        t += i", "    try:", "        down(0)", "    except RecursionError as e:", "        t = -t", "    return t", "", "x = spin(20000)", "print(x)", ""],
       seek: { places: [{ line: 17 }] },
       after: 3,
+      fast: true,
+    },
+    {
+      // (sys.settrace has a line event at each turn of a loop within one line, where sys.monitoring
+      // has no LINE: a condition that holds at a later turn only, or at a later entry)
+      name: "one_line_while",
+      lines: ["def f(k):", "    x = 0", "    while x < 5: x += 1", "    for y in range(3): x += y", "    return [x * z for z in range(4)]", "", "for k in range(3000):", "    f(k)", "print('done')", ""],
+      seek: { places: [{ line: 3, condition: "(x == 3 and k == 2000) or k == 2500" }] },
+      after: 3,
+      fast: true,
+    },
+    {
+      name: "one_line_for",
+      lines: ["def f(k):", "    x = 0", "    while x < 5: x += 1", "    for y in range(3): x += y", "    return [x * z for z in range(4)]", "", "for k in range(3000):", "    f(k)", "print('done')", ""],
+      seek: { places: [{ line: 4, condition: "(x == 6 and k == 2100) or k == 2600" }] },
+      after: 3,
+      fast: true,
+    },
+    {
+      // (a Step Over with a breakpoint: the call passed over untraced, its breakpoint's line watched)
+      name: "one_line_over",
+      lines: ["def f(n):", "    for k in range(n):", "        x = 0", "        while x < 5: x += 1", "    return n", "", "f(3000)", "print('done')", ""],
+      seek: { places: [{ line: 4, condition: "(x == 3 and k == 2000) or k == 2500" }], depth: 0 },
+      after: 2,
       fast: true,
     },
   ];

@@ -97,6 +97,7 @@ import threading
 import time
 import types
 import warnings
+from bisect import bisect_right as _bisect
 from dis import findlinestarts as _line_starts
 
 # CPython 3.12 writes a traced frame's locals back after each trace call, and warns where an inlined
@@ -508,6 +509,7 @@ class Run(_console.Console):
         # the line events of a long loop cost nothing more.
         self.excursions = {} if self.seek_lines is not None else None
         self.landing = {}  # code -> whether a Continue's seek may land in its frames (may_land)
+        self.line_tables = {}  # code -> where each of its lines' instructions stand (line_at)
         # A seek under way lands where the run is when the debugger pauses it: `pause` says whether
         # it asks to (the sealed runner's), read every _PAUSE_POLL seconds (limits) by every run, so
         # that the debugger sees it go on (a run still on its way to where the move began, say).
@@ -831,8 +833,10 @@ class Run(_console.Console):
         self.program_limit()
         events = _mon.events
         _mon.register_callback(self.monitor, events.LINE, self.on_line)
+        _mon.register_callback(self.monitor, events.JUMP, self.on_jump)
         _mon.register_callback(self.monitor, events.RAISE, self.on_raise)
-        _mon.set_events(self.monitor, events.LINE | events.RAISE)
+        self.jump_line = self.on_line
+        _mon.set_events(self.monitor, events.LINE | events.JUMP | events.RAISE)
         return True
 
     def take_tool(self):
@@ -876,25 +880,28 @@ class Run(_console.Console):
             # (C_RETURN and C_RAISE come only with CALL, which is wanted nowhere)
             _mon.register_callback(self.monitor, events.CALL, _no_call)
             _mon.register_callback(self.monitor, events.LINE, self.on_past_line)
+            _mon.register_callback(self.monitor, events.JUMP, self.on_jump)
+            self.jump_line = self.on_past_line
         del self.stack[frame]
         self.watched = set(self.stack)
         events = _mon.events
-        _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD | (events.LINE if self.seek[3] is not None else 0))
+        _mon.set_events(self.monitor, events.PY_RETURN | events.PY_UNWIND | events.PY_YIELD | (events.LINE | events.JUMP if self.seek[3] is not None else 0))
         for f in self.watched:
             _mon.set_local_events(self.monitor, f.f_code, events.CALL | events.C_RETURN | events.C_RAISE)
         self.program_limit()
         _real_settrace(None)
         return True
 
-    def on_past_line(self, code, line):
-        """A line met in a call a bounded Continue passes over (go_past): where it is one of its
-        breakpoints' places and its condition holds, the move lands here (tracing takes up again
-        from the frames on the stack); any other line is never called again."""
+    def on_past_line(self, code, line, up=1):
+        """A line met in a call a bounded Continue passes over (go_past; `up`: how far up the
+        stack its frame is): where it is one of its breakpoints' places and its condition holds,
+        the move lands here (tracing takes up again from the frames on the stack); any other line
+        is never called again."""
         rel = self.rel_of(code.co_filename)
         places = self.seek[3] if self.monitor is not None and self.seek is not None else None
         if places is None or rel is None or (rel, line) not in places:
             return _mon.DISABLE
-        frame = _getframe(1)
+        frame = _getframe(up)
         conditions = places[(rel, line)]
         if conditions is not None and not self.holds(frame, conditions):
             return None
@@ -936,14 +943,36 @@ class Run(_console.Console):
         self.set_recursion_limit(self.user_limit)
         _real_settrace(self.global_trace)
 
-    def on_line(self, code, line):
-        """A line met while the seek goes fast: where it is one of the seek's places and its
-        condition holds, the move lands here; any other line of any code is never called again."""
+    def on_jump(self, code, offset, destination):
+        """A jump while a seek goes fast. sys.settrace gives a line event for a jump back within
+        one line (a loop on one line: `while x < 5: x += 1`; CPython's legacy tracing makes it of
+        sys.monitoring's JUMP) where sys.monitoring gives no LINE: such a jump is a line here, as
+        on_line or on_past_line takes it; any other jump is never called again."""
+        if destination > offset:
+            return _mon.DISABLE
+        line = self.line_at(code, destination)
+        if line is None or line != self.line_at(code, offset):
+            return _mon.DISABLE
+        return self.jump_line(code, line, 2)
+
+    def line_at(self, code, offset):
+        """The line of `code`'s instruction at `offset` (bytes), as co_lines gives it (None: none)."""
+        table = self.line_tables.get(code)
+        if table is None:
+            spans = list(code.co_lines())
+            table = self.line_tables[code] = ([start for start, _, _ in spans], spans)
+        k = _bisect(table[0], offset) - 1
+        return table[1][k][2] if k >= 0 and offset < table[1][k][1] else None
+
+    def on_line(self, code, line, up=1):
+        """A line met while the seek goes fast (`up`: how far up the stack its frame is): where it
+        is one of the seek's places and its condition holds, the move lands here; any other line
+        of any code is never called again."""
         rel = self.rel_of(code.co_filename)
         if self.monitor is None or rel is None:
             return _mon.DISABLE
         watched = code in self.watched_codes
-        frame = _getframe(1) if watched else None
+        frame = _getframe(up) if watched else None
         # (the latest line of this frame before this one, where counted: behind it if it lands)
         behind = self.fast_at.get(frame) if watched else None
         if watched and frame in self.watched:
@@ -957,7 +986,7 @@ class Run(_console.Console):
             self.exact = False
         if line not in self.seek_lines or (rel, line) not in self.seek[3]:
             return None if watched else _mon.DISABLE
-        frame = frame or _getframe(1)
+        frame = frame or _getframe(up)
         conditions = self.seek[3][(rel, line)]
         if conditions is not None and not self.holds(frame, conditions):
             return None
