@@ -320,8 +320,9 @@ test("predict: a log point writes marked lines and a hit count passes the first 
   }
 });
 
-test("predict: with raised exceptions on, a continue stops at a predicted exception, or after a bounded number of events with a note", T, async () => {
-  const s = await openSession(120_000);
+test("predict: with raised exceptions on, a continue stops at a predicted exception, or after a bounded number of events with a note", { timeout: 420_000 }, async () => {
+  // (up to 300 of the model's steps, one at a time on one thread: minutes on a loaded 2-core machine)
+  const s = await openSession(400_000);
   try {
     const { first } = await start(s, { ...PREDICT, call: "check(-2)" }, [], ["raised"]);
     assert.equal(first.event, "stopped", "check(-2) raises: the run does not end without a stop");

@@ -500,7 +500,10 @@ class Run(_console.Console):
             self.record_from = _NEVER
         # (a Continue's seek looks at line events on its lines only: a set of ints read first; not
         # one bounded as a Step Over or Step Out, which may land on any event)
-        self.seek_lines = None if seek is None or self.seek[3] is None or self.seek[1] is not None or self.seek[2] is not None else {line for _, line in self.seek[3].keys()}
+        bounded = seek is not None and self.seek[3] is not None and (self.seek[1] is not None or self.seek[2] is not None)
+        self.seek_lines = None if seek is None or self.seek[3] is None or bounded else {line for _, line in self.seek[3].keys()}
+        # (a bounded one's breakpoint lines, looked at in the frames it passes over: count_trace)
+        self.place_lines = {line for _, line in self.seek[3].keys()} if bounded else None
         # A Continue's seek keeps, by depth, the index of the call event that began the latest
         # excursion into it (a call not right after a return at that depth: the event before it is
         # its caller's). Where it lands, the latest earlier event at the landing's depth is "behind"
@@ -763,13 +766,12 @@ class Run(_console.Console):
                 # A Step Over or Step Out lands in a frame on the stack when it began: a frame
                 # entered since is deeper, and its events are only counted (count_trace), or not
                 # even traced where the seek goes fast. (A Continue bounded so, the rest of a Step
-                # Over past breakpoints, lands in such a frame on a breakpoint's line only: traced
-                # where one of its lines is one, else counted; going fast, on_past_line.)
+                # Over past breakpoints, lands in such a frame on a breakpoint's line only: count_trace
+                # looks at those lines; going fast, on_past_line.)
                 if self.past is not None and self.go_past(frame):
                     return None
-                if seek[3] is None or not self.may_land(frame.f_code, rel):
-                    self.skip()
-                    return self.counting
+                self.skip()
+                return self.counting
             if self.seeks("call", depth or 0, frame.f_lineno or frame.f_code.co_firstlineno, rel):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
@@ -1095,9 +1097,13 @@ class Run(_console.Console):
 
     def count_trace(self, frame, event, arg):
         """The local trace function of a frame a seek passes over (see global_trace): its events
-        are counted, and once the window has begun, recorded (local_trace)."""
+        are counted, and once the window has begun, recorded (local_trace). A bounded Continue's
+        (the rest of a Step Over past breakpoints) may land on its breakpoints' lines there."""
         if self.events >= self.skip_until or self.stopped:
             return self.local_trace(frame, event, arg)
+        if event == "line" and self.place_lines is not None and frame.f_lineno in self.place_lines:
+            local = self.local_trace(frame, event, arg)
+            return self.counting if local is not None and self.events < self.skip_until else local
         if event == "line":
             # passed(), inline (see local_trace)
             self.events += 1
