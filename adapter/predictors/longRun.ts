@@ -21,7 +21,7 @@
 import { breakpointHits, reachesBound, sameState, type Action, type Bound, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
-import { inspectedValue, runSealed, statementResult, withStatement, type Expressions, type Hold, type Inspect, type SealedResult, type Statement, type Window } from "../real/sealed.js";
+import { inspectedValue, runSealed, statementResult, withStatement, type Expressions, type HeldAnswer, type Hold, type Inspect, type Inspected, type SealedResult, type Statement, type Window } from "../real/sealed.js";
 import { HeldStop } from "../real/heldStop.js";
 import { DEFAULT_TIMEOUT_S, type HybridOracle, type TraceOptions } from "../real/run.js";
 import type { RunSkeleton } from "../real/skeleton.js";
@@ -58,7 +58,7 @@ interface Landing {
   /** The window recorded from there, at the segment's refs (its `from` the segment's first). */
   window: Stretch;
   held?: Map<string, ValueResult>;
-  /** The fast run, its window kept as any once the index is known. */
+  /** The fast run, its window kept as any once the index is known (where no line of the Debug Console ran there). */
   result: SealedResult;
   /** Its index (and what is behind it), found by a counting run of the seek once asked. */
   found?: Promise<{ at: number; behind?: number }>;
@@ -122,6 +122,12 @@ const lastOf = (segments: readonly Segment[], ok: (s: Segment) => boolean): Segm
  * program's frame knows.
  */
 const unconditioned = (f: Frame, places: readonly SeekPlace[], until?: Bound): boolean => (until !== undefined && reachesBound(f, until)) || !places.some((p) => p.condition !== undefined && breakpointHits(f, p));
+
+/** What a run held at a stop answered to a line of the Debug Console: the state as the line left it (with its callers') and the line's result; else why not, thrown. */
+function lineRan(code: string, got: HeldAnswer | SealedResult): { state: Frame; callers?: Frame[]; result: Inspected } {
+  if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
+  return { state: got.state, ...(got.callers ? { callers: got.callers } : {}), result: got.results[0] };
+}
 
 /** A seek's landing whose index is to come (LongRunPredictor.landFast). */
 const LANDED_FAST = Symbol("landed fast");
@@ -584,11 +590,11 @@ export class LongRunPredictor implements Predictor {
       const next = withStatement(kept, at, code, frame);
       const line = { code, ...(frame ? { up: frame } : {}) };
       const got = await this.stop.ask(this.stopKey(last.ref!, kept), line, (hold) => this.runTo(last.ref!, { expressions: [] }, hold, opts?.signal), this.stopKey(last.ref!, next));
-      if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
+      const ran = lineRan(code, got);
       this.statements = next;
       this.forget();
-      this.windows = [{ from: at, frames: [got.state], callers: got.callers ?? [] }];
-      return { state: { step: { ...last.step, frame: got.state }, ref: last.ref }, result: got.results[0] };
+      this.windows = [{ from: at, frames: [ran.state], callers: ran.callers ?? [] }];
+      return { state: { step: { ...last.step, frame: ran.state }, ref: last.ref }, result: ran.result };
     }
     this.statements = withStatement(kept, at, code, frame);
     const from = this.aroundFrom(at);
@@ -621,11 +627,11 @@ export class LongRunPredictor implements Predictor {
     const lines = withStatement(l.lines, k, code, frame);
     const line = { code, ...(frame ? { up: frame } : {}) };
     const got = await this.stop.ask(this.stopKey(ref), line, (hold) => this.runTo(ref, { expressions: [] }, hold, signal), this.stopKey(ref, this.statements, lines));
-    if (!("results" in got) || !got.state || !got.results[0]) throw new Error(`"${cutText(code)}" did not finish in the run's time (${"results" in got ? "no answer" : got.exit.status}): nothing of it was kept`);
+    const ran = lineRan(code, got);
     if (this.landing !== l) throw new Error(`"${cutText(code)}" was run while the run moved on: nothing of it was kept`);
     l.lines = lines;
-    l.window = { from: l.window.from, frames: [...l.window.frames.slice(0, k), got.state], callers: k ? l.window.callers : (got.callers ?? []) };
-    return { state: { step: { ...last.step, frame: got.state }, ref }, result: got.results[0] };
+    l.window = { from: l.window.from, frames: [...l.window.frames.slice(0, k), ran.state], callers: k ? l.window.callers : (ran.callers ?? []) };
+    return { state: { step: { ...last.step, frame: ran.state }, ref }, result: ran.result };
   }
 
   /** What the run was before a line of the Debug Console is gone: its windows, its end and its skeleton (made again when a move needs them). */

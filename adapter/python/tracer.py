@@ -500,10 +500,11 @@ class Run(_console.Console):
             self.record_from = _NEVER
         # (a Continue's seek looks at line events on its lines only: a set of ints read first; not
         # one bounded as a Step Over or Step Out, which may land on any event)
-        bounded = seek is not None and self.seek[3] is not None and (self.seek[1] is not None or self.seek[2] is not None)
-        self.seek_lines = None if seek is None or self.seek[3] is None or bounded else {line for _, line in self.seek[3].keys()}
+        lines = None if seek is None or self.seek[3] is None else {line for _, line in self.seek[3].keys()}
+        bounded = lines is not None and (self.seek[1] is not None or self.seek[2] is not None)
+        self.seek_lines = None if bounded else lines
         # (a bounded one's breakpoint lines, looked at in the frames it passes over: count_trace)
-        self.place_lines = {line for _, line in self.seek[3].keys()} if bounded else None
+        self.place_lines = lines if bounded else None
         # A Continue's seek keeps, by depth, the index of the call event that began the latest
         # excursion into it (a call not right after a return at that depth: the event before it is
         # its caller's). Where it lands, the latest earlier event at the landing's depth is "behind"
@@ -903,15 +904,7 @@ class Run(_console.Console):
         places = self.seek[3] if self.monitor is not None and self.seek is not None else None
         if places is None or rel is None or (rel, line) not in places:
             return _mon.DISABLE
-        frame = _getframe(up)
-        conditions = places[(rel, line)]
-        if conditions is not None and not self.holds(frame, conditions):
-            return None
-        self.trace_again(frame)
-        self.record_from = self.skip_until = self.events
-        self.seek = None
-        self.event(frame, "line", None, rel)
-        return None
+        return self.land_fast(_getframe(up), rel, line)
 
     def on_return(self, code, offset, value):
         """A Python frame returns or yields while a fast seek passes over a call: where to a traced
@@ -988,7 +981,12 @@ class Run(_console.Console):
             self.exact = False
         if line not in self.seek_lines or (rel, line) not in self.seek[3]:
             return None if watched else _mon.DISABLE
-        frame = frame or _getframe(up)
+        return self.land_fast(frame or _getframe(up), rel, line, behind)
+
+    def land_fast(self, frame, rel, line, behind=None):
+        """A line of one of a fast seek's places met (on_line, on_past_line): where its condition
+        holds, the move lands here, tracing taken up again from the frames on the stack, `behind`
+        what is behind it (a Continue's: see go_fast)."""
         conditions = self.seek[3][(rel, line)]
         if conditions is not None and not self.holds(frame, conditions):
             return None
@@ -1101,10 +1099,10 @@ class Run(_console.Console):
         (the rest of a Step Over past breakpoints) may land on its breakpoints' lines there."""
         if self.events >= self.skip_until or self.stopped:
             return self.local_trace(frame, event, arg)
-        if event == "line" and self.place_lines is not None and frame.f_lineno in self.place_lines:
-            local = self.local_trace(frame, event, arg)
-            return self.counting if local is not None and self.events < self.skip_until else local
         if event == "line":
+            if self.place_lines is not None and frame.f_lineno in self.place_lines:
+                local = self.local_trace(frame, event, arg)
+                return self.counting if local is not None and self.events < self.skip_until else local
             # passed(), inline (see local_trace)
             self.events += 1
             if not self.events & 4095:
