@@ -235,7 +235,8 @@ test("a long run recorded a window at a time answers every move as the run recor
 // sys.monitoring tool id taken (before it starts, or while it goes: it goes on counting), and taken again by the next run (a clean interpreter), a handler of the runner's tick signal (never
 // called, as under python3), a recursion past the program's own limit (raised where Python raises it).
 test("a fast seek lands where a counting one does, in programs that take its tool ids, its signal, its recursion limit, or loop within one line", T, async () => {
-  const cases: { name: string; lines: string[]; seek: { places?: { line: number; condition?: string }[]; depth?: number }; after: number; fast: boolean }[] = [
+  // (`marks`: its condition changes the program, which the seek that reads it leaves where it lands)
+  const cases: { name: string; lines: string[]; seek: { places?: { line: number; condition?: string }[]; depth?: number }; after: number; fast: boolean; marks?: true }[] = [
     {
       // (taken while the seek goes fast: it gives its own up and goes on counting)
       name: "tools",
@@ -283,6 +284,23 @@ test("a fast seek lands where a counting one does, in programs that take its too
       fast: true,
     },
     {
+      // (a condition read at the first event past where a fast seek starts, once: it changes what it reads)
+      name: "first_hit",
+      lines: ["calls = []", "for k in range(5):", "    x = k", "print(len(calls))", ""],
+      seek: { places: [{ line: 3, condition: "calls.append(1) or len(calls) == 1" }] },
+      after: 2,
+      fast: false,
+      marks: true,
+    },
+    {
+      // (hits in the frame the seek starts in, in a call it passes, and in a generator)
+      name: "hits",
+      lines: ["def g(n):", "    for i in range(n):", "        yield i", "", "def f(n):", "    t = 0", "    for v in g(n):", "        t += v", "    return t", "", "total = 0", "for k in range(400):", "    total += f(k % 50)", "print(total)", ""],
+      seek: { places: [{ line: 8, condition: "v == 40 and k > 300" }, { line: 3, condition: "i == 45 and k == 395" }] },
+      after: 3,
+      fast: true,
+    },
+    {
       // (a Step Over with a breakpoint: the call passed over untraced, its breakpoint's line watched)
       name: "one_line_over",
       lines: ["def f(n):", "    for k in range(n):", "        x = 0", "        while x < 5: x += 1", "    return n", "", "f(3000)", "print('done')", ""],
@@ -298,13 +316,26 @@ test("a fast seek lands where a counting one does, in programs that take its too
     const counted = await runSealed(file, { maxEvents: 5, objects: 0, window: { seek }, sealedPython });
     const fast = await runSealed(file, { maxEvents: 5, objects: 0, window: { seek, fast: true }, sealedPython });
     assert.equal(fast.window?.fast === true, c.fast, `${c.name} (${sealedPython}): went fast`);
-    assert.ok(counted.frames.length > 0 && counted.window?.from !== undefined && counted.window.from > 1000, `${c.name}: landed at ${counted.window?.from}`);
+    assert.ok(counted.frames.length > 0 && counted.window?.from !== undefined && counted.window.from > (c.fast ? 1000 : c.after), `${c.name}: landed at ${counted.window?.from}`);
     assert.deepEqual(
       fast.frames.map((f) => ({ ...f, returned: undefined, callers: undefined })),
       counted.frames.map((f) => ({ ...f, returned: undefined, callers: undefined })),
       `${c.name}: the same states`,
     );
     assert.equal(fast.exit.stdout, counted.exit.stdout, `${c.name}: the same output`);
+    // Where a condition held: the same hit of the same place counted by both, and that place's
+    // nth hit, sought with no condition read (counted or fast), is the same landing.
+    if (!c.seek.places?.some((p) => p.condition)) continue;
+    const hits = counted.window?.hits;
+    assert.ok(hits && hits.n >= 1, `${c.name}: hits ${JSON.stringify(hits)}`);
+    assert.deepEqual(fast.window?.hits, hits, `${c.name}: the same hits`);
+    for (const again of [{ seek: { after: c.after, places: [hits.place], nth: hits.n } }, { seek: { after: c.after, places: [hits.place], nth: hits.n }, fast: true as const }]) {
+      const nth = await runSealed(file, { maxEvents: 5, objects: 0, window: again, sealedPython });
+      // (where the condition changed the program, the same event without that change, as a window's run records it)
+      const states = (r: typeof nth) => r.frames.map((f) => (c.marks ? [f.event, f.line, f.depth] : { ...f, returned: undefined, callers: undefined }));
+      assert.deepEqual(states(nth), states(counted), `${c.name} (${sealedPython}): its hit ${hits.n} of line ${hits.place.line}${again.fast ? ", fast" : ""}`);
+      if (!again.fast) assert.equal(nth.window?.from, counted.window?.from, `${c.name}: the same index`);
+    }
   }
   const signal = await runSealed(join(dir, "signal.py"), { maxEvents: 100, objects: 0, window: { seek: { after: 3, places: [{ line: 11 }] }, fast: true } });
   assert.match(signal.frames.map((f) => f.stdout ?? "").join("") + (signal.exit.stdout ?? ""), /^0 True 179999700000\n$/);

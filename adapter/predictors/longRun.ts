@@ -18,6 +18,8 @@
 // held there for the first expression (runTo). A counting run of the seek finds the landing's
 // index (placeLanding) only when a move or a line of the Debug Console needs it: moves within the
 // window recorded from there, a Step Back to where the move began and a Step Over again do not.
+// Where the seek landed because a condition held, both runs seek that place's nth hit instead,
+// reading no condition (landFast).
 import { breakpointHits, reachesBound, sameState, type Action, type Bound, type Exit, type Frame, type Step } from "../format/trajectory.js";
 import type { ValueResult } from "../format/values.js";
 import { NotHeld, RETURN_VALUE, type Evaluated, type Predicted, type PredictOptions, type Predictor, type RanLine } from "../engine/predictor.js";
@@ -53,7 +55,7 @@ interface Segment {
 /** A fast seek's landing whose index is not known yet: its window (from its first event), what its conditions read, and its index to come. */
 interface Landing {
   segment: Segment;
-  /** The seek that landed there: run fast again, it lands there again (a run held there: runTo); counted, it finds the landing's index. */
+  /** The seek that landed there (or one that lands there again with no condition read: landFast): run fast again, it lands there again (a run held there: runTo); counted, it finds the landing's index. */
   seek: Seek;
   /** The window recorded from there, at the segment's refs (its `from` the segment's first). */
   window: Stretch;
@@ -452,7 +454,12 @@ export class LongRunPredictor implements Predictor {
     this.segments.push(segment);
     // (where the seek saw what is behind the landing, before any event it did not count: an index)
     const back = result.window?.behind;
-    this.landing = { segment, seek, window: { from: segment.ref, frames: result.frames, callers: result.callers ?? [] }, ...(result.window?.held ? { held: result.window.held } : {}), result, reached: 0, lines: [], ...(back !== undefined && back >= 0 ? { back } : {}) };
+    // Where it landed because a condition held, at the nth hit of a place, a seek of that place's
+    // nth hit lands there again with no condition read (at each hit, a run of Python code in the
+    // program's frame): the run held there and the counting one are that seek.
+    const hits = result.window?.hits;
+    const again: Seek = hits && seek.places?.some((p) => p.condition !== undefined) ? { after: seek.after, places: [hits.place], nth: hits.n } : seek;
+    this.landing = { segment, seek: again, window: { from: segment.ref, frames: result.frames, callers: result.callers ?? [] }, ...(result.window?.held ? { held: result.window.held } : {}), result, reached: 0, lines: [], ...(back !== undefined && back >= 0 ? { back } : {}) };
     this.behind = undefined;
     this.held = undefined;
     this.stop.ahead(this.stopKey(segment.ref), (hold) => this.runTo(segment.ref, { expressions: [] }, hold, undefined, true));

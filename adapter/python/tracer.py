@@ -491,6 +491,13 @@ class Run(_console.Console):
             self.record_from = _NEVER
             places = seek.get("places")
             self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else _seek_places(places))
+        # A seek's hits of each of its places, line events past where it starts (hit); where it
+        # lands on one, which and how many it had there ("hits" in the window record: a seek that
+        # lands where a condition held is then found again by a seek of that place alone with
+        # "nth" and no condition read, which lands on its nth hit).
+        self.nth = int(seek["nth"]) if seek is not None and seek.get("nth") else None
+        self.place_hits = {}
+        self.landed_hits = None
         # "latest": no state recorded, but the latest event before "before" no deeper than "depth" (a
         # Step Back's: Run.look); the run stops at "before".
         latest = window.get("latest")
@@ -604,6 +611,8 @@ class Run(_console.Console):
                 window["behind"] = self.behind
             if self.held is not None:
                 window["held"] = self.held
+            if self.landed_hits is not None:
+                window["hits"] = self.landed_hits
             if self.went_fast:
                 window["fast"] = True
             self.write(window)
@@ -984,11 +993,11 @@ class Run(_console.Console):
         return self.land_fast(frame or _getframe(up), rel, line, behind)
 
     def land_fast(self, frame, rel, line, behind=None):
-        """A line of one of a fast seek's places met (on_line, on_past_line): where its condition
-        holds, the move lands here, tracing taken up again from the frames on the stack, `behind`
-        what is behind it (a Continue's: see go_fast)."""
-        conditions = self.seek[3][(rel, line)]
-        if conditions is not None and not self.holds(frame, conditions):
+        """A line of one of a fast seek's places met (on_line, on_past_line), a hit: where the seek
+        lands on it (lands_hit), the move lands here, tracing taken up again from the frames on the
+        stack, `behind` what is behind it (a Continue's: see go_fast)."""
+        self.hit((rel, line))
+        if not self.lands_hit((rel, line), frame):
             return None
         self.trace_again(frame)
         self.record_from = self.skip_until = self.events
@@ -1054,9 +1063,10 @@ class Run(_console.Console):
     def local_trace(self, frame, event, arg):
         if event == "line" and self.lean and self.events < self.skip_until:
             # The fast path of a long run's counting (millions of events): a line before the window
-            # that no seek looks at is passed() inline, a method call being most of its cost.
+            # that no seek looks at is passed() inline, a method call being most of its cost (and a
+            # hit of an nth seek's place short of its nth: passes_hit).
             lines = self.seek_lines
-            if lines is None or frame.f_lineno not in lines:
+            if lines is None or frame.f_lineno not in lines or (self.nth is not None and self.passes_hit(frame)):
                 self.events += 1
                 if not self.events & 4095:
                     self.limits()
@@ -1066,18 +1076,24 @@ class Run(_console.Console):
                 return self.local
         if self.stopped:
             return None
-        if self.fast is not None and self.events > self.fast and not (event == "line" and self.lands_here(frame)) and self.go_fast(frame, event == "line"):
-            return None
+        lands = None  # (whether the seek lands here, where a fast seek's start asked: asked once)
+        if self.fast is not None and self.events > self.fast:
+            if event == "line":
+                lands = self.lands_here(frame)
+            if not lands and self.go_fast(frame, event == "line"):
+                return None
         if event == "line" or event == "return" or event == "exception":
             seek = self.seek
             if (
                 seek is not None
                 and self.events > seek[0]
                 and (self.seek_lines is None or frame.f_lineno in self.seek_lines)
-                and self.seeks(event, self.stack[frame][0], frame.f_lineno, self.files.get(frame.f_code.co_filename), frame)
+                and (lands if lands is not None else self.seeks(event, self.stack[frame][0], frame.f_lineno, self.files.get(frame.f_code.co_filename), frame))
             ):
                 self.record_from = self.skip_until = self.events
                 self.seek = None
+                # (a fast seek that lands on the first event past where it starts never goes fast)
+                self.fast = None
                 self.quiet()
                 if self.excursions is not None:
                     self.behind = self.behind_landing(self.stack[frame][0])
@@ -1141,15 +1157,48 @@ class Run(_console.Console):
         Continue's and its bound's (the rest of a Step Over past breakpoints), else the next one
         (Step Into)."""
         _, depth_at_most, return_at, places = self.seek
-        if places is not None and event == "line" and (rel or "", line) in places:
-            conditions = places[(rel or "", line)]
-            if conditions is None or frame is None or self.holds(frame, conditions):
-                return True
+        if places is not None and event == "line":
+            key = (rel or "", line)
+            if key in places:
+                self.hit(key)
+                if self.lands_hit(key, frame):
+                    return True
         if depth_at_most is not None:
             return depth <= depth_at_most
         if return_at is not None:
             return depth < return_at or (depth == return_at and event == "return")
         return places is None
+
+    def passes_hit(self, frame):
+        """Whether this line event, on a line of an nth seek's places, is a hit short of its nth
+        past where the seek starts: counted (hit), the seek passes it on the fast path. Else the
+        seek looks at it (seeks)."""
+        if self.seek is None or self.events <= self.seek[0]:
+            return False
+        key = (self.files.get(frame.f_code.co_filename) or "", frame.f_lineno)
+        n = self.place_hits.get(key)
+        if key not in self.seek[3] or (n or 0) + 1 >= self.nth:
+            return False
+        self.place_hits[key] = (n or 0) + 1
+        return True
+
+    def hit(self, key):
+        """A line event on one of the seek's places (`key`), past where it starts: counted."""
+        self.place_hits[key] = self.place_hits.get(key, 0) + 1
+
+    def lands_hit(self, key, frame):
+        """Whether the seek lands on this hit of its place `key` (counted: hit): its nth hit, for a
+        seek with "nth"; else where the place has no condition or one holds in `frame`. Where it
+        lands, its hits there are kept for the window record."""
+        n = self.place_hits[key]
+        if self.nth is not None:
+            lands = n >= self.nth
+        else:
+            conditions = self.seek[3][key]
+            lands = conditions is None or frame is None or self.holds(frame, conditions)
+        if lands:
+            self.landed_hits = {"place": list(key), "n": n}
+        return lands
 
     def holds(self, frame, conditions):
         """Whether one of a breakpoint's conditions holds in the frame, as debugpy reads it there;

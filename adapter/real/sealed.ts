@@ -23,7 +23,7 @@ import { findPython, whichPython } from "./hostRun.js";
 import type { FsRequest, Written } from "./sandboxFs.js";
 import { SEALED_PYTHON_FILES } from "./sealedFiles.js";
 import { RunSkeleton } from "./skeleton.js";
-import type { Seek } from "./semantics.js";
+import type { Seek, SeekPlace } from "./semantics.js";
 import { SandboxFiles, projectRoot, sitePackages, type SandboxRoot } from "./workspace.js";
 
 /**
@@ -118,6 +118,8 @@ export interface WindowRun {
   held?: Map<string, ValueResult>;
   /** The seek went fast: `from` and `events` are no event's index (the same seek, counted, finds them). */
   fast?: true;
+  /** A seek that landed on a hit of one of its places: which, and its hits there past where it began (Seek's `nth`). */
+  hits?: { place: SeekPlace; n: number };
 }
 
 /**
@@ -235,6 +237,7 @@ function seekRequest(s: Seek): Record<string, unknown> {
     ...(s.depth !== undefined ? { depth: s.depth } : {}),
     ...(s.returnAt !== undefined ? { returnAt: s.returnAt } : {}),
     ...(s.places ? { places: s.places.map((p) => (p.condition ? [p.file ?? "", p.line, p.condition] : [p.file ?? "", p.line])) } : {}),
+    ...(s.nth !== undefined ? { nth: s.nth } : {}),
   };
 }
 
@@ -759,6 +762,14 @@ function readHeld(held: unknown): { held?: Map<string, ValueResult> } {
   return { held: new Map(conditions.flatMap((c, k): [string, ValueResult][] => (typeof c === "string" && results[k] ? [[c, results[k]]] : []))) };
 }
 
+/** A window record's `hits`, checked: the place a seek landed on ([FILE, LINE], FILE "" the program's) and its hits there. */
+function readHits(hits: unknown): { hits?: { place: SeekPlace; n: number } } {
+  const h = (typeof hits === "object" && hits !== null ? hits : {}) as { place?: unknown; n?: unknown };
+  const [file, line] = Array.isArray(h.place) ? h.place : [];
+  if (typeof file !== "string" || !Number.isInteger(line) || !Number.isInteger(h.n) || (h.n as number) < 1) return {};
+  return { hits: { place: { line: line as number, ...(file ? { file } : {}) }, n: h.n as number } };
+}
+
 function readProbed(r: Record<string, unknown>): ValueResult[] {
   const results = Array.isArray(r.results) ? r.results : [];
   return results.map((x): ValueResult => {
@@ -853,7 +864,7 @@ export async function runSealed(program: string, opts: TraceOptions & { inspect?
       }
       if (r.event === "window" && opts.window && !windowRun) {
         if (Number.isInteger(r.events) && (r.from === null || Number.isInteger(r.from)))
-          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}), ...readHeld(r.held), ...(r.fast === true ? { fast: true as const } : {}) };
+          windowRun = { events: r.events as number, ...(r.from !== null ? { from: r.from as number } : {}), ...(r.latest !== undefined ? { latest: readLatest(r.latest) } : {}), ...(Number.isInteger(r.behind) && (r.behind as number) >= -1 ? { behind: r.behind as number } : {}), ...readHeld(r.held), ...readHits(r.hits), ...(r.fast === true ? { fast: true as const } : {}) };
         return false;
       }
       if (r.callers !== undefined && opts.window && callers === undefined) {

@@ -58,6 +58,12 @@ export interface Seek {
    * event those land on, whichever comes first.
    */
   places?: readonly SeekPlace[];
+  /**
+   * Continue: the nth line event on its places instead, no condition read (where a seek with
+   * conditions landed on the nth hit of one of its places, the seek of that place alone with
+   * this lands there again: WindowRun's `hits`).
+   */
+  nth?: number;
 }
 
 /** What `action` from event `i` (standing at `here`) looks for. */

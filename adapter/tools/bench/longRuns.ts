@@ -5,8 +5,9 @@
 // two watch expressions that need the program's frame (the first asked at that stop, then
 // another), two lines of the Debug Console (a name bound, then read); then in a second session
 // from the entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose
-// condition holds three quarters of the way through it. Each side's peak memory, adapter and all
-// it started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same
+// condition holds three quarters of the way through it, and (ours: debugpy has none), in a fourth
+// with windows of BACK_WINDOW events, to the same stop, then Step Back again and again past the
+// window around it. Each side's peak memory, adapter and all it started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same
 // load.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,6 +39,10 @@ export interface LongRunSide {
   stepBack?: number;
   /** Step Back after the Step Over, to the call's line (ours only). */
   backOver?: number;
+  /** Step Back from the conditional breakpoint in the loop (windows of BACK_WINDOW events; ours only). */
+  backInLoop?: number;
+  /** The slowest of BACK_STEPS Step Backs after it, one of which goes back past the window around the stop (ours only). */
+  backPast?: number;
   /** A hover (evaluate, context "hover") of `result` at the breakpoint. */
   hover: number;
   /** A watch expression that needs the frame (`result + 1`) at the breakpoint: the first asked there, a second after the stop. */
@@ -63,6 +68,9 @@ const BREAKPOINT = 9;
 const THINK_MS = 1000;
 /** The loop's body, where the conditional breakpoint stands. */
 const LOOP_LINE = 4;
+/** The fourth session's windows (the launch's maxSteps), and how many times it steps back: past the window around its stop. */
+const BACK_WINDOW = 1000;
+const BACK_STEPS = 600;
 const scriptFor = (iterations: number): string =>
   ["def work(n):", "    total = 0", "    for i in range(n):", "        total += i * i", "    return total", "", "", `result = work(${iterations})`, "print(result)", ""].join("\n");
 
@@ -185,7 +193,34 @@ async function measure(side: SideName, o: LongRunOptions, python: string, progra
     } finally {
       await c.close();
     }
-    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), hover, watch, watchAgain, console: consoleFirst, consoleAgain, memoryMB };
+    // Ours: to the same stop in windows of BACK_WINDOW events, then Step Back past the window around it.
+    let backInLoop: number | undefined;
+    let backPast: number | undefined;
+    if (neural) {
+      const d = await LongSession.open(side, cmd, args, { ...launch, maxSteps: BACK_WINDOW }, program, [], o.timeoutMs);
+      try {
+        await d.dap.request("setBreakpoints", { source: { path: program }, breakpoints: [{ line: LOOP_LINE, condition: `i == ${target}` }] }, o.timeoutMs);
+        check("Continue to the condition (windows of " + BACK_WINDOW + ")", (await d.go("continue")).line, LOOP_LINE);
+        await d.dap.request("setBreakpoints", { source: { path: program }, breakpoints: [] }, o.timeoutMs);
+        const steps: number[] = [];
+        for (let k = 0; k <= BACK_STEPS && k < 2 * target; k++) {
+          const back = await d.go("stepBack");
+          // (the loop's test and its body, in turn)
+          check(`Step Back ${k + 1} in the loop`, back.line, k % 2 ? LOOP_LINE : LOOP_LINE - 1);
+          steps.push(back.ms);
+        }
+        const frame = await d.top();
+        const i = await d.dap.request<DebugProtocol.EvaluateResponse>("evaluate", { expression: "i", frameId: frame.id, context: "watch" }, o.timeoutMs);
+        const want = target - Math.ceil(steps.length / 2);
+        if (i.msg.body?.result !== String(want)) throw new Error(`${side}: ${steps.length} Step Backs from i = ${target} stopped at i = ${i.msg.body?.result}, not ${want}`);
+        backInLoop = steps[0];
+        backPast = Math.max(...steps.slice(1));
+        memoryMB = Math.max(memoryMB, d.peakMB());
+      } finally {
+        await d.close();
+      }
+    }
+    return { firstStop, toBreakpoint: cont.ms, stepOver, toCondition, ...(stepBack !== undefined ? { stepBack } : {}), ...(backOver !== undefined ? { backOver } : {}), ...(backInLoop !== undefined ? { backInLoop } : {}), ...(backPast !== undefined ? { backPast } : {}), hover, watch, watchAgain, console: consoleFirst, consoleAgain, memoryMB };
   } finally {
     await a.close();
   }
@@ -217,12 +252,12 @@ export function formatLongRuns(r: { python: string; rows: LongRunRow[] }): strin
   const ms = (x: number | undefined): string => (x === undefined ? "-" : x < 10 ? x.toFixed(1) : String(Math.round(x)));
   const ratio = (a: number, b: number): string => `${(a / b).toFixed(1)}x`;
   const out = [`Long runs, ours (predict mode, sealed) beside debugpy (${r.python}); wall ms, one sitting`, ""];
-  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  hover  watch  watch again  console  console again  memory MB");
+  out.push("events      side     first stop  continue to bp  step over  step back  back over  cond. bp  back in loop  back past  hover  watch  watch again  console  console again  memory MB");
   for (const row of r.rows)
     for (const side of ["neural", "debugpy"] as const) {
       const s = row[side];
       out.push(
-        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.hover).padStart(6), ms(s.watch).padStart(6), ms(s.watchAgain).padStart(12), ms(s.console).padStart(8), ms(s.consoleAgain).padStart(14), s.memoryMB.toFixed(0).padStart(10)].join(" "),
+        [row.events.toLocaleString("en-US").padEnd(11), (side === "neural" ? "ours" : "debugpy").padEnd(8), ms(s.firstStop).padStart(10), ms(s.toBreakpoint).padStart(15), ms(s.stepOver).padStart(10), ms(s.stepBack).padStart(10), ms(s.backOver).padStart(10), ms(s.toCondition).padStart(9), ms(s.backInLoop).padStart(13), ms(s.backPast).padStart(10), ms(s.hover).padStart(6), ms(s.watch).padStart(6), ms(s.watchAgain).padStart(12), ms(s.console).padStart(8), ms(s.consoleAgain).padStart(14), s.memoryMB.toFixed(0).padStart(10)].join(" "),
       );
     }
   out.push("", "ours / debugpy:");
