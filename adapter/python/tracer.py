@@ -497,6 +497,7 @@ class Run(_console.Console):
         # "nth" and no condition read, which lands on its nth hit).
         self.nth = int(seek["nth"]) if seek is not None and seek.get("nth") else None
         self.place_hits = {}
+        self.nth_hits = 0
         self.landed_hits = None
         # "latest": no state recorded, but the latest event before "before" no deeper than "depth" (a
         # Step Back's: Run.look); the run stops at "before".
@@ -1173,27 +1174,29 @@ class Run(_console.Console):
         """Whether this line event, on a line of an nth seek's places, is a hit short of its nth
         past where the seek starts: counted (hit), the seek passes it on the fast path. Else the
         seek looks at it (seeks)."""
-        if self.seek is None or self.events <= self.seek[0]:
+        n = self.nth_hits + 1
+        if n >= self.nth or self.events <= self.seek[0] or (self.files.get(frame.f_code.co_filename) or "", frame.f_lineno) not in self.seek[3]:
             return False
-        key = (self.files.get(frame.f_code.co_filename) or "", frame.f_lineno)
-        n = self.place_hits.get(key)
-        if key not in self.seek[3] or (n or 0) + 1 >= self.nth:
-            return False
-        self.place_hits[key] = (n or 0) + 1
+        self.nth_hits = n
         return True
 
     def hit(self, key):
-        """A line event on one of the seek's places (`key`), past where it starts: counted."""
-        self.place_hits[key] = self.place_hits.get(key, 0) + 1
+        """A line event on one of the seek's places (`key`), past where it starts: counted (an nth
+        seek's, of all its places together)."""
+        if self.nth is not None:
+            self.nth_hits += 1
+        else:
+            self.place_hits[key] = self.place_hits.get(key, 0) + 1
 
     def lands_hit(self, key, frame):
         """Whether the seek lands on this hit of its place `key` (counted: hit): its nth hit, for a
         seek with "nth"; else where the place has no condition or one holds in `frame`. Where it
         lands, its hits there are kept for the window record."""
-        n = self.place_hits[key]
         if self.nth is not None:
+            n = self.nth_hits
             lands = n >= self.nth
         else:
+            n = self.place_hits[key]
             conditions = self.seek[3][key]
             lands = conditions is None or frame is None or self.holds(frame, conditions)
         if lands:
