@@ -63,7 +63,7 @@ interface Landing {
   /** The fast run, its window kept as any once the index is known (where no line of the Debug Console ran there). */
   result: SealedResult;
   /** Its index (and what is behind it), found by a counting run of the seek once asked. */
-  found?: Promise<{ at: number; behind?: number }>;
+  found?: Promise<Found>;
   /** Where the Step Over that landed here began, where it landed at its own depth: a Step Back goes there, the index to come or not. */
   back?: number;
   /** The furthest of its window's events a state was given for (counted from the landing). */
@@ -74,6 +74,13 @@ interface Landing {
    * at the last of them, as that line left it.
    */
   lines: Statement[];
+}
+
+/** Where a fast seek landed, found by a counting run: its index, what is behind it, and, where that run recorded it, the window just before it. */
+interface Found {
+  at: number;
+  behind?: number;
+  before?: Stretch;
 }
 
 export interface LongRunOptions extends Omit<TraceOptions, "hybrid"> {
@@ -342,8 +349,8 @@ export class LongRunPredictor implements Predictor {
     const l = this.landing;
     if (!l) return;
     // (one search, whoever asks first; one that failed is asked again the next time)
-    l.found ??= this.count(l.seek);
-    const { at, behind } = await l.found.catch((e: unknown) => {
+    l.found ??= this.count(l);
+    const { at, behind, before: earlier } = await l.found.catch((e: unknown) => {
       l.found = undefined;
       throw e;
     });
@@ -360,6 +367,10 @@ export class LongRunPredictor implements Predictor {
       this.keep(at, l.result);
       this.held = l.held ? { at, values: l.held } : undefined;
     }
+    // (the states just before the landing, which no line run there changed, and its window: one
+    // window, so that a Step Back from there runs nothing)
+    const w = this.windows[0];
+    if (earlier && w.from === at) this.windows[0] = { ...w, from: earlier.from, frames: [...earlier.frames, ...w.frames], callers: earlier.callers };
     const before = l.back ?? behind;
     this.behind = before !== undefined ? { at, before } : undefined;
   }
@@ -466,9 +477,27 @@ export class LongRunPredictor implements Predictor {
     return LANDED_FAST;
   }
 
-  /** The index of where a fast seek landed (and what is behind it), by a counting run of the seek. */
-  private async count(seek: Seek): Promise<{ at: number; behind?: number }> {
-    const r = await this.runWith({ seek }, { maxEvents: 1, timeout: (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME });
+  /**
+   * The index of where a fast seek landed (and what is behind it), by a counting run of the seek.
+   * Where it is a place's nth hit (landFast), the run seeks a hit before it instead, as many hits
+   * before as half the window recorded from the landing holds, and records a window from there:
+   * the landing is the kth hit in it, and the states before it are there for a Step Back (else
+   * a run again from the start: a hit rate that changed there, and it seeks the nth hit itself).
+   */
+  private async count(l: Landing): Promise<Found> {
+    const seek = l.seek;
+    const timeout = (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME;
+    const place = seek.nth !== undefined && seek.places?.length === 1 ? seek.places[0] : undefined;
+    const ahead = place ? l.window.frames.slice(1).filter((f) => breakpointHits(f, place)).length : 0;
+    const k = place ? Math.min(seek.nth! - 1, Math.floor(ahead / 2)) : 0;
+    if (k > 0) {
+      const r = await this.runWith({ seek: { ...seek, nth: seek.nth! - k } }, { maxEvents: this.size, timeout });
+      const from = r.window?.from;
+      let left = k;
+      const j = from === undefined ? -1 : r.frames.findIndex((f, i) => i > 0 && breakpointHits(f, place!) && --left === 0);
+      if (j > 0) return { at: from! + j, before: { from: from!, frames: r.frames.slice(0, j), callers: r.callers ?? [] } };
+    }
+    const r = await this.runWith({ seek }, { maxEvents: 1, timeout });
     if (r.window?.from === undefined) throw new Error(`a counting run did not reach where the move landed (${endedAs(r)}): restart to go on from before it`);
     return { at: r.window.from, ...(r.window.behind !== undefined ? { behind: r.window.behind } : {}) };
   }
