@@ -7,8 +7,8 @@
 // from the entry, Step Over the call; in a third, Continue to a breakpoint in the loop whose
 // condition holds three quarters of the way through it, and (ours: debugpy has none), in a fourth
 // with windows of BACK_WINDOW events, to the same stop, then Step Back again and again past the
-// window around it. Each side's peak memory, adapter and all it started. Wall times in ms, one sitting: a ratio is read beside the other side's on the same
-// load.
+// window around it. Each side's peak memory, adapter and all it started. Wall times in ms, one
+// sitting: a ratio is read beside the other side's on the same load.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
