@@ -480,18 +480,19 @@ export class LongRunPredictor implements Predictor {
   /**
    * The index of where a fast seek landed (and what is behind it), by a counting run of the seek.
    * Where it is a place's nth hit (landFast), the run seeks a hit before it instead, as many hits
-   * before as half the window recorded from the landing holds, and records a window from there:
-   * the landing is the kth hit in it, and the states before it are there for a Step Back (else
-   * a run again from the start: a hit rate that changed there, and it seeks the nth hit itself).
+   * before as a quarter of the window recorded from the landing holds, and records half a window
+   * from there (each state recorded costs about as much as a hundred counted): the landing is the
+   * kth hit in it, and the states before it are there for a Step Back (else a run again from the
+   * start: a hit rate that changed there, and it seeks the nth hit itself).
    */
   private async count(l: Landing): Promise<Found> {
     const seek = l.seek;
     const timeout = (this.opts.timeout ?? DEFAULT_TIMEOUT_S) * COUNTING_TIME;
     const place = seek.nth !== undefined && seek.places?.length === 1 ? seek.places[0] : undefined;
     const ahead = place ? l.window.frames.slice(1).filter((f) => breakpointHits(f, place)).length : 0;
-    const k = place ? Math.min(seek.nth! - 1, Math.floor(ahead / 2)) : 0;
+    const k = place ? Math.min(seek.nth! - 1, Math.floor(ahead / 4)) : 0;
     if (k > 0) {
-      const r = await this.runWith({ seek: { ...seek, nth: seek.nth! - k } }, { maxEvents: this.size, timeout });
+      const r = await this.runWith({ seek: { ...seek, nth: seek.nth! - k } }, { maxEvents: Math.ceil(this.size / 2), timeout });
       const from = r.window?.from;
       let left = k;
       const j = from === undefined ? -1 : r.frames.findIndex((f, i) => i > 0 && breakpointHits(f, place!) && --left === 0);
