@@ -491,7 +491,7 @@ class Run(_console.Console):
             self.record_from = _NEVER
             places = seek.get("places")
             self.seek = (int(seek["after"]), seek.get("depth"), seek.get("returnAt"), None if places is None else _seek_places(places))
-        # A seek's hits of each of its places, line events past where it starts (hit); where it
+        # A seek's hits of each of its places, line events past where it starts (lands_hit); where it
         # lands on one, which and how many it had there ("hits" in the window record: a seek that
         # lands where a condition held is then found again by a seek of that place alone with
         # "nth" and no condition read, which lands on its nth hit).
@@ -994,10 +994,9 @@ class Run(_console.Console):
         return self.land_fast(frame or _getframe(up), rel, line, behind)
 
     def land_fast(self, frame, rel, line, behind=None):
-        """A line of one of a fast seek's places met (on_line, on_past_line), a hit: where the seek
-        lands on it (lands_hit), the move lands here, tracing taken up again from the frames on the
+        """A line of one of a fast seek's places met (on_line, on_past_line): where the seek lands
+        on that hit (lands_hit), the move lands here, tracing taken up again from the frames on the
         stack, `behind` what is behind it (a Continue's: see go_fast)."""
-        self.hit((rel, line))
         if not self.lands_hit((rel, line), frame):
             return None
         self.trace_again(frame)
@@ -1160,10 +1159,8 @@ class Run(_console.Console):
         _, depth_at_most, return_at, places = self.seek
         if places is not None and event == "line":
             key = (rel or "", line)
-            if key in places:
-                self.hit(key)
-                if self.lands_hit(key, frame):
-                    return True
+            if key in places and self.lands_hit(key, frame):
+                return True
         if depth_at_most is not None:
             return depth <= depth_at_most
         if return_at is not None:
@@ -1172,31 +1169,24 @@ class Run(_console.Console):
 
     def passes_hit(self, frame):
         """Whether this line event, on a line of an nth seek's places, is a hit short of its nth
-        past where the seek starts: counted (hit), the seek passes it on the fast path. Else the
-        seek looks at it (seeks)."""
+        past where the seek starts: counted (as lands_hit counts), the seek passes it on the fast
+        path. Else the seek looks at it (seeks)."""
         n = self.nth_hits + 1
         if n >= self.nth or self.events <= self.seek[0] or (self.files.get(frame.f_code.co_filename) or "", frame.f_lineno) not in self.seek[3]:
             return False
         self.nth_hits = n
         return True
 
-    def hit(self, key):
-        """A line event on one of the seek's places (`key`), past where it starts: counted (an nth
-        seek's, of all its places together)."""
-        if self.nth is not None:
-            self.nth_hits += 1
-        else:
-            self.place_hits[key] = self.place_hits.get(key, 0) + 1
-
     def lands_hit(self, key, frame):
-        """Whether the seek lands on this hit of its place `key` (counted: hit): its nth hit, for a
-        seek with "nth"; else where the place has no condition or one holds in `frame`. Where it
+        """A line event on one of the seek's places (`key`), past where it starts: a hit, counted
+        (an nth seek's, of all its places together). Whether the seek lands on it: its nth hit, for
+        a seek with "nth"; else where the place has no condition or one holds in `frame`. Where it
         lands, its hits there are kept for the window record."""
         if self.nth is not None:
-            n = self.nth_hits
+            n = self.nth_hits = self.nth_hits + 1
             lands = n >= self.nth
         else:
-            n = self.place_hits[key]
+            n = self.place_hits[key] = self.place_hits.get(key, 0) + 1
             conditions = self.seek[3][key]
             lands = conditions is None or frame is None or self.holds(frame, conditions)
         if lands:
