@@ -9,11 +9,15 @@
 # the llama.cpp server, seeded fuzzing of the protocol and of model headers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Where the run's time goes: each part's seconds, printed at the end (CI's limit is the whole run's).
+phases=(); mark=$SECONDS
+phase() { phases+=("$1 $(( SECONDS - mark )) s"); mark=$SECONDS; }
 bash scripts/setup-system.sh || exit 1
 [ -d node_modules ] || npm install --no-audit --no-fund || exit 1
 npx tsc -p . --noEmit || exit 1
 node scripts/build.mjs || exit 1
 export NDBG_DIST_BUILT=1   # the suites run over this build (test/support/dist.ts): none rebuilds it under another
+phase "type check and build"
 log=$(mktemp -d)
 # Beside TAP, scripts/test-times.mjs writes each test's and file's time: the 20 slowest are printed at the end.
 times=(--test-reporter=tap --test-reporter-destination=stdout --test-reporter=./scripts/test-times.mjs)
@@ -23,7 +27,9 @@ if [ "${1:-}" = slow ]; then
   for f in test/slow/*.test.ts; do [[ " ${slow[*]} " == *" $f "* ]] || slow+=("$f"); done
   node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/slow.times" "${slow[@]}" 2>&1 | tee "$log/slow.txt"
   rc=${PIPESTATUS[0]}
+  phase "test/slow/"
   node scripts/test-times.mjs "$log/slow.times"
+  echo "time: ${phases[*]/%/,}" | sed 's/,$//'
   echo "slow tests: $(grep -E '^# pass [0-9]+' "$log/slow.txt" | awk '{print $3}') passed, $(grep -E '^# (fail|cancelled) [0-9]+' "$log/slow.txt" | awk '{s+=$3} END {print s+0}') failed"
   exit "$rc"
 fi
@@ -38,8 +44,10 @@ rest=(test/debugpy.test.ts test/adapter-compare.test.ts test/reach.test.ts test/
 for f in test/*.test.ts; do [[ " ${alone[*]} ${rest[*]} " == *" $f "* ]] || rest+=("$f"); done
 node --import tsx --test --test-concurrency=1 "${times[@]}" --test-reporter-destination="$log/alone.times" "${alone[@]}" 2>&1 | tee "$log/alone.txt"
 alone_rc=${PIPESTATUS[0]}
+phase "files alone"
 py=/usr/bin/python3; [ -x "$py" ] || py=python3
-"$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1 &
+py_start=$SECONDS
+{ "$py" -m unittest discover -s test/python > "$log/py.txt" 2>&1; rc=$?; echo $(( SECONDS - py_start )) > "$log/py.secs"; exit $rc; } &
 py_pid=$!
 node --import tsx --test --test-concurrency="${NDBG_TEST_JOBS:-3}" "${times[@]}" --test-reporter-destination="$log/rest.times" "${rest[@]}" 2>&1 | tee "$log/rest.txt"
 rest_rc=${PIPESTATUS[0]}
@@ -47,6 +55,7 @@ cat "$log/alone.txt" "$log/rest.txt" > "$log/node.txt"
 node_rc=$(( alone_rc || rest_rc ))
 wait "$py_pid"
 py_rc=$?
+phase "the rest (the Python suites beside them: $(cat "$log/py.secs" 2>/dev/null || echo ?) s)"
 cat "$log/py.txt"
 pass=$(grep -E '^# pass [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}'); fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node.txt" | awk '{s+=$3} END {print s+0}')
 pyran=$(grep -E '^Ran [0-9]+ test' "$log/py.txt" | awk '{print $2}')
@@ -65,6 +74,7 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   package_rc=$?
   wait "$n24_pid"
   n24_rc=$?
+  phase "packages, and the hostile suite under Node 24"
   n24pass=$(grep -E '^# pass [0-9]+' "$log/node24.txt" | awk '{print $3}')
   n24fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node24.txt" | awk '{s+=$3} END {print s+0}')
   [ "$n24_rc" = 0 ] || [ "${n24fail:-0}" != 0 ] || n24fail=1
@@ -83,8 +93,10 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   e2epass=$(grep -oE '# pass [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   e2efail=$(grep -oE '# fail [0-9]+' "$log/e2e.txt" | tail -1 | awk '{print $3}')
   [ "$e2e_rc" = 0 ] || [ "${e2efail:-0}" != 0 ] || e2efail=1   # it failed before its tests ran
+  phase "VS Code"
 fi
 node scripts/test-times.mjs "$log/alone.times" "$log/rest.times"
+echo "time: ${phases[*]/%/,}" | sed 's/,$//'
 total_fail=$(( ${fail:-0} + ${pyfail:-0} + ${e2efail:-0} + ${n24fail:-0} ))
 echo "tests: $(( ${pass:-0} + ${pyran:-0} - ${pyfail:-0} + ${e2epass:-0} + ${n24pass:-0} )) passed, ${total_fail} failed (in VS Code: ${e2epass:-0} passed, ${e2efail:-0} failed; under Node 24: ${n24pass:-0} passed, ${n24fail:-0} failed)"
 [ "$node_rc" = 0 ] && [ "$py_rc" = 0 ] && [ "$e2e_rc" = 0 ] && [ "$n24_rc" = 0 ]
