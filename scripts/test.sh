@@ -74,7 +74,7 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   package_rc=$?
   wait "$n24_pid"
   n24_rc=$?
-  phase "packages, and the hostile suite under Node 24"
+  phase "VS Code's tools, the packages and the hostile suite under Node 24"
   n24pass=$(grep -E '^# pass [0-9]+' "$log/node24.txt" | awk '{print $3}')
   n24fail=$(grep -E '^# (fail|cancelled) [0-9]+' "$log/node24.txt" | awk '{s+=$3} END {print s+0}')
   [ "$n24_rc" = 0 ] || [ "${n24fail:-0}" != 0 ] || n24fail=1
