@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 # Where the run's time goes: each part's seconds, printed at the end (CI's limit is the whole run's).
 phases=(); mark=$SECONDS
 phase() { phases+=("$1 $(( SECONDS - mark )) s"); mark=$SECONDS; }
+say_phases() { local line; printf -v line '%s, ' "${phases[@]}"; echo "time: ${line%, }"; }
 bash scripts/setup-system.sh || exit 1
 [ -d node_modules ] || npm install --no-audit --no-fund || exit 1
 npx tsc -p . --noEmit || exit 1
@@ -29,7 +30,7 @@ if [ "${1:-}" = slow ]; then
   rc=${PIPESTATUS[0]}
   phase "test/slow/"
   node scripts/test-times.mjs "$log/slow.times"
-  echo "time: ${phases[*]/%/,}" | sed 's/,$//'
+  say_phases
   echo "slow tests: $(grep -E '^# pass [0-9]+' "$log/slow.txt" | awk '{print $3}') passed, $(grep -E '^# (fail|cancelled) [0-9]+' "$log/slow.txt" | awk '{s+=$3} END {print s+0}') failed"
   exit "$rc"
 fi
@@ -96,7 +97,7 @@ if [ "${NDBG_E2E:-1}" != 0 ]; then
   phase "VS Code"
 fi
 node scripts/test-times.mjs "$log/alone.times" "$log/rest.times"
-echo "time: ${phases[*]/%/,}" | sed 's/,$//'
+say_phases
 total_fail=$(( ${fail:-0} + ${pyfail:-0} + ${e2efail:-0} + ${n24fail:-0} ))
 echo "tests: $(( ${pass:-0} + ${pyran:-0} - ${pyfail:-0} + ${e2epass:-0} + ${n24pass:-0} )) passed, ${total_fail} failed (in VS Code: ${e2epass:-0} passed, ${e2efail:-0} failed; under Node 24: ${n24pass:-0} passed, ${n24fail:-0} failed)"
 [ "$node_rc" = 0 ] && [ "$py_rc" = 0 ] && [ "$e2e_rc" = 0 ] && [ "$n24_rc" = 0 ]
